@@ -1,0 +1,330 @@
+//! The one error type of the crate.
+//!
+//! Small and `Copy`, with a private kind: callers match on [`Error::code`] (stable
+//! numbers, used by the C library's status enum) and show the [`Display`](core::fmt::Display)
+//! message, which names the input and its valid range.
+
+use core::fmt;
+
+/// Which cost field of a worker an error is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Field {
+    /// Fixed part of the time to receive a share (seconds).
+    CommLatency,
+    /// Time to receive one item (seconds per item, λ).
+    CommPerItem,
+    /// Fixed part of the time to compute a share (seconds).
+    CompLatency,
+    /// Time to compute one item (seconds per item, μ).
+    CompPerItem,
+    /// Fixed part of moving the data to a candidate root (seconds).
+    TransferLatency,
+    /// Time to move one item to a candidate root (seconds per item).
+    TransferPerItem,
+}
+
+impl Field {
+    /// The field's name as written in a platform file.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Field::CommLatency => "comm_latency",
+            Field::CommPerItem => "comm_per_item",
+            Field::CompLatency => "comp_latency",
+            Field::CompPerItem => "comp_per_item",
+            Field::TransferLatency => "transfer_latency",
+            Field::TransferPerItem => "transfer_per_item",
+        }
+    }
+
+    /// The valid range, in words.
+    const fn range(self) -> &'static str {
+        match self {
+            Field::CompPerItem => "finite and > 0",
+            _ => "finite and >= 0",
+        }
+    }
+}
+
+/// Stable error categories. The numbers are the C library's status codes and are never
+/// reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+#[repr(u32)]
+pub enum ErrorCode {
+    /// A cost, count or option is outside its valid range.
+    InvalidInput = 2,
+    /// A caller-provided buffer is too small; the message says how large it must be.
+    BufferTooSmall = 3,
+    /// A number is too large for the requested type (item count, fixed-point overflow,
+    /// C `int`).
+    Overflow = 4,
+    /// A platform document is not valid JSON or does not follow the schema.
+    Json = 5,
+}
+
+/// An error from planning, rounding, or reading a platform file.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Error {
+    kind: Kind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    NoWorkers,
+    NoItems,
+    TooManyItems {
+        items: u64,
+        max: u64,
+        numeric: &'static str,
+    },
+    Cost {
+        worker: usize,
+        field: Field,
+        value: f64,
+    },
+    NotRepresentable {
+        worker: usize,
+        field: Field,
+        value: f64,
+        numeric: &'static str,
+    },
+    RootOutOfRange {
+        root: usize,
+        workers: usize,
+    },
+    NoRootCandidates,
+    Buffer {
+        what: &'static str,
+        needed: usize,
+        got: usize,
+    },
+    Shares {
+        sum: f64,
+        items: u64,
+    },
+    ShareValue {
+        position: usize,
+        value: f64,
+    },
+    NumericOverflow {
+        numeric: &'static str,
+    },
+    EntryCost {
+        list: &'static str,
+        index: usize,
+        field: Field,
+        value: f64,
+    },
+    PlanWorker {
+        position: usize,
+        worker: usize,
+        workers: usize,
+    },
+    Counts {
+        sum: u64,
+        items: u64,
+    },
+    RootPosition {
+        root: usize,
+        first: bool,
+    },
+    #[cfg_attr(not(feature = "json"), allow(dead_code))]
+    Json {
+        message: &'static str,
+        detail: Detail,
+    },
+}
+
+/// Extra context for JSON errors, kept `Copy` and allocation-free.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(not(feature = "json"), allow(dead_code))]
+pub(crate) enum Detail {
+    None,
+    Entry { list: &'static str, index: usize, field: &'static str },
+    Value { field: &'static str, value: u64 },
+}
+
+impl Error {
+    /// The stable category of this error.
+    pub fn code(&self) -> ErrorCode {
+        match self.kind {
+            Kind::Buffer { .. } => ErrorCode::BufferTooSmall,
+            Kind::TooManyItems { .. } | Kind::NotRepresentable { .. } | Kind::NumericOverflow { .. } => {
+                ErrorCode::Overflow
+            }
+            Kind::Json { .. } => ErrorCode::Json,
+            _ => ErrorCode::InvalidInput,
+        }
+    }
+
+    /// For [`ErrorCode::BufferTooSmall`]: how many elements (or bytes) the buffer needs.
+    pub fn needed(&self) -> Option<usize> {
+        match self.kind {
+            Kind::Buffer { needed, .. } => Some(needed),
+            _ => None,
+        }
+    }
+
+    pub(crate) const fn no_workers() -> Error {
+        Error { kind: Kind::NoWorkers }
+    }
+    pub(crate) const fn no_items() -> Error {
+        Error { kind: Kind::NoItems }
+    }
+    pub(crate) const fn too_many_items(items: u64, max: u64, numeric: &'static str) -> Error {
+        Error { kind: Kind::TooManyItems { items, max, numeric } }
+    }
+    pub(crate) const fn cost(worker: usize, field: Field, value: f64) -> Error {
+        Error { kind: Kind::Cost { worker, field, value } }
+    }
+    pub(crate) const fn not_representable(
+        worker: usize,
+        field: Field,
+        value: f64,
+        numeric: &'static str,
+    ) -> Error {
+        Error { kind: Kind::NotRepresentable { worker, field, value, numeric } }
+    }
+    pub(crate) const fn root_out_of_range(root: usize, workers: usize) -> Error {
+        Error { kind: Kind::RootOutOfRange { root, workers } }
+    }
+    pub(crate) const fn no_root_candidates() -> Error {
+        Error { kind: Kind::NoRootCandidates }
+    }
+    pub(crate) const fn buffer(what: &'static str, needed: usize, got: usize) -> Error {
+        Error { kind: Kind::Buffer { what, needed, got } }
+    }
+    pub(crate) const fn shares(sum: f64, items: u64) -> Error {
+        Error { kind: Kind::Shares { sum, items } }
+    }
+    pub(crate) const fn share_value(position: usize, value: f64) -> Error {
+        Error { kind: Kind::ShareValue { position, value } }
+    }
+    pub(crate) const fn numeric_overflow(numeric: &'static str) -> Error {
+        Error { kind: Kind::NumericOverflow { numeric } }
+    }
+    #[cfg_attr(not(feature = "json"), allow(dead_code))]
+    pub(crate) const fn entry_cost(list: &'static str, index: usize, field: Field, value: f64) -> Error {
+        Error { kind: Kind::EntryCost { list, index, field, value } }
+    }
+    pub(crate) const fn plan_worker(position: usize, worker: usize, workers: usize) -> Error {
+        Error { kind: Kind::PlanWorker { position, worker, workers } }
+    }
+    pub(crate) const fn counts(sum: u64, items: u64) -> Error {
+        Error { kind: Kind::Counts { sum, items } }
+    }
+    pub(crate) const fn root_position(root: usize, first: bool) -> Error {
+        Error { kind: Kind::RootPosition { root, first } }
+    }
+    #[cfg_attr(not(feature = "json"), allow(dead_code))]
+    pub(crate) const fn json(message: &'static str, detail: Detail) -> Error {
+        Error { kind: Kind::Json { message, detail } }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            Kind::NoWorkers => f.write_str("workers: at least one worker is needed, got 0"),
+            Kind::NoItems => f.write_str("items: must be at least 1, got 0"),
+            Kind::TooManyItems { items, max, numeric } => {
+                write!(f, "items: at most {max} can be planned with {numeric} arithmetic, got {items}")
+            }
+            Kind::Cost { worker, field, value } => {
+                write!(f, "worker {worker}: {} must be {}, got {value}", field.name(), field.range())
+            }
+            Kind::NotRepresentable { worker, field, value, numeric } => write!(
+                f,
+                "worker {worker}: {} = {value} does not fit the {numeric} number type",
+                field.name()
+            ),
+            Kind::RootOutOfRange { root, workers } => {
+                write!(f, "root: must be a worker index in 0..{workers}, got {root}")
+            }
+            Kind::NoRootCandidates => f.write_str("root_candidates: at least one candidate is needed, got 0"),
+            Kind::Buffer { what, needed, got } => {
+                write!(f, "{what}: buffer too small, need {needed}, got {got}")
+            }
+            Kind::Shares { sum, items } => {
+                write!(f, "shares: must add up to items = {items} (within 0.5), they add up to {sum}")
+            }
+            Kind::ShareValue { position, value } => {
+                write!(f, "share {position}: must be finite and >= 0, got {value}")
+            }
+            Kind::NumericOverflow { numeric } => write!(
+                f,
+                "the plan's times exceed the range of the {numeric} number type; \
+                 use a wider type or smaller item counts"
+            ),
+            Kind::EntryCost { list, index, field, value } => write!(
+                f,
+                "platform JSON: {list}[{index}].{} must be {}, got {value}",
+                field.name(),
+                field.range()
+            ),
+            Kind::PlanWorker { position, worker, workers } => write!(
+                f,
+                "plan[{position}]: worker {worker} is out of range 0..{workers} or appears twice; \
+                 each worker must appear exactly once"
+            ),
+            Kind::Counts { sum, items } => {
+                write!(f, "plan: counts must add up to items = {items}, they add up to {sum}")
+            }
+            Kind::RootPosition { root, first } => write!(
+                f,
+                "plan: the root (worker {root}) must be served {}",
+                if first { "first with root_mode overlap" } else { "last with root_mode after_send" }
+            ),
+            Kind::Json { message, detail } => match detail {
+                Detail::None => write!(f, "platform JSON: {message}"),
+                Detail::Entry { list, index: usize::MAX, .. } => {
+                    write!(f, "platform JSON: {list}: {message}")
+                }
+                Detail::Entry { list, index, field } if field.is_empty() => {
+                    write!(f, "platform JSON: {list}[{index}]: {message}")
+                }
+                Detail::Entry { list, index, field } => {
+                    write!(f, "platform JSON: {list}[{index}].{field}: {message}")
+                }
+                Detail::Value { field, value } => {
+                    write!(f, "platform JSON: {field}: {message}, got {value}")
+                }
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Buf {
+        b: [u8; 200],
+        n: usize,
+    }
+    impl fmt::Write for Buf {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            let end = self.n + s.len();
+            self.b.get_mut(self.n..end).ok_or(fmt::Error)?.copy_from_slice(s.as_bytes());
+            self.n = end;
+            Ok(())
+        }
+    }
+    fn text(e: Error) -> Buf {
+        let mut b = Buf { b: [0; 200], n: 0 };
+        let _ = fmt::write(&mut b, format_args!("{e}"));
+        b
+    }
+
+    #[test]
+    fn messages_name_the_input_and_the_range() {
+        let b = text(Error::cost(3, Field::CompPerItem, f64::NAN));
+        assert_eq!(&b.b[..b.n], b"worker 3: comp_per_item must be finite and > 0, got NaN");
+        let b = text(Error::cost(0, Field::CommLatency, -1.0));
+        assert_eq!(&b.b[..b.n], b"worker 0: comm_latency must be finite and >= 0, got -1");
+        assert_eq!(Error::buffer("plan", 16, 4).needed(), Some(16));
+        assert_eq!(Error::buffer("plan", 16, 4).code(), ErrorCode::BufferTooSmall);
+        assert_eq!(Error::too_many_items(1 << 30, 1 << 24, "f32").code(), ErrorCode::Overflow);
+    }
+}

@@ -1,0 +1,278 @@
+//! One numeric trait for the solvers: `f64`, `f32` and the fixed-point [`Q32`].
+//!
+//! Every solver in this crate is written once against [`Real`]. Hosts use `f64`; a
+//! microcontroller with an FPU uses `f32`; a controller without one (Cortex-M0,
+//! `thumbv6m-none-eabi`) uses [`Q32`], a Q32.32 fixed-point number from the `fixed` crate
+//! whose arithmetic saturates instead of panicking or wrapping.
+//!
+//! Accuracy of each type against `f64` is measured by the tests in `tests/numeric.rs` and
+//! stated in the crate documentation.
+
+use core::cmp::Ordering;
+use core::fmt;
+use core::ops::{Add, Div, Mul, Sub};
+
+use fixed::types::I32F32;
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f64 {}
+    impl Sealed for f32 {}
+    impl Sealed for super::Q32 {}
+}
+
+/// A number type the solvers can compute with.
+///
+/// Implemented for `f64`, `f32` and [`Q32`]; sealed, because the solvers rely on each
+/// implementation never panicking (fixed-point overflow saturates, division by zero
+/// saturates) and on [`Real::MAX_ITEMS`] being honest.
+pub trait Real:
+    sealed::Sealed
+    + Copy
+    + PartialOrd
+    + fmt::Debug
+    + fmt::Display
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+{
+    /// Additive identity.
+    const ZERO: Self;
+    /// Multiplicative identity.
+    const ONE: Self;
+    /// The largest item count this type can plan: beyond it, shares can no longer be told
+    /// apart to within one item (`f32`: 2²⁴, `f64`: 2⁵³, `Q32`: 2³¹ − 1).
+    const MAX_ITEMS: u64;
+    /// Short name used in error messages (`"f64"`, `"f32"`, `"Q32"`).
+    const NAME: &'static str;
+
+    /// Converts from `f64`; `None` for NaN, infinities, and values this type cannot hold.
+    fn from_f64(x: f64) -> Option<Self>;
+    /// Converts to `f64` (exact for all three implementations).
+    fn to_f64(self) -> f64;
+    /// Converts an item count; callers keep `n <= MAX_ITEMS` (larger values saturate).
+    fn from_u64(n: u64) -> Self;
+    /// Largest integer not above `self`, clamped to `0..=u64::MAX`.
+    fn floor_u64(self) -> u64;
+    /// `false` for NaN, infinities, and saturated fixed-point values (overflow).
+    fn is_finite(self) -> bool;
+
+    /// The larger of two values (either if they are unordered).
+    #[inline]
+    fn max_of(self, other: Self) -> Self {
+        if other > self {
+            other
+        } else {
+            self
+        }
+    }
+
+    /// The smaller of two values (either if they are unordered).
+    #[inline]
+    fn min_of(self, other: Self) -> Self {
+        if other < self {
+            other
+        } else {
+            self
+        }
+    }
+
+    /// Total order for sorting; unordered values (NaN) compare equal.
+    #[inline]
+    fn cmp_total(self, other: Self) -> Ordering {
+        self.partial_cmp(&other).unwrap_or(Ordering::Equal)
+    }
+}
+
+impl Real for f64 {
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+    const MAX_ITEMS: u64 = 1 << 53;
+    const NAME: &'static str = "f64";
+
+    #[inline]
+    fn from_f64(x: f64) -> Option<Self> {
+        x.is_finite().then_some(x)
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self
+    }
+    #[inline]
+    fn from_u64(n: u64) -> Self {
+        n as f64
+    }
+    #[inline]
+    fn floor_u64(self) -> u64 {
+        // `as` saturates: NaN -> 0, negative -> 0, too large -> u64::MAX.
+        libm::floor(self) as u64
+    }
+    #[inline]
+    fn is_finite(self) -> bool {
+        f64::is_finite(self)
+    }
+}
+
+impl Real for f32 {
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+    const MAX_ITEMS: u64 = 1 << 24;
+    const NAME: &'static str = "f32";
+
+    #[inline]
+    fn from_f64(x: f64) -> Option<Self> {
+        let y = x as f32;
+        (x.is_finite() && y.is_finite()).then_some(y)
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    #[inline]
+    fn from_u64(n: u64) -> Self {
+        n as f32
+    }
+    #[inline]
+    fn floor_u64(self) -> u64 {
+        libm::floorf(self) as u64
+    }
+    #[inline]
+    fn is_finite(self) -> bool {
+        f32::is_finite(self)
+    }
+}
+
+/// A Q32.32 fixed-point number (`fixed::types::I32F32`) with saturating arithmetic.
+///
+/// Range ±2.1·10⁹, resolution 2.3·10⁻¹⁰. Made for controllers without an FPU: every
+/// operation is integer arithmetic. Overflow saturates at the range limits, division by
+/// zero saturates too, and a saturated value reports `is_finite() == false`, so a solver
+/// that overflowed returns an error instead of a wrong plan.
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Q32(pub I32F32);
+
+impl Q32 {
+    /// Wraps a raw `I32F32`.
+    #[inline]
+    pub const fn new(x: I32F32) -> Self {
+        Q32(x)
+    }
+    /// The wrapped `I32F32`.
+    #[inline]
+    pub const fn get(self) -> I32F32 {
+        self.0
+    }
+}
+
+impl fmt::Debug for Q32 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Display for Q32 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl Add for Q32 {
+    type Output = Q32;
+    #[inline]
+    fn add(self, o: Q32) -> Q32 {
+        Q32(self.0.saturating_add(o.0))
+    }
+}
+
+impl Sub for Q32 {
+    type Output = Q32;
+    #[inline]
+    fn sub(self, o: Q32) -> Q32 {
+        Q32(self.0.saturating_sub(o.0))
+    }
+}
+
+impl Mul for Q32 {
+    type Output = Q32;
+    #[inline]
+    fn mul(self, o: Q32) -> Q32 {
+        Q32(self.0.saturating_mul(o.0))
+    }
+}
+
+impl Div for Q32 {
+    type Output = Q32;
+    #[inline]
+    fn div(self, o: Q32) -> Q32 {
+        if o.0 == I32F32::ZERO {
+            return if self.0 < I32F32::ZERO { Q32(I32F32::MIN) } else { Q32(I32F32::MAX) };
+        }
+        // `checked_div` is `None` only on overflow here (the divisor is not zero).
+        match self.0.checked_div(o.0) {
+            Some(q) => Q32(q),
+            None if (self.0 < I32F32::ZERO) == (o.0 < I32F32::ZERO) => Q32(I32F32::MAX),
+            None => Q32(I32F32::MIN),
+        }
+    }
+}
+
+impl Real for Q32 {
+    const ZERO: Self = Q32(I32F32::ZERO);
+    const ONE: Self = Q32(I32F32::ONE);
+    const MAX_ITEMS: u64 = i32::MAX as u64;
+    const NAME: &'static str = "Q32";
+
+    #[inline]
+    fn from_f64(x: f64) -> Option<Self> {
+        let q = I32F32::checked_from_num(x)?;
+        (q != I32F32::MAX && q != I32F32::MIN).then_some(Q32(q))
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self.0.to_num::<f64>()
+    }
+    #[inline]
+    fn from_u64(n: u64) -> Self {
+        Q32(I32F32::saturating_from_num(n))
+    }
+    #[inline]
+    fn floor_u64(self) -> u64 {
+        if self.0 <= I32F32::ZERO {
+            0
+        } else {
+            self.0.to_bits().unsigned_abs() >> 32
+        }
+    }
+    #[inline]
+    fn is_finite(self) -> bool {
+        self.0 != I32F32::MAX && self.0 != I32F32::MIN
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn q32_saturates_instead_of_panicking() {
+        let big = Q32::from_f64(2.0e9).unwrap_or(Q32::ZERO);
+        assert!((big * big).0 == I32F32::MAX);
+        assert!(!(big * big).is_finite());
+        assert!(!(Q32::ONE / Q32::ZERO).is_finite());
+        assert!(((Q32::ZERO - Q32::ONE) / Q32::ZERO).0 == I32F32::MIN);
+        assert!(Q32::from_f64(f64::NAN).is_none());
+        assert!(Q32::from_f64(1.0e12).is_none());
+    }
+
+    #[test]
+    fn floors() {
+        assert_eq!(Real::floor_u64(2.75f64), 2);
+        assert_eq!(Real::floor_u64(-0.5f64), 0);
+        assert_eq!(Real::floor_u64(f64::NAN), 0);
+        assert_eq!(Real::floor_u64(2.75f32), 2);
+        let q = Q32::from_f64(7.999).unwrap_or(Q32::ZERO);
+        assert_eq!(q.floor_u64(), 7);
+        assert_eq!(Q32::from_f64(-3.5).unwrap_or(Q32::ONE).floor_u64(), 0);
+    }
+}

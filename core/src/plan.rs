@@ -1,0 +1,416 @@
+//! Planning a scatter end to end: validate, choose the root, order, solve, round, evaluate.
+//!
+//! Memory: the caller passes `out` and `scratch`, each with one element per worker
+//! (`size_of::<Assignment<N>>() + size_of::<Scratch<N>>()` bytes per worker: 96 bytes for
+//! `f64` on 64-bit targets). Nothing else is allocated; the stack use is constant.
+
+use crate::error::Error;
+use crate::model::{Costs, Options, RootCandidate, RootMode, Worker};
+use crate::num::Real;
+use crate::{order, round, star};
+
+/// One worker's part of a plan, in send order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Assignment<N> {
+    /// Index of the worker in the input (its rank).
+    pub worker: usize,
+    /// Items it receives (an integer; the counts add up to the item count).
+    pub count: u64,
+    /// Offset of its block in the root's buffer: blocks are contiguous in send order.
+    pub displacement: u64,
+    /// Its rational share before rounding.
+    pub share: N,
+    /// When it starts receiving (the root: when it starts computing).
+    pub start: N,
+    /// When its share has arrived.
+    pub received: N,
+    /// When it finishes computing (equal to `received` for a worker with no items).
+    pub finish: N,
+}
+
+impl<N: Real> Assignment<N> {
+    /// An empty entry, for initialising fixed-size arrays.
+    pub const EMPTY: Self = Assignment {
+        worker: 0,
+        count: 0,
+        displacement: 0,
+        share: N::ZERO,
+        start: N::ZERO,
+        received: N::ZERO,
+        finish: N::ZERO,
+    };
+
+    /// `true` when the worker receives at least one item.
+    pub fn participating(&self) -> bool {
+        self.count > 0
+    }
+}
+
+impl<N: Real> Default for Assignment<N> {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+/// Working memory for [`plan`]: one per worker. Its contents are meaningless to callers.
+#[derive(Clone, Copy, Debug)]
+pub struct Scratch<N> {
+    pub(crate) worker: usize,
+    pub(crate) link: usize,
+    pub(crate) share: N,
+    pub(crate) x: [N; 5],
+}
+
+impl<N: Real> Scratch<N> {
+    /// An empty slot, for initialising fixed-size arrays.
+    pub const EMPTY: Self = Scratch { worker: 0, link: 0, share: N::ZERO, x: [N::ZERO; 5] };
+}
+
+impl<N: Real> Default for Scratch<N> {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+/// Which worker is the root.
+#[derive(Clone, Copy, Debug)]
+pub enum Root<'a, N> {
+    /// This worker holds the data and is the root.
+    Fixed(usize),
+    /// Choose the root among these candidates, adding each one's transfer time
+    /// (genaud2003 §3.4).
+    Choose(&'a [RootCandidate<N>]),
+}
+
+/// A planning problem.
+#[derive(Clone, Copy, Debug)]
+pub struct Problem<'a, N> {
+    /// The workers, root included, in input order.
+    pub workers: &'a [Worker<N>],
+    /// The root, or how to choose it.
+    pub root: Root<'a, N>,
+    /// Number of items to scatter (n ≥ 1).
+    pub items: u64,
+    /// Root behaviour, send order, rounding.
+    pub options: Options,
+}
+
+/// What [`plan`] reports besides the per-worker assignments. All times in seconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Summary<N> {
+    /// Number of items.
+    pub items: u64,
+    /// The root's worker index.
+    pub root: usize,
+    /// Time to move the data to the root first (0 unless the root was chosen among
+    /// candidates that do not hold it). Not included in the makespans below.
+    pub root_transfer: N,
+    /// Makespan of the integer plan (T').
+    pub makespan: N,
+    /// Makespan of the rational plan that was rounded (T).
+    pub rational_makespan: N,
+    /// `true` when the rational plan is the proven optimum for this send order (all costs
+    /// linear). With latencies it comes from a heuristic; see `lower_bound`.
+    pub rational_exact: bool,
+    /// A certified lower bound on the makespan of any plan, rational or integer, in this
+    /// send order. Equal to `rational_makespan` when `rational_exact`.
+    pub lower_bound: N,
+    /// Guarantee on the integer plan (genaud2003 eq. 4, sharpened):
+    /// `makespan ≤ bound = T + maxᵢ (Σ_{j≤i} λⱼ + μᵢ)` over participants. With linear costs
+    /// this is at most eq. (4)'s `T + Σ T_comm(j,1) + max T_comp(i,1)`.
+    pub bound: N,
+    /// Makespan of the even split (`MPI_Scatter`: ⌊n/P⌋ each, one more for the first
+    /// `n mod P` in send order), same order and root.
+    pub uniform_makespan: N,
+    /// Number of workers that receive items.
+    pub participating: usize,
+}
+
+impl<N: Real> Summary<N> {
+    /// How much faster than the even split: `uniform_makespan / makespan`.
+    pub fn speedup(&self) -> f64 {
+        let m = self.makespan.to_f64();
+        if m > 0.0 {
+            self.uniform_makespan.to_f64() / m
+        } else {
+            1.0
+        }
+    }
+}
+
+/// Plans a scatter: how many items each worker gets, in which order, and when it finishes.
+///
+/// `out` receives one [`Assignment`] per worker in send order; `scratch` is working memory.
+/// Both must hold at least `problem.workers.len()` elements; only that many are used.
+/// Runs in O(p log p) time for p workers (O(p) per root candidate).
+///
+/// # Errors
+///
+/// * [`ErrorCode::InvalidInput`](crate::ErrorCode::InvalidInput): no workers, zero items,
+///   a cost that is NaN, infinite, negative (or a zero `comp_per_item`), a root index out
+///   of range, an empty candidate list.
+/// * [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall): `out` or `scratch`
+///   shorter than the number of workers ([`Error::needed`] says how long).
+/// * [`ErrorCode::Overflow`](crate::ErrorCode::Overflow): more items than `N` can plan
+///   ([`Real::MAX_ITEMS`]) or times beyond the range of a fixed-point `N`.
+///
+/// # Example
+///
+/// ```
+/// use divload::{plan, Assignment, Options, Problem, Root, Scratch, Worker};
+///
+/// // Root (worker 0) and two workers: λ and μ in seconds per item.
+/// let workers = [
+///     Worker::linear(0.0, 0.009288),
+///     Worker::linear(1.12e-5, 0.009365),
+///     Worker::linear(1.00e-5, 0.004629),
+/// ];
+/// let problem = Problem { workers: &workers, root: Root::Fixed(0), items: 1000, options: Options::default() };
+/// let mut out = [Assignment::EMPTY; 3];
+/// let mut scratch = [Scratch::EMPTY; 3];
+/// let summary = plan(&problem, &mut out, &mut scratch).unwrap();
+/// assert_eq!(out.iter().map(|a| a.count).sum::<u64>(), 1000);
+/// assert!(summary.makespan < summary.uniform_makespan);
+///
+/// let bad = Problem { items: 0, ..problem };
+/// assert_eq!(plan(&bad, &mut out, &mut scratch).unwrap_err().to_string(), "items: must be at least 1, got 0");
+/// ```
+pub fn plan<N: Real>(
+    problem: &Problem<'_, N>,
+    out: &mut [Assignment<N>],
+    scratch: &mut [Scratch<N>],
+) -> Result<Summary<N>, Error> {
+    let p = problem.workers.len();
+    validate(problem.workers, problem.items, out.len(), scratch.len())?;
+    let (out, slots) = (&mut out[..p], &mut scratch[..p]);
+    let items = N::from_u64(problem.items);
+    let opts = problem.options;
+
+    let (root, root_transfer) = match problem.root {
+        Root::Fixed(r) => {
+            if r >= p {
+                return Err(Error::root_out_of_range(r, p));
+            }
+            (r, N::ZERO)
+        }
+        Root::Choose(candidates) => choose_root(problem.workers, candidates, items, opts, slots)?,
+    };
+    let costs = Costs { workers: problem.workers, root };
+
+    order::send_order(problem.workers, root, opts.root_mode, opts.order, slots);
+    let rational = star::solve(&costs, items, slots);
+    for (a, s) in out.iter_mut().zip(slots.iter()) {
+        *a = Assignment { worker: s.worker, share: s.share, ..Assignment::EMPTY };
+    }
+    round::round(opts.rounding, &costs, problem.items, out, slots);
+    let makespan = fill_times(&costs, out);
+
+    let upper = makespan.max_of(rational.makespan);
+    let lower_bound = if rational.exact {
+        rational.makespan
+    } else {
+        star::lower_bound(&costs, p, |k| out[k].worker, items, upper).min_of(rational.makespan)
+    };
+    let bound = rounding_bound(&costs, out, rational.makespan);
+    let uniform_makespan = uniform_makespan(&costs, p, |k| out[k].worker, problem.items);
+
+    let summary = Summary {
+        items: problem.items,
+        root,
+        root_transfer,
+        makespan,
+        rational_makespan: rational.makespan,
+        rational_exact: rational.exact,
+        lower_bound,
+        bound,
+        uniform_makespan,
+        participating: out.iter().filter(|a| a.count > 0).count(),
+    };
+    if ![makespan, rational.makespan, bound, uniform_makespan, root_transfer].iter().all(|t| t.is_finite()) {
+        return Err(Error::numeric_overflow(N::NAME));
+    }
+    Ok(summary)
+}
+
+fn validate<N: Real>(workers: &[Worker<N>], items: u64, out: usize, scratch: usize) -> Result<(), Error> {
+    let p = workers.len();
+    if p == 0 {
+        return Err(Error::no_workers());
+    }
+    if items == 0 {
+        return Err(Error::no_items());
+    }
+    if items > N::MAX_ITEMS {
+        return Err(Error::too_many_items(items, N::MAX_ITEMS, N::NAME));
+    }
+    if out < p {
+        return Err(Error::buffer("plan output", p, out));
+    }
+    if scratch < p {
+        return Err(Error::buffer("scratch", p, scratch));
+    }
+    for (i, w) in workers.iter().enumerate() {
+        w.validate(i)?;
+    }
+    Ok(())
+}
+
+/// genaud2003 §3.4: the best root minimises transfer time plus makespan. Candidates are
+/// compared on the rational makespan (O(p) each).
+fn choose_root<N: Real>(
+    workers: &[Worker<N>],
+    candidates: &[RootCandidate<N>],
+    items: N,
+    opts: Options,
+    slots: &mut [Scratch<N>],
+) -> Result<(usize, N), Error> {
+    let mut best: Option<(N, usize, N)> = None;
+    for (i, c) in candidates.iter().enumerate() {
+        c.validate(i)?;
+        if c.worker >= workers.len() {
+            return Err(Error::root_out_of_range(c.worker, workers.len()));
+        }
+        let costs = Costs { workers, root: c.worker };
+        order::send_order(workers, c.worker, opts.root_mode, opts.order, slots);
+        let transfer = c.transfer_time(items);
+        let total = star::solve(&costs, items, slots).makespan + transfer;
+        if best.map_or(true, |(t, _, _)| total < t) {
+            best = Some((total, c.worker, transfer));
+        }
+    }
+    best.map(|(_, w, t)| (w, t)).ok_or(Error::no_root_candidates())
+}
+
+/// Fills start, received, finish and displacement from the counts; returns the makespan.
+fn fill_times<N: Real>(costs: &Costs<'_, N>, plan: &mut [Assignment<N>]) -> N {
+    let mut sent = N::ZERO;
+    let mut offset = 0u64;
+    let mut makespan = N::ZERO;
+    for a in plan.iter_mut() {
+        let w = costs.of(a.worker);
+        let x = N::from_u64(a.count);
+        a.displacement = offset;
+        offset += a.count;
+        a.start = sent;
+        a.received = sent + w.comm_time(x);
+        a.finish = a.received + w.comp_time(x);
+        sent = a.received;
+        makespan = makespan.max_of(a.finish);
+    }
+    makespan
+}
+
+/// `T + maxᵢ (Σ_{j≤i} λⱼ + μᵢ)` over workers with a positive rational share: rounding
+/// changes each such share by less than one item, and a participant's latencies are paid
+/// either way (genaud2003 eq. 4 and (6), sharpened).
+fn rounding_bound<N: Real>(costs: &Costs<'_, N>, plan: &[Assignment<N>], rational: N) -> N {
+    let mut lambdas = N::ZERO;
+    let mut worst = N::ZERO;
+    for a in plan {
+        if a.share > N::ZERO {
+            let w = costs.of(a.worker);
+            lambdas = lambdas + w.comm_per_item;
+            worst = worst.max_of(lambdas + w.comp_per_item);
+        }
+    }
+    rational + worst
+}
+
+/// Makespan of the even split in the given send order.
+fn uniform_makespan<N: Real>(
+    costs: &Costs<'_, N>,
+    p: usize,
+    order: impl Fn(usize) -> usize,
+    items: u64,
+) -> N {
+    let base = items / p as u64;
+    let extra = (items % p as u64) as usize;
+    let mut sent = N::ZERO;
+    let mut makespan = N::ZERO;
+    for k in 0..p {
+        let w = costs.of(order(k));
+        let x = N::from_u64(base + u64::from(k < extra));
+        let recv = w.comm_time(x);
+        makespan = makespan.max_of(sent + recv + w.comp_time(x));
+        sent = sent + recv;
+    }
+    makespan
+}
+
+/// Evaluates any integer plan: given `plan[..].worker` (send order) and `plan[..].count`,
+/// fills displacements, start, received and finish times, and returns the makespan.
+///
+/// The root must be served last with [`RootMode::AfterSend`] and first with
+/// [`RootMode::Overlap`]; its own communication costs nothing.
+///
+/// # Errors
+///
+/// [`ErrorCode::InvalidInput`](crate::ErrorCode::InvalidInput) for no workers, a worker
+/// index out of range or repeated, an invalid cost, counts that do not add up to `items`,
+/// or a root that is not where `mode` puts it.
+///
+/// ```
+/// use divload::{evaluate, Assignment, RootMode, Worker};
+/// let workers = [Worker::linear(0.0, 1.0), Worker::linear(0.5, 1.0)];
+/// let mut plan = [
+///     Assignment { worker: 1, count: 2, ..Assignment::EMPTY },
+///     Assignment { worker: 0, count: 2, ..Assignment::EMPTY },
+/// ];
+/// let t = evaluate(&workers, 0, RootMode::AfterSend, 4, &mut plan).unwrap();
+/// assert_eq!(t, 3.0); // worker 1: 1 s to receive + 2 s; the root: 1 s of sending + 2 s
+/// ```
+pub fn evaluate<N: Real>(
+    workers: &[Worker<N>],
+    root: usize,
+    mode: RootMode,
+    items: u64,
+    plan: &mut [Assignment<N>],
+) -> Result<N, Error> {
+    let p = workers.len();
+    if p == 0 {
+        return Err(Error::no_workers());
+    }
+    if root >= p {
+        return Err(Error::root_out_of_range(root, p));
+    }
+    if plan.len() != p {
+        return Err(Error::buffer("plan", p, plan.len()));
+    }
+    for (i, w) in workers.iter().enumerate() {
+        w.validate(i)?;
+    }
+    // Each worker must appear once: mark seen workers in the displacement fields, which
+    // `fill_times` overwrites afterwards.
+    for a in plan.iter_mut() {
+        a.displacement = 0;
+    }
+    let mut total = 0u64;
+    for k in 0..p {
+        let w = plan[k].worker;
+        if w >= p {
+            return Err(Error::plan_worker(k, w, p));
+        }
+        if plan[w].displacement == 1 {
+            return Err(Error::plan_worker(k, w, p));
+        }
+        plan[w].displacement = 1;
+        total = total.saturating_add(plan[k].count);
+    }
+    if total != items {
+        return Err(Error::counts(total, items));
+    }
+    let root_pos = match mode {
+        RootMode::AfterSend => p - 1,
+        RootMode::Overlap => 0,
+    };
+    if plan[root_pos].worker != root {
+        return Err(Error::root_position(root, mode == RootMode::Overlap));
+    }
+    let costs = Costs { workers, root };
+    let t = fill_times(&costs, plan);
+    if t.is_finite() {
+        Ok(t)
+    } else {
+        Err(Error::numeric_overflow(N::NAME))
+    }
+}
