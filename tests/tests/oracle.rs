@@ -1,0 +1,451 @@
+//! Solvers against independent oracles on small instances:
+//!
+//! * exact rational arithmetic (BigRational), brute force over every set of participating
+//!   workers: the rational optimum of the scatter with affine costs, latencies charged to
+//!   participants only;
+//! * an LP solver on genaud2003 LP (3) for linear costs;
+//! * the paper's closed form (eq. 7) evaluated exactly;
+//! * every send order (Thm 3);
+//! * a naive re-scan implementation of the greedy rounding.
+
+use divload::{
+    plan, Assignment, Options, OrderPolicy, Problem, Root, RootCandidate, RootMode, Rounding, Scratch,
+    Summary, Worker,
+};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Signed, ToPrimitive, Zero};
+use proptest::prelude::*;
+
+type Q = BigRational;
+
+fn q(x: f64) -> Q {
+    Q::from_float(x).expect("finite")
+}
+
+#[derive(Clone)]
+struct QWorker {
+    a: Q,
+    l: Q,
+    b: Q,
+    m: Q,
+}
+
+/// Effective exact costs in send order (the root does not send to itself).
+fn chain(workers: &[Worker<f64>], root: usize, order: &[usize]) -> Vec<QWorker> {
+    order
+        .iter()
+        .map(|&w| {
+            let x = workers[w];
+            let (a, l) = if w == root { (0.0, 0.0) } else { (x.comm_latency, x.comm_per_item) };
+            QWorker { a: q(a), l: q(l), b: q(x.comp_latency), m: q(x.comp_per_item) }
+        })
+        .collect()
+}
+
+/// Equal finish time of the participants `set` (positions, increasing), exactly; `None`
+/// if some share would not be positive.
+fn equal_finish(ws: &[QWorker], set: &[usize], n: &Q) -> Option<Q> {
+    let (mut al, mut be): (Vec<Q>, Vec<Q>) = (vec![], vec![]);
+    for (idx, &j) in set.iter().enumerate() {
+        let w = &ws[j];
+        let rate = &w.l + &w.m;
+        if idx == 0 {
+            al.push(Q::one() / &rate);
+            be.push(-(&w.a + &w.b) / &rate);
+        } else {
+            let i = set[idx - 1];
+            let p = &ws[i];
+            let (ai, bi) = (al[idx - 1].clone(), be[idx - 1].clone());
+            al.push(&p.m * ai / &rate);
+            be.push((&p.b + &p.m * bi - &w.a - &w.b) / &rate);
+        }
+    }
+    let sa: Q = al.iter().cloned().sum();
+    let sb: Q = be.iter().cloned().sum();
+    let t = (n - sb) / sa;
+    al.iter().zip(&be).all(|(a, b)| (a * &t + b).is_positive()).then_some(t)
+}
+
+/// The rational optimum for this send order: the best participant set, by brute force.
+fn rational_optimum(ws: &[QWorker], n: &Q) -> Q {
+    let p = ws.len();
+    let mut best: Option<Q> = None;
+    for mask in 1u32..(1 << p) {
+        let set: Vec<usize> = (0..p).filter(|k| mask >> k & 1 == 1).collect();
+        if let Some(t) = equal_finish(ws, &set, n) {
+            if best.as_ref().map_or(true, |b| t < *b) {
+                best = Some(t);
+            }
+        }
+    }
+    best.expect("a single worker is always feasible")
+}
+
+fn solve(
+    workers: &[Worker<f64>],
+    root: usize,
+    items: u64,
+    options: Options,
+) -> (Summary<f64>, Vec<Assignment<f64>>) {
+    let problem = Problem { workers, root: Root::Fixed(root), items, options };
+    let mut out = vec![Assignment::EMPTY; workers.len()];
+    let mut scratch = vec![Scratch::EMPTY; workers.len()];
+    let s = plan(&problem, &mut out, &mut scratch).expect("valid instance");
+    (s, out)
+}
+
+fn rel(a: f64, b: f64) -> f64 {
+    (a - b).abs() / b.abs().max(1e-300)
+}
+
+fn arb_worker(latency: bool) -> impl Strategy<Value = Worker<f64>> {
+    let lat = if latency { prop_oneof![Just(0.0), 0.0..2.0f64].boxed() } else { Just(0.0).boxed() };
+    (prop_oneof![Just(0.0), 1e-5..1e-2f64], 1e-4..1e-1f64, lat.clone(), lat).prop_map(|(l, m, a, b)| Worker {
+        comm_latency: a,
+        comm_per_item: l,
+        comp_latency: b,
+        comp_per_item: m,
+    })
+}
+
+fn arb_options() -> impl Strategy<Value = Options> {
+    (
+        prop_oneof![Just(RootMode::AfterSend), Just(RootMode::Overlap)],
+        prop_oneof![Just(OrderPolicy::Given), Just(OrderPolicy::Bandwidth)],
+        prop_oneof![Just(Rounding::Paper), Just(Rounding::LargestRemainder), Just(Rounding::Greedy)],
+    )
+        .prop_map(|(root_mode, order, rounding)| Options { root_mode, order, rounding })
+}
+
+fn arb_instance(
+    max_p: usize,
+    latency: bool,
+) -> impl Strategy<Value = (Vec<Worker<f64>>, usize, u64, Options)> {
+    (
+        prop::collection::vec(arb_worker(latency), 1..=max_p),
+        any::<prop::sample::Index>(),
+        1u64..200_000,
+        arb_options(),
+    )
+        .prop_map(|(w, r, n, o)| {
+            let root = r.index(w.len());
+            (w, root, n, o)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Linear costs: the rational plan is the exact optimum for its order (Thm 1 and the
+    /// corrected Thm 2), checked against brute force in exact arithmetic.
+    #[test]
+    fn linear_rational_is_exact((w, root, n, o) in arb_instance(8, false)) {
+        let (s, out) = solve(&w, root, n, o);
+        let order: Vec<usize> = out.iter().map(|a| a.worker).collect();
+        let opt = rational_optimum(&chain(&w, root, &order), &Q::from_integer(BigInt::from(n)));
+        prop_assert!(s.rational_exact);
+        prop_assert!(rel(s.rational_makespan, opt.to_f64().unwrap()) < 1e-12,
+            "ours {} exact {}", s.rational_makespan, opt.to_f64().unwrap());
+        prop_assert!(s.makespan >= s.rational_makespan * (1.0 - 1e-12));
+    }
+
+    /// With latencies the participation choice is a heuristic: it must be feasible (never
+    /// below the brute-force optimum) and the reported lower bound must hold.
+    #[test]
+    fn affine_bounds_hold((w, root, n, o) in arb_instance(8, true)) {
+        let (s, out) = solve(&w, root, n, o);
+        let order: Vec<usize> = out.iter().map(|a| a.worker).collect();
+        let opt = rational_optimum(&chain(&w, root, &order), &Q::from_integer(BigInt::from(n))).to_f64().unwrap();
+        prop_assert!(s.rational_makespan >= opt * (1.0 - 1e-12), "heuristic {} below optimum {opt}", s.rational_makespan);
+        prop_assert!(s.lower_bound <= opt * (1.0 + 1e-12), "lower bound {} above optimum {opt}", s.lower_bound);
+        prop_assert!(s.lower_bound <= s.makespan * (1.0 + 1e-12));
+        if s.rational_exact {
+            prop_assert!(rel(s.rational_makespan, opt) < 1e-12);
+        }
+    }
+
+    /// Every plan: counts are whole, add up exactly, stay within one item of the shares,
+    /// and the makespan keeps the rounding guarantee of eq. (4).
+    #[test]
+    fn plan_invariants((w, root, n, o) in arb_instance(40, true)) {
+        let (s, out) = solve(&w, root, n, o);
+        prop_assert_eq!(out.iter().map(|a| a.count).sum::<u64>(), n);
+        let mut disp = 0;
+        let mut t: f64 = 0.0;
+        for a in &out {
+            prop_assert!((a.count as f64 - a.share).abs() < 1.0 + 1e-9 * n as f64, "count {} share {}", a.count, a.share);
+            prop_assert_eq!(a.displacement, disp);
+            disp += a.count;
+            t = t.max(a.finish);
+        }
+        prop_assert_eq!(t, s.makespan);
+        prop_assert!(s.makespan <= s.bound * (1.0 + 1e-12), "T' {} > bound {}", s.makespan, s.bound);
+        // The paper's own form of eq. (4): T + Σ T_comm(j, 1) + max T_comp(i, 1).
+        let costs: Vec<Worker<f64>> = out.iter().map(|a| {
+            let mut x = w[a.worker];
+            if a.worker == root { x.comm_latency = 0.0; x.comm_per_item = 0.0; }
+            x
+        }).collect();
+        let eq4 = s.rational_makespan
+            + out.iter().zip(&costs).filter(|(a, _)| a.share > 0.0).map(|(_, c)| c.comm_time(1.0)).sum::<f64>()
+            + out.iter().zip(&costs).filter(|(a, _)| a.share > 0.0).map(|(_, c)| c.comp_time(1.0)).fold(0.0, f64::max);
+        prop_assert!(s.bound <= eq4 * (1.0 + 1e-12));
+        prop_assert!(s.lower_bound <= s.makespan * (1.0 + 1e-12));
+        prop_assert!(s.participating == out.iter().filter(|a| a.count > 0).count());
+    }
+
+    /// genaud2003 Thm 3: with linear costs, serving by decreasing bandwidth (root last) is
+    /// never beaten by any other order, for rational shares.
+    #[test]
+    fn bandwidth_order_is_optimal((w, root, n, _o) in arb_instance(7, false)) {
+        let o = Options { root_mode: RootMode::AfterSend, order: OrderPolicy::Bandwidth, rounding: Rounding::Greedy };
+        let (s, _) = solve(&w, root, n, o);
+        let others: Vec<usize> = (0..w.len()).filter(|&k| k != root).collect();
+        let mut best = f64::INFINITY;
+        let mut all_participate_somewhere = false;
+        permute(&others, &mut |perm| {
+            let mut order = perm.to_vec();
+            order.push(root);
+            let ws: Vec<Worker<f64>> = order.iter().map(|&k| w[k]).collect();
+            let (t, out) = solve(&ws, ws.len() - 1, n, Options { order: OrderPolicy::Given, ..o });
+            all_participate_somewhere |= out.iter().all(|a| a.share > 0.0);
+            best = best.min(t.rational_makespan);
+        });
+        prop_assert!(s.rational_makespan <= best * (1.0 + 1e-12), "bandwidth {} vs best {best}", s.rational_makespan);
+        let _ = all_participate_somewhere;
+    }
+}
+
+fn permute(items: &[usize], f: &mut impl FnMut(&[usize])) {
+    fn go(v: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {
+        if k == v.len() {
+            f(v);
+            return;
+        }
+        for i in k..v.len() {
+            v.swap(k, i);
+            go(v, k + 1, f);
+            v.swap(k, i);
+        }
+    }
+    let mut v = items.to_vec();
+    go(&mut v, 0, f);
+}
+
+/// genaud2003 eq. (7), evaluated exactly, equals the solver when everyone takes part.
+#[test]
+fn closed_form_eq7_exact() {
+    let w = table1();
+    let (s, out) = solve(&w, 0, 817_101, Options::default());
+    assert_eq!(s.participating, 16);
+    let ws = chain(&w, 0, &out.iter().map(|a| a.worker).collect::<Vec<_>>());
+    let mut sum = Q::zero();
+    let mut prod = Q::one();
+    for x in &ws {
+        let rate = &x.l + &x.m;
+        sum += &prod / &rate;
+        prod = prod * &x.m / &rate;
+    }
+    let t = Q::from_integer(BigInt::from(817_101)) / sum;
+    assert!(rel(s.rational_makespan, t.to_f64().unwrap()) < 1e-13);
+    // The shares of eq. (8): n_i = t/(λ_i+μ_i) Π_{j<i} μ_j/(λ_j+μ_j).
+    let mut prod = Q::one();
+    for (a, x) in out.iter().zip(&ws) {
+        let rate = &x.l + &x.m;
+        let share = (&t / &rate * &prod).to_f64().unwrap();
+        assert!((a.share - share).abs() < 1e-6, "share {} vs eq. (8) {share}", a.share);
+        prod = prod * &x.m / &rate;
+    }
+}
+
+/// LP (3) of genaud2003 solved by a simplex solver agrees with the closed form.
+#[test]
+fn lp3_agrees_with_closed_form() {
+    use microlp::{ComparisonOp, OptimizationDirection, Problem as Lp};
+    let cases: Vec<(Vec<Worker<f64>>, u64)> = vec![
+        (table1(), 817_101),
+        (
+            vec![
+                Worker::linear(0.0, 0.5),
+                Worker::linear(0.2, 0.1),
+                Worker::linear(0.9, 0.1),
+                Worker::linear(0.05, 2.0),
+            ],
+            1000,
+        ),
+        (vec![Worker::linear(0.0, 1.0), Worker::linear(3.0, 0.1), Worker::linear(0.01, 0.3)], 50),
+    ];
+    for (w, n) in cases {
+        let (s, out) = solve(&w, 0, n, Options::default());
+        let mut lp = Lp::new(OptimizationDirection::Minimize);
+        let t = lp.add_var(1.0, (0.0, f64::INFINITY));
+        let x: Vec<_> = out.iter().map(|_| lp.add_var(0.0, (0.0, f64::INFINITY))).collect();
+        lp.add_constraint(x.iter().map(|&v| (v, 1.0)).collect::<Vec<_>>(), ComparisonOp::Eq, n as f64);
+        for i in 0..out.len() {
+            // Σ_{j≤i} λ_j x_j + μ_i x_i − T ≤ 0
+            let mut row: Vec<_> = (0..=i)
+                .map(|j| {
+                    let wj = out[j].worker;
+                    let l = if wj == 0 { 0.0 } else { w[wj].comm_per_item };
+                    (x[j], l + if j == i { w[wj].comp_per_item } else { 0.0 })
+                })
+                .collect();
+            row.push((t, -1.0));
+            lp.add_constraint(row, ComparisonOp::Le, 0.0);
+        }
+        let microlp::SolveOutcome::Solution(sol) = lp.solve().expect("LP solves") else {
+            panic!("LP interrupted");
+        };
+        assert!(
+            rel(s.rational_makespan, sol.objective()) < 1e-7,
+            "ours {} LP {}",
+            s.rational_makespan,
+            sol.objective()
+        );
+    }
+}
+
+/// Slides, bus network: with equal links and the master computing while it sends, the best
+/// master is a fastest worker; root choice (§3.4) finds it.
+#[test]
+fn bus_master_is_a_fastest_worker() {
+    let mut seed = 7u64;
+    let mut rnd = || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    for _ in 0..200 {
+        let p = 2 + (rnd() * 6.0) as usize;
+        let c = 1e-4 + rnd() * 1e-2;
+        let w: Vec<Worker<f64>> = (0..p).map(|_| Worker::linear(c, 1e-3 + rnd() * 0.1)).collect();
+        let cands: Vec<RootCandidate<f64>> = (0..p).map(RootCandidate::local).collect();
+        let problem = Problem {
+            workers: &w,
+            root: Root::Choose(&cands),
+            items: 100_000,
+            options: Options { root_mode: RootMode::Overlap, ..Options::default() },
+        };
+        let mut out = vec![Assignment::EMPTY; p];
+        let mut scratch = vec![Scratch::EMPTY; p];
+        let s = plan(&problem, &mut out, &mut scratch).unwrap();
+        let fastest = w.iter().map(|x| x.comp_per_item).fold(f64::INFINITY, f64::min);
+        assert_eq!(w[s.root].comp_per_item, fastest);
+    }
+}
+
+/// §3.4: the chosen root minimises transfer + makespan over the candidates.
+#[test]
+fn root_choice_minimises_transfer_plus_makespan() {
+    let w = table1();
+    let cands = [
+        RootCandidate { worker: 0, transfer_latency: 0.0, transfer_per_item: 0.0 },
+        RootCandidate { worker: 2, transfer_latency: 5.0, transfer_per_item: 1e-5 },
+        RootCandidate { worker: 8, transfer_latency: 0.0, transfer_per_item: 1e-3 },
+    ];
+    let problem =
+        Problem { workers: &w, root: Root::Choose(&cands), items: 817_101, options: Options::default() };
+    let mut out = vec![Assignment::EMPTY; w.len()];
+    let mut scratch = vec![Scratch::EMPTY; w.len()];
+    let s = plan(&problem, &mut out, &mut scratch).unwrap();
+    let total = |c: &RootCandidate<f64>| {
+        solve(&w, c.worker, 817_101, Options::default()).0.rational_makespan + c.transfer_time(817_101.0)
+    };
+    let best = cands.iter().min_by(|a, b| total(a).total_cmp(&total(b))).unwrap();
+    assert_eq!(s.root, best.worker);
+    assert_eq!(s.root_transfer, best.transfer_time(817_101.0));
+}
+
+/// The lazy greedy rounding picks exactly what a full re-scan would. Costs are multiples of
+/// 2⁻¹⁰ so that every finish time is exact and ties break identically in both.
+#[test]
+fn lazy_greedy_equals_naive_rescan() {
+    let mut seed = 99u64;
+    let mut rnd = |k: u64| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) % k
+    };
+    for case in 0..300 {
+        let p = 1 + rnd(24) as usize;
+        let w: Vec<Worker<f64>> = (0..p)
+            .map(|_| Worker {
+                comm_latency: if case % 2 == 0 { 0.0 } else { rnd(8) as f64 / 1024.0 },
+                comm_per_item: rnd(16) as f64 / 1024.0,
+                comp_latency: if case % 3 == 0 { 0.0 } else { rnd(8) as f64 / 1024.0 },
+                comp_per_item: (1 + rnd(64)) as f64 / 1024.0,
+            })
+            .collect();
+        let root = rnd(p as u64) as usize;
+        let n = 1 + rnd(5000);
+        let o = Options { rounding: Rounding::Greedy, ..Options::default() };
+        let (_, out) = solve(&w, root, n, o);
+        let naive = naive_greedy(&w, root, n, &out);
+        let lazy: Vec<u64> = out.iter().map(|a| a.count).collect();
+        assert_eq!(lazy, naive, "case {case}");
+    }
+}
+
+fn naive_greedy(w: &[Worker<f64>], root: usize, n: u64, out: &[Assignment<f64>]) -> Vec<u64> {
+    let costs: Vec<Worker<f64>> = out
+        .iter()
+        .map(|a| {
+            let mut x = w[a.worker];
+            if a.worker == root {
+                x.comm_latency = 0.0;
+                x.comm_per_item = 0.0;
+            }
+            x
+        })
+        .collect();
+    let finish = |counts: &[u64]| -> Vec<f64> {
+        let mut sent = 0.0;
+        counts
+            .iter()
+            .zip(&costs)
+            .map(|(&c, x)| {
+                let r = x.comm_time(c as f64);
+                let f = if c > 0 { sent + r + x.comp_time(c as f64) } else { sent };
+                sent += r;
+                f
+            })
+            .collect()
+    };
+    let mut counts: Vec<u64> = out.iter().map(|a| a.share.floor() as u64).collect();
+    let left = n - counts.iter().sum::<u64>();
+    let mut used = vec![false; counts.len()];
+    for _ in 0..left {
+        let mut best: Option<(f64, f64, usize)> = None;
+        for k in 0..counts.len() {
+            if used[k] || out[k].share - (out[k].share.floor()) <= 0.0 {
+                continue;
+            }
+            counts[k] += 1;
+            let f = finish(&counts);
+            counts[k] -= 1;
+            let key = (f.iter().cloned().fold(0.0, f64::max), f[k], k);
+            let better = best.map_or(true, |b| {
+                key.0 < b.0 || (key.0 == b.0 && (key.1 < b.1 || (key.1 == b.1 && key.2 > b.2)))
+            });
+            if better {
+                best = Some(key);
+            }
+        }
+        let Some((_, _, k)) = best else { break };
+        counts[k] += 1;
+        used[k] = true;
+    }
+    counts
+}
+
+pub fn table1() -> Vec<Worker<f64>> {
+    let mut w = vec![
+        Worker::linear(0.0, 0.009288),
+        Worker::linear(1.12e-5, 0.009365),
+        Worker::linear(1.0e-5, 0.004629),
+        Worker::linear(1.7e-5, 0.004885),
+    ];
+    w.extend([Worker::linear(8.15e-5, 0.003976); 2]);
+    w.extend([Worker::linear(2.10e-5, 0.016156); 2]);
+    w.extend([Worker::linear(3.53e-5, 0.009677); 8]);
+    w
+}
