@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! The command line as a user runs it: the default plan, the three output formats, and
 //! every error path ending in one line on stderr and a non-zero exit, never a panic.
 

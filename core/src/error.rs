@@ -281,7 +281,7 @@ impl fmt::Display for Error {
                 Detail::Entry { list, index: usize::MAX, .. } => {
                     write!(f, "platform JSON: {list}: {message}")
                 }
-                Detail::Entry { list, index, field } if field.is_empty() => {
+                Detail::Entry { list, index, field: "" } => {
                     write!(f, "platform JSON: {list}[{index}]: {message}")
                 }
                 Detail::Entry { list, index, field } => {

@@ -120,7 +120,8 @@ pub fn round<N: Real>(
         }
         sum += s;
     }
-    if !((sum - items as f64).abs() <= 0.5) {
+    let close = (sum - items as f64).abs() <= 0.5;
+    if !close {
         return Err(Error::shares(sum, items));
     }
     // Checks the send order and the root position (counts are set just below).

@@ -274,7 +274,7 @@ fn choose_root<N: Real>(
         order::send_order(workers, c.worker, opts.root_mode, opts.order, slots);
         let transfer = c.transfer_time(items);
         let total = star::solve(&costs, items, slots).makespan + transfer;
-        if best.map_or(true, |(t, _, _)| total < t) {
+        if best.is_none_or(|(t, _, _)| total < t) {
             best = Some((total, c.worker, transfer));
         }
     }

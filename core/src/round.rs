@@ -402,6 +402,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::needless_range_loop)]
     fn segment_tree_matches_naive() {
         let mut seed = 12345u64;
         let mut rnd = move || {

@@ -74,7 +74,7 @@ fn rational_optimum(ws: &[QWorker], n: &Q) -> Q {
     for mask in 1u32..(1 << p) {
         let set: Vec<usize> = (0..p).filter(|k| mask >> k & 1 == 1).collect();
         if let Some(t) = equal_finish(ws, &set, n) {
-            if best.as_ref().map_or(true, |b| t < *b) {
+            if best.as_ref().is_none_or(|b| t < *b) {
                 best = Some(t);
             }
         }
@@ -423,7 +423,7 @@ fn naive_greedy(w: &[Worker<f64>], root: usize, n: u64, out: &[Assignment<f64>])
             let f = finish(&counts);
             counts[k] -= 1;
             let key = (f.iter().cloned().fold(0.0, f64::max), f[k], k);
-            let better = best.map_or(true, |b| {
+            let better = best.is_none_or(|b| {
                 key.0 < b.0 || (key.0 == b.0 && (key.1 < b.1 || (key.1 == b.1 && key.2 > b.2)))
             });
             if better {

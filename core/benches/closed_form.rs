@@ -1,0 +1,50 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The closed-form plan (rational solve + greedy rounding + evaluation) for p = 16 (the
+//! paper's grid), 10³ and 10⁶ workers. Results are written down in BENCHMARKS.md.
+//!
+//!     cargo bench -p divload --bench closed_form
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use divload::{plan, Assignment, Options, Problem, Root, Rounding, Scratch, Worker};
+use std::hint::black_box;
+
+fn platform(p: usize) -> Vec<Worker<f64>> {
+    let mut seed = 42u64;
+    let mut rnd = move || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    (0..p)
+        .map(|_| Worker {
+            comm_latency: 0.0,
+            comm_per_item: 1e-9 + rnd() * 1e-8,
+            comp_latency: 0.0,
+            comp_per_item: 1e-3 + rnd() * 1e-2,
+        })
+        .collect()
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("plan");
+    g.sample_size(10);
+    for p in [16usize, 1_000, 1_000_000] {
+        let w = platform(p);
+        for rounding in [Rounding::LargestRemainder, Rounding::Greedy] {
+            let problem = Problem {
+                workers: &w,
+                root: Root::Fixed(0),
+                items: 1 << 40,
+                options: Options { rounding, ..Options::default() },
+            };
+            let mut out = vec![Assignment::EMPTY; p];
+            let mut scratch = vec![Scratch::EMPTY; p];
+            g.bench_with_input(BenchmarkId::new(format!("{rounding:?}"), p), &p, |b, _| {
+                b.iter(|| plan(black_box(&problem), &mut out, &mut scratch).map(|s| s.makespan))
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
