@@ -756,3 +756,74 @@ impl<N: Real> Serialize for Row<'_, N> {
         st.end()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{plan, Assignment, Scratch};
+    use std::string::ToString;
+
+    const DOC: &[u8] = br#"{"items": 10, "root": "a", "workers": [
+        {"name": "a", "comm_per_item": 0, "comp_per_item": 1},
+        {"name": "b", "count": 2, "comm_per_item": 0.1, "comp_per_item": 2}]}"#;
+
+    #[test]
+    fn small_buffers_say_how_much_is_needed() {
+        let mut one = [WorkerEntry::EMPTY; 1];
+        let e = parse_platform(DOC, &mut one, &mut []).unwrap_err();
+        assert_eq!(e.needed(), Some(2));
+        assert_eq!(e.code(), crate::ErrorCode::BufferTooSmall);
+
+        let mut entries = [WorkerEntry::EMPTY; 2];
+        let file = parse_platform(DOC, &mut entries, &mut []).unwrap();
+        let mut workers = [Worker::<f64>::linear(0.0, 1.0); 2];
+        let e = file.problem(&entries, &[], &mut workers, &mut []).unwrap_err();
+        assert_eq!(e.needed(), Some(3));
+
+        let mut workers = [Worker::<f64>::linear(0.0, 1.0); 3];
+        let problem = file.problem(&entries, &[], &mut workers, &mut []).unwrap();
+        let mut out = [Assignment::EMPTY; 3];
+        let mut scratch = [Scratch::EMPTY; 3];
+        let summary = plan(&problem, &mut out, &mut scratch).unwrap();
+        let mut tiny = [0u8; 64];
+        let e = write_result(&file, &entries, &summary, &out, &mut tiny).unwrap_err();
+        let needed = e.needed().unwrap();
+        let mut big = [0u8; 4096];
+        assert!(needed <= big.len());
+        let n = write_result(&file, &entries, &summary, &out, &mut big).unwrap();
+        assert!(n <= needed, "the stated size is enough: {n} <= {needed}");
+        let text = core::str::from_utf8(&big[..n]).unwrap();
+        assert!(text.starts_with(r#"{"version":1,"items":10,"root":"a","#), "{text}");
+        assert_eq!(name_of(&entries, 2), "b");
+        assert_eq!(name_of(&entries, 0), "a");
+    }
+
+    #[test]
+    fn every_truncation_is_an_error_not_a_panic() {
+        let mut entries = [WorkerEntry::EMPTY; 4];
+        for cut in 0..DOC.len() {
+            assert!(parse_platform(&DOC[..cut], &mut entries, &mut []).is_err(), "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn root_candidates_resolve_by_name() {
+        let doc =
+            br#"{"items": 10, "root_candidates": [{"name": "b", "transfer_per_item": 0.5}, {"name": "a"}],
+            "workers": [{"name": "a", "comm_per_item": 0.1, "comp_per_item": 1},
+                        {"name": "b", "count": 2, "comm_per_item": 0.1, "comp_per_item": 1}]}"#;
+        let mut entries = [WorkerEntry::EMPTY; 8];
+        let mut cands = [CandidateEntry::EMPTY; 8];
+        let file = parse_platform(doc, &mut entries, &mut cands).unwrap();
+        assert_eq!(file.candidates, 2);
+        let mut workers = [Worker::<f64>::linear(0.0, 1.0); 3];
+        let mut rc = [RootCandidate::local(0); 2];
+        let problem = file.problem(&entries, &cands, &mut workers, &mut rc).unwrap();
+        let Root::Choose(c) = problem.root else { panic!("candidates expected") };
+        assert_eq!((c[0].worker, c[0].transfer_per_item, c[1].worker), (1, 0.5, 0));
+        let bad = br#"{"items": 10, "root_candidates": [{"name": "zz"}], "workers": [{"name": "a", "comm_per_item": 0, "comp_per_item": 1}]}"#;
+        let file = parse_platform(bad, &mut entries, &mut cands).unwrap();
+        let e = file.problem(&entries, &cands, &mut workers, &mut rc).unwrap_err();
+        assert_eq!(e.to_string(), "platform JSON: root_candidates[0].name: names no worker in workers");
+    }
+}

@@ -54,6 +54,9 @@
 #![deny(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+#[cfg(test)]
+extern crate std;
+
 mod error;
 mod model;
 mod num;

@@ -437,6 +437,47 @@ fn naive_greedy(w: &[Worker<f64>], root: usize, n: u64, out: &[Assignment<f64>])
     counts
 }
 
+/// How close the latency heuristic comes to the brute-force optimum (printed, for the
+/// record; the bounds themselves are asserted in `affine_bounds_hold`).
+#[test]
+fn measure_affine_heuristic_gap() {
+    let mut seed = 2024u64;
+    let mut rnd = || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let (mut exact, mut total, mut worst, mut worst_lb) = (0, 0, 0.0f64, 0.0f64);
+    for _ in 0..400 {
+        let p = 2 + (rnd() * 7.0) as usize;
+        let w: Vec<Worker<f64>> = (0..p)
+            .map(|_| Worker {
+                comm_latency: if rnd() < 0.3 { 0.0 } else { rnd() * 2.0 },
+                comm_per_item: if rnd() < 0.2 { 0.0 } else { rnd() * 1e-2 },
+                comp_latency: if rnd() < 0.3 { 0.0 } else { rnd() * 2.0 },
+                comp_per_item: 1e-4 + rnd() * 0.1,
+            })
+            .collect();
+        let n = 1 + (rnd() * 2000.0) as u64;
+        let (s, out) = solve(&w, 0, n, Options::default());
+        let order: Vec<usize> = out.iter().map(|a| a.worker).collect();
+        let opt =
+            rational_optimum(&chain(&w, 0, &order), &Q::from_integer(BigInt::from(n))).to_f64().unwrap();
+        total += 1;
+        let gap = s.rational_makespan / opt - 1.0;
+        if gap < 1e-9 {
+            exact += 1;
+        }
+        worst = worst.max(gap);
+        worst_lb = worst_lb.max(1.0 - s.lower_bound / opt);
+    }
+    println!(
+        "latency heuristic: optimal in {exact}/{total}, worst gap {:.3}%, worst lower-bound gap {:.3}%",
+        worst * 100.0,
+        worst_lb * 100.0
+    );
+    assert!(exact * 10 >= total * 9, "the heuristic should be optimal on at least 90% of small instances");
+}
+
 pub fn table1() -> Vec<Worker<f64>> {
     let mut w = vec![
         Worker::linear(0.0, 0.009288),
