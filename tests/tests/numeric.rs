@@ -4,6 +4,7 @@
 use divload::{
     plan, Assignment, Options, Problem, Real, Root, RootMode, Rounding, Scratch, Summary, Worker, Q32,
 };
+use divload_tests::{table1, Lcg};
 
 fn run<N: Real>(w: &[Worker<N>], root: usize, items: u64, o: Options) -> (Summary<N>, Vec<Assignment<N>>) {
     let problem = Problem { workers: w, root: Root::Fixed(root), items, options: o };
@@ -68,19 +69,6 @@ fn underflowing_shares_become_zero() {
     assert!(out.iter().all(|a| a.share.is_finite() && a.share >= 0.0));
 }
 
-fn table1() -> Vec<Worker<f64>> {
-    let mut w = vec![
-        Worker::linear(0.0, 0.009288),
-        Worker::linear(1.12e-5, 0.009365),
-        Worker::linear(1.0e-5, 0.004629),
-        Worker::linear(1.7e-5, 0.004885),
-    ];
-    w.extend([Worker::linear(8.15e-5, 0.003976); 2]);
-    w.extend([Worker::linear(2.10e-5, 0.016156); 2]);
-    w.extend([Worker::linear(3.53e-5, 0.009677); 8]);
-    w
-}
-
 /// The accuracy the crate documents: on the paper's instance and on random platforms,
 /// f32 makespans are within 1e-4 and Q32 within 2e-5 of f64 (relative; measured worst cases
 /// 5.3e-5 and 5.7e-6 on these 153 plans); counts always add
@@ -88,11 +76,8 @@ fn table1() -> Vec<Worker<f64>> {
 #[test]
 fn f32_and_fixed_point_against_f64() {
     let mut cases = vec![(table1(), 817_101u64)];
-    let mut seed = 5u64;
-    let mut rnd = || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = Lcg(5);
+    let mut rnd = || rng.unit();
     for _ in 0..50 {
         let p = 2 + (rnd() * 60.0) as usize;
         let w: Vec<Worker<f64>> = (0..p)

@@ -12,6 +12,7 @@ use divload::{
     plan, Assignment, Options, OrderPolicy, Problem, Root, RootCandidate, RootMode, Rounding, Scratch,
     Summary, Worker,
 };
+use divload_tests::{table1, Lcg};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
@@ -310,11 +311,8 @@ fn lp3_agrees_with_closed_form() {
 /// master is a fastest worker; root choice (§3.4) finds it.
 #[test]
 fn bus_master_is_a_fastest_worker() {
-    let mut seed = 7u64;
-    let mut rnd = || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = Lcg(7);
+    let mut rnd = || rng.unit();
     for _ in 0..200 {
         let p = 2 + (rnd() * 6.0) as usize;
         let c = 1e-4 + rnd() * 1e-2;
@@ -360,11 +358,8 @@ fn root_choice_minimises_transfer_plus_makespan() {
 /// 2⁻¹⁰ so that every finish time is exact and ties break identically in both.
 #[test]
 fn lazy_greedy_equals_naive_rescan() {
-    let mut seed = 99u64;
-    let mut rnd = |k: u64| {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 33) % k
-    };
+    let mut rng = Lcg(99);
+    let mut rnd = |k: u64| rng.below(k);
     for case in 0..300 {
         let p = 1 + rnd(24) as usize;
         let w: Vec<Worker<f64>> = (0..p)
@@ -441,11 +436,8 @@ fn naive_greedy(w: &[Worker<f64>], root: usize, n: u64, out: &[Assignment<f64>])
 /// record; the bounds themselves are asserted in `affine_bounds_hold`).
 #[test]
 fn measure_affine_heuristic_gap() {
-    let mut seed = 2024u64;
-    let mut rnd = || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = Lcg(2024);
+    let mut rnd = || rng.unit();
     let (mut exact, mut total, mut worst, mut worst_lb) = (0, 0, 0.0f64, 0.0f64);
     for _ in 0..400 {
         let p = 2 + (rnd() * 7.0) as usize;
@@ -476,17 +468,4 @@ fn measure_affine_heuristic_gap() {
         worst_lb * 100.0
     );
     assert!(exact * 10 >= total * 9, "the heuristic should be optimal on at least 90% of small instances");
-}
-
-pub fn table1() -> Vec<Worker<f64>> {
-    let mut w = vec![
-        Worker::linear(0.0, 0.009288),
-        Worker::linear(1.12e-5, 0.009365),
-        Worker::linear(1.0e-5, 0.004629),
-        Worker::linear(1.7e-5, 0.004885),
-    ];
-    w.extend([Worker::linear(8.15e-5, 0.003976); 2]);
-    w.extend([Worker::linear(2.10e-5, 0.016156); 2]);
-    w.extend([Worker::linear(3.53e-5, 0.009677); 8]);
-    w
 }
