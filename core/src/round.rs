@@ -235,9 +235,11 @@ fn candidate<N: Real>(
     };
     let n = tree.n;
     let own = tree.max(k, k + 1) + own_rise;
-    let before = tree.max(0, k);
     let after = tree.max(k + 1, n) + delay;
-    Candidate { makespan: before.max_of(own).max_of(after), own, own_rise, delay }
+    // The root node holds the current maximum; k's own leaf and the later leaves only grow
+    // by taking the item, so they are covered by `own` and `after`.
+    let now = tree.t(1);
+    Candidate { makespan: now.max_of(own).max_of(after), own, own_rise, delay }
 }
 
 /// Range-add, range-max segment tree (bottom-up, lazy), stored in the scratch slots.
