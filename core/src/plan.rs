@@ -1,7 +1,7 @@
 //! Planning a scatter end to end: validate, choose the root, order, solve, round, evaluate.
 //!
 //! Memory: the caller passes `out` and `scratch`, each with one element per worker
-//! (`size_of::<Assignment<N>>() + size_of::<Scratch<N>>()` bytes per worker: 96 bytes for
+//! (`size_of::<Assignment<N>>() + size_of::<Scratch<N>>()` bytes per worker: 120 bytes for
 //! `f64` on 64-bit targets). Nothing else is allocated; the stack use is constant.
 
 use crate::error::Error;
@@ -412,5 +412,18 @@ pub fn evaluate<N: Real>(
         Ok(t)
     } else {
         Err(Error::numeric_overflow(N::NAME))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The memory figures in the docs (README, BENCHMARKS.md, this module) depend on these.
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn per_worker_memory_is_as_documented() {
+        assert_eq!(core::mem::size_of::<Assignment<f64>>(), 56);
+        assert_eq!(core::mem::size_of::<Scratch<f64>>(), 64);
     }
 }
