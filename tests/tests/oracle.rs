@@ -204,17 +204,14 @@ proptest! {
         let (s, _) = solve(&w, root, n, o);
         let others: Vec<usize> = (0..w.len()).filter(|&k| k != root).collect();
         let mut best = f64::INFINITY;
-        let mut all_participate_somewhere = false;
         permute(&others, &mut |perm| {
             let mut order = perm.to_vec();
             order.push(root);
             let ws: Vec<Worker<f64>> = order.iter().map(|&k| w[k]).collect();
-            let (t, out) = solve(&ws, ws.len() - 1, n, Options { order: OrderPolicy::Given, ..o });
-            all_participate_somewhere |= out.iter().all(|a| a.share > 0.0);
+            let (t, _) = solve(&ws, ws.len() - 1, n, Options { order: OrderPolicy::Given, ..o });
             best = best.min(t.rational_makespan);
         });
         prop_assert!(s.rational_makespan <= best * (1.0 + 1e-12), "bandwidth {} vs best {best}", s.rational_makespan);
-        let _ = all_participate_somewhere;
     }
 }
 
