@@ -140,8 +140,36 @@ pub fn parse_platform<'a>(
     let parsed = seed.deserialize(&mut de).and_then(|doc| de.end().map(|_| doc));
     match parsed {
         Ok(doc) => Ok(doc),
+        // A value divload rejects in a document cut short is reported as the cut: the
+        // value may be a fragment ("0" of "0.0096").
+        Err(_) if failure.is_some() && !brackets_closed(json) => {
+            Err(Error::json("truncated document (unexpected end)", Detail::None))
+        }
         Err(e) => Err(failure.unwrap_or_else(|| syntax_error(e, key))),
     }
+}
+
+/// `true` when every `{` and `[` outside strings is closed by the end of the document.
+fn brackets_closed(json: &[u8]) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in json {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    depth == 0 && !in_string
 }
 
 fn syntax_error(e: serde_json_core::de::Error, key: &'static str) -> Error {
@@ -802,7 +830,8 @@ mod tests {
     fn every_truncation_is_an_error_not_a_panic() {
         let mut entries = [WorkerEntry::EMPTY; 4];
         for cut in 0..DOC.len() {
-            assert!(parse_platform(&DOC[..cut], &mut entries, &mut []).is_err(), "cut at {cut}");
+            let e = parse_platform(&DOC[..cut], &mut entries, &mut []).unwrap_err();
+            assert_eq!(e.code(), crate::ErrorCode::Json, "cut at {cut}: {e}");
         }
     }
 

@@ -1,11 +1,147 @@
-//! `libdivload`: the C interface to divload.
+//! `libdivload`: the C interface to divload, for MPI codes that call `MPI_Scatterv`.
 //!
-//! This crate grows into the full C API (planning from arrays and from JSON, status codes,
-//! the MPI helper). Today it exports the library version, so C code can already link and
-//! check which divload it got.
+//! The C API follows the rustls-ffi conventions: every function is `divload_<thing>_<verb>`,
+//! takes its inputs first and its outputs last, has a length after every buffer and
+//! returns a `divload_status`. Every export runs inside one boundary ([`boundary`]) that
+//! checks null pointers, lengths and alignment, turns a Rust panic into
+//! `DIVLOAD_PANIC` instead of unwinding into C, and writes the outputs only on success. On
+//! failure, `divload_last_error_message` gives the core's message ("worker 3:
+//! comp_per_item must be finite and > 0, got nan") for the calling thread.
+//!
+//! The header `include/divload.h` is generated from this file by cbindgen; see
+//! `ffi/tests/header.rs`.
 #![forbid(unsafe_op_in_unsafe_fn)]
+#![allow(non_camel_case_types)]
 
-/// The library version as `major * 10000 + minor * 100 + patch`.
+use std::cell::RefCell;
+use std::ffi::{c_char, c_int, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use divload::json::{self, CandidateEntry, WorkerEntry};
+use divload::{
+    Assignment, ErrorCode, Options, OrderPolicy, Problem, Root, RootCandidate, RootMode, Rounding, Scratch,
+    Summary, Worker,
+};
+
+/// What a divload function did. The numbers are stable and never reused.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum divload_status {
+    /// Success; the outputs are written.
+    DIVLOAD_OK = 0,
+    /// A required pointer was null.
+    DIVLOAD_NULL_PARAMETER = 1,
+    /// A cost, count, index or option is outside its valid range.
+    DIVLOAD_INVALID_INPUT = 2,
+    /// An output buffer is too small; the message (and `out_n` where there is one) says
+    /// how large it must be.
+    DIVLOAD_BUFFER_TOO_SMALL = 3,
+    /// A number does not fit: more than `INT_MAX` items for the `int` functions, more
+    /// than 2^53 items, or a length too large for memory.
+    DIVLOAD_OVERFLOW = 4,
+    /// The platform document is not valid JSON or does not follow the schema.
+    DIVLOAD_JSON = 5,
+    /// Working memory could not be allocated.
+    DIVLOAD_OUT_OF_MEMORY = 6,
+    /// A bug in divload: an internal panic was caught at the boundary. Please report it.
+    DIVLOAD_PANIC = 7,
+}
+
+use divload_status::*;
+
+/// The root computes its own share after sending all the others (`MPI_Scatterv` on a
+/// root that then works). The default (0).
+pub const DIVLOAD_ROOT_MODE_AFTER_SEND: u32 = 0;
+/// The root computes while it sends.
+pub const DIVLOAD_ROOT_MODE_OVERLAP: u32 = 1;
+/// Serve workers by decreasing bandwidth (genaud2003 Thm 3). The default (0).
+pub const DIVLOAD_ORDER_BANDWIDTH: u32 = 0;
+/// Serve workers in rank order.
+pub const DIVLOAD_ORDER_GIVEN: u32 = 1;
+/// Round so that each left-over item goes where it raises the makespan least. The
+/// default (0).
+pub const DIVLOAD_ROUNDING_GREEDY: u32 = 0;
+/// Round by largest remainder.
+pub const DIVLOAD_ROUNDING_LARGEST_REMAINDER: u32 = 1;
+/// Round as in genaud2003 §3.3 (with its sign misprint fixed).
+pub const DIVLOAD_ROUNDING_PAPER: u32 = 2;
+
+/// One worker's costs, in seconds. A worker receiving `x > 0` items takes
+/// `comm_latency + comm_per_item * x` to receive them and `comp_latency + comp_per_item * x`
+/// to process them. All costs must be finite and >= 0, and `comp_per_item` > 0. The root's
+/// communication costs are ignored.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct divload_worker {
+    /// Fixed part of receiving a share (s).
+    pub comm_latency: f64,
+    /// Time to receive one item (s/item, λ).
+    pub comm_per_item: f64,
+    /// Fixed part of processing a share (s).
+    pub comp_latency: f64,
+    /// Time to process one item (s/item, μ).
+    pub comp_per_item: f64,
+}
+
+/// Planning options. All zeros (`divload_options opts = {0};`) are the defaults; a null
+/// pointer means the defaults too.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct divload_options {
+    /// `DIVLOAD_ROOT_MODE_*`.
+    pub root_mode: u32,
+    /// `DIVLOAD_ORDER_*`.
+    pub order: u32,
+    /// `DIVLOAD_ROUNDING_*`.
+    pub rounding: u32,
+}
+
+/// One worker's part of a plan. `divload_plan` returns these in send order.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct divload_assignment {
+    /// The worker's index in the input (its rank).
+    pub rank: usize,
+    /// Items it receives.
+    pub count: u64,
+    /// Offset of its block in the root's buffer (blocks are contiguous in send order).
+    pub displacement: u64,
+    /// Its rational share before rounding.
+    pub share: f64,
+    /// When it starts receiving, in seconds from the start of the scatter.
+    pub start: f64,
+    /// When its items have arrived.
+    pub received: f64,
+    /// When it finishes processing them (its predicted finish time).
+    pub finish: f64,
+}
+
+/// What a plan achieves. Times in seconds from the start of the scatter.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct divload_summary {
+    /// Number of items planned.
+    pub items: u64,
+    /// The root's rank.
+    pub root: usize,
+    /// Number of workers that receive at least one item.
+    pub participating: usize,
+    /// Predicted makespan of the integer plan.
+    pub makespan: f64,
+    /// Makespan of the rational plan before rounding.
+    pub rational_makespan: f64,
+    /// A certified lower bound on any plan's makespan in this send order.
+    pub lower_bound: f64,
+    /// Guaranteed upper bound on `makespan` (genaud2003 eq. 4, sharpened).
+    pub bound: f64,
+    /// Makespan of the even split (`MPI_Scatter`) in the same order.
+    pub uniform_makespan: f64,
+    /// `true` when the rational plan is the proven optimum (all latencies 0).
+    pub rational_exact: bool,
+}
+
+/// The library version as `major * 10000 + minor * 100 + patch`; equal to the header's
+/// `DIVLOAD_VERSION_NUMBER` when header and library match.
 #[no_mangle]
 pub extern "C" fn divload_version_number() -> u32 {
     version_number(env!("CARGO_PKG_VERSION"))
@@ -17,11 +153,528 @@ fn version_number(v: &str) -> u32 {
     a * 10000 + b * 100 + c
 }
 
+/// A static, NUL-terminated description of a status number. Unknown numbers give
+/// "unknown status". Never null.
+#[no_mangle]
+pub extern "C" fn divload_status_message(status: u32) -> *const c_char {
+    let s: &'static CStr = match status {
+        0 => c"success",
+        1 => c"a required pointer argument is null",
+        2 => c"invalid input: a cost, count, index or option is out of range",
+        3 => c"an output buffer is too small",
+        4 => c"a number is too large (item count beyond INT_MAX or 2^53, or a length beyond memory)",
+        5 => c"the platform JSON is malformed or does not follow the schema",
+        6 => c"out of memory",
+        7 => c"internal error in divload (a caught panic); please report it",
+        _ => c"unknown status",
+    };
+    s.as_ptr()
+}
+
+/// Copies the message of the calling thread's last failed divload call into `buf` as a
+/// NUL-terminated string, like `snprintf`: at most `len` bytes are written (none when
+/// `len` is 0 or `buf` is null) and the return value is the message's full length
+/// without the NUL. The message is empty when no call has failed on this thread.
+///
+/// # Safety
+///
+/// `buf` must be null or valid for writes of `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn divload_last_error_message(buf: *mut c_char, len: usize) -> usize {
+    let copy = AssertUnwindSafe(|| {
+        LAST_ERROR.with(|m| {
+            let m = m.borrow();
+            let bytes = m.as_bytes();
+            if !buf.is_null() && len > 0 {
+                let n = bytes.len().min(len - 1);
+                // SAFETY: the caller guarantees `buf` is valid for `len` bytes and n < len.
+                let out = unsafe { std::slice::from_raw_parts_mut(buf.cast::<u8>(), n + 1) };
+                out[..n].copy_from_slice(&bytes[..n]);
+                out[n] = 0;
+            }
+            bytes.len()
+        })
+    });
+    catch_unwind(copy).unwrap_or(0)
+}
+
+/// Plans a scatter of `items` items over `workers_len` workers and writes one
+/// `divload_assignment` per worker into `plan`, in send order, and the summary into
+/// `summary` (which may be null).
+///
+/// `root` is the rank that holds the data; `options` may be null for the defaults.
+///
+/// Returns `DIVLOAD_NULL_PARAMETER` for a null `workers` or `plan`, `DIVLOAD_INVALID_INPUT`
+/// for zero workers or items, a bad cost, root or option, `DIVLOAD_BUFFER_TOO_SMALL` when
+/// `plan_len < workers_len`, `DIVLOAD_OVERFLOW` beyond 2^53 items. Nothing is written
+/// unless the result is `DIVLOAD_OK`.
+///
+/// # Safety
+///
+/// Each pointer must be null or valid for its length (`workers_len`, `plan_len` elements;
+/// one element for `options` and `summary`).
+#[no_mangle]
+pub unsafe extern "C" fn divload_plan(
+    workers: *const divload_worker,
+    workers_len: usize,
+    root: usize,
+    items: u64,
+    options: *const divload_options,
+    plan: *mut divload_assignment,
+    plan_len: usize,
+    summary: *mut divload_summary,
+) -> divload_status {
+    boundary(|| {
+        // SAFETY: the caller's contract, checked for null, alignment and size by `input`.
+        let workers = unsafe { input(workers, workers_len, "workers")? };
+        let options = unsafe { options_or_default(options)? };
+        let out = unsafe { output(plan, plan_len, "plan")? };
+        if plan_len < workers_len {
+            return Err(buffer_failure("plan", workers_len, plan_len));
+        }
+        let planned = compute(workers, root, items, options)?;
+        for (o, a) in out.iter_mut().zip(&planned.plan) {
+            *o = divload_assignment {
+                rank: a.worker,
+                count: a.count,
+                displacement: a.displacement,
+                share: a.share,
+                start: a.start,
+                received: a.received,
+                finish: a.finish,
+            };
+        }
+        unsafe { write_summary(summary, &planned.summary) };
+        Ok(())
+    })
+}
+
+/// Plans a scatter and writes, for each rank, its count and displacement as `int`, ready
+/// for `MPI_Scatterv(sendbuf, counts, displs, ...)`: `counts[r]` items for rank `r`,
+/// starting at item `displs[r]` of the root's buffer. `summary` may be null.
+///
+/// Returns `DIVLOAD_OVERFLOW` when `items > INT_MAX` (use `divload_plan_counts64` with
+/// the MPI-4 `MPI_Scatterv_c`), `DIVLOAD_BUFFER_TOO_SMALL` when `counts_len` or
+/// `displs_len` is below `workers_len`, and otherwise as `divload_plan`. Nothing is
+/// written unless the result is `DIVLOAD_OK`.
+///
+/// # Safety
+///
+/// Each pointer must be null or valid for its length.
+#[no_mangle]
+pub unsafe extern "C" fn divload_plan_counts(
+    workers: *const divload_worker,
+    workers_len: usize,
+    root: usize,
+    items: u64,
+    options: *const divload_options,
+    counts: *mut c_int,
+    counts_len: usize,
+    displs: *mut c_int,
+    displs_len: usize,
+    summary: *mut divload_summary,
+) -> divload_status {
+    boundary(|| {
+        let workers = unsafe { input(workers, workers_len, "workers")? };
+        let options = unsafe { options_or_default(options)? };
+        let counts = unsafe { output(counts, counts_len, "counts")? };
+        let displs = unsafe { output(displs, displs_len, "displs")? };
+        if items > c_int::MAX as u64 {
+            return Err(Failure::new(
+                DIVLOAD_OVERFLOW,
+                format!(
+                    "items: at most INT_MAX = {} fit MPI_Scatterv's int counts, got {items}; \
+                     use divload_plan_counts64 with MPI_Scatterv_c",
+                    c_int::MAX
+                ),
+            ));
+        }
+        check_len("counts", workers_len, counts_len)?;
+        check_len("displs", workers_len, displs_len)?;
+        let planned = compute(workers, root, items, options)?;
+        // Every count and displacement is at most `items`, which fits an int.
+        for a in &planned.plan {
+            counts[a.worker] = c_int::try_from(a.count).unwrap_or(c_int::MAX);
+            displs[a.worker] = c_int::try_from(a.displacement).unwrap_or(c_int::MAX);
+        }
+        unsafe { write_summary(summary, &planned.summary) };
+        Ok(())
+    })
+}
+
+/// As `divload_plan_counts` with 64-bit counts and displacements, for the MPI-4 large
+/// count calls (`MPI_Scatterv_c` takes `MPI_Count` counts and `MPI_Aint` displacements,
+/// both 64-bit on common platforms). Up to 2^53 items.
+///
+/// # Safety
+///
+/// Each pointer must be null or valid for its length.
+#[no_mangle]
+pub unsafe extern "C" fn divload_plan_counts64(
+    workers: *const divload_worker,
+    workers_len: usize,
+    root: usize,
+    items: u64,
+    options: *const divload_options,
+    counts: *mut i64,
+    counts_len: usize,
+    displs: *mut i64,
+    displs_len: usize,
+    summary: *mut divload_summary,
+) -> divload_status {
+    boundary(|| {
+        let workers = unsafe { input(workers, workers_len, "workers")? };
+        let options = unsafe { options_or_default(options)? };
+        let counts = unsafe { output(counts, counts_len, "counts")? };
+        let displs = unsafe { output(displs, displs_len, "displs")? };
+        check_len("counts", workers_len, counts_len)?;
+        check_len("displs", workers_len, displs_len)?;
+        let planned = compute(workers, root, items, options)?;
+        // Every count is at most 2^53 (checked by the core), which fits an i64.
+        for a in &planned.plan {
+            counts[a.worker] = i64::try_from(a.count).unwrap_or(i64::MAX);
+            displs[a.worker] = i64::try_from(a.displacement).unwrap_or(i64::MAX);
+        }
+        unsafe { write_summary(summary, &planned.summary) };
+        Ok(())
+    })
+}
+
+/// Plans from a platform document (the JSON format of `divload plan`, see the README)
+/// and writes the result document into `out` as a NUL-terminated string.
+///
+/// On `DIVLOAD_OK`, `*out_n` is the document's length without the NUL. On
+/// `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the exact size
+/// `out` needs, NUL included: call again with a buffer that large. `json` need not be
+/// NUL-terminated; `json_len` is its length in bytes.
+///
+/// # Safety
+///
+/// `json` must be valid for `json_len` bytes, `out` for `out_len` bytes, `out_n` for one
+/// `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn divload_plan_json(
+    json: *const c_char,
+    json_len: usize,
+    out: *mut c_char,
+    out_len: usize,
+    out_n: *mut usize,
+) -> divload_status {
+    boundary(|| {
+        let text = unsafe { input(json.cast::<u8>(), json_len, "json")? };
+        let out = unsafe { output(out.cast::<u8>(), out_len, "out")? };
+        if out_n.is_null() {
+            return Err(null_failure("out_n"));
+        }
+        let doc = plan_json(text)?;
+        let needed = doc.len() + 1;
+        if out.len() < needed {
+            // SAFETY: checked non-null above; the caller guarantees validity.
+            unsafe { out_n.write(needed) };
+            return Err(buffer_failure("out", needed, out.len()));
+        }
+        out[..doc.len()].copy_from_slice(&doc);
+        out[doc.len()] = 0;
+        unsafe { out_n.write(doc.len()) };
+        Ok(())
+    })
+}
+
+/// The result of planning, kept in Rust until every check has passed.
+struct Planned {
+    plan: Vec<Assignment<f64>>,
+    summary: Summary<f64>,
+}
+
+fn compute(workers: &[divload_worker], root: usize, items: u64, options: Options) -> Result<Planned, Failure> {
+    let p = workers.len();
+    let mut ws: Vec<Worker<f64>> = alloc_vec(p)?;
+    ws.extend(workers.iter().map(|w| Worker {
+        comm_latency: w.comm_latency,
+        comm_per_item: w.comm_per_item,
+        comp_latency: w.comp_latency,
+        comp_per_item: w.comp_per_item,
+    }));
+    let mut plan: Vec<Assignment<f64>> = alloc_vec(p)?;
+    plan.resize(p, Assignment::EMPTY);
+    let mut scratch: Vec<Scratch<f64>> = alloc_vec(p)?;
+    scratch.resize(p, Scratch::EMPTY);
+    let problem = Problem { workers: &ws, root: Root::Fixed(root), items, options };
+    let summary = divload::plan(&problem, &mut plan, &mut scratch)?;
+    Ok(Planned { plan, summary })
+}
+
+fn plan_json(text: &[u8]) -> Result<Vec<u8>, Failure> {
+    let bound = json::max_entries(text);
+    let mut entries = alloc_vec(bound)?;
+    entries.resize(bound, WorkerEntry::EMPTY);
+    let mut cands = alloc_vec(bound)?;
+    cands.resize(bound, CandidateEntry::EMPTY);
+    let file = json::parse_platform(text, &mut entries, &mut cands)?;
+    let mut workers = alloc_vec(file.workers)?;
+    workers.resize(file.workers, Worker::linear(0.0, 1.0));
+    let mut root_cands = alloc_vec(file.candidates)?;
+    root_cands.resize(file.candidates, RootCandidate::local(0));
+    let problem = file.problem(&entries, &cands, &mut workers, &mut root_cands)?;
+    let mut plan = alloc_vec(file.workers)?;
+    plan.resize(file.workers, Assignment::EMPTY);
+    let mut scratch = alloc_vec(file.workers)?;
+    scratch.resize(file.workers, Scratch::EMPTY);
+    let summary = divload::plan(&problem, &mut plan, &mut scratch)?;
+    let longest = entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
+    let size = json::max_result_len(plan.len(), longest);
+    let mut doc = alloc_vec(size)?;
+    doc.resize(size, 0u8);
+    let n = json::write_result(&file, &entries, &summary, &plan, &mut doc)?;
+    doc.truncate(n);
+    Ok(doc)
+}
+
+/// A failed call: its status and the message kept for `divload_last_error_message`.
+struct Failure {
+    status: divload_status,
+    message: String,
+}
+
+impl Failure {
+    fn new(status: divload_status, message: String) -> Failure {
+        Failure { status, message }
+    }
+}
+
+impl From<divload::Error> for Failure {
+    fn from(e: divload::Error) -> Failure {
+        let status = match e.code() {
+            ErrorCode::BufferTooSmall => DIVLOAD_BUFFER_TOO_SMALL,
+            ErrorCode::Overflow => DIVLOAD_OVERFLOW,
+            ErrorCode::Json => DIVLOAD_JSON,
+            _ => DIVLOAD_INVALID_INPUT,
+        };
+        Failure::new(status, e.to_string())
+    }
+}
+
+fn null_failure(name: &str) -> Failure {
+    Failure::new(DIVLOAD_NULL_PARAMETER, format!("{name}: must not be a null pointer"))
+}
+
+fn buffer_failure(name: &str, needed: usize, got: usize) -> Failure {
+    Failure::new(DIVLOAD_BUFFER_TOO_SMALL, format!("{name}: buffer too small, need {needed}, got {got}"))
+}
+
+fn check_len(name: &str, needed: usize, got: usize) -> Result<(), Failure> {
+    if got < needed {
+        Err(buffer_failure(name, needed, got))
+    } else {
+        Ok(())
+    }
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// The one boundary every export runs in: it records the failure message for the
+/// calling thread and never lets a panic unwind into C.
+fn boundary(f: impl FnOnce() -> Result<(), Failure>) -> divload_status {
+    let (status, message) = match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => return DIVLOAD_OK,
+        Ok(Err(failure)) => (failure.status, failure.message),
+        Err(_) => (DIVLOAD_PANIC, "internal error in divload (a caught panic); please report it".to_string()),
+    };
+    // A failure to record the message must not turn into a panic across the boundary.
+    let _ = LAST_ERROR.try_with(|m| {
+        if let Ok(mut m) = m.try_borrow_mut() {
+            *m = message;
+        }
+    });
+    status
+}
+
+/// A Vec with room for `n` elements, or `DIVLOAD_OUT_OF_MEMORY` instead of an abort.
+fn alloc_vec<T>(n: usize) -> Result<Vec<T>, Failure> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        Failure::new(
+            DIVLOAD_OUT_OF_MEMORY,
+            format!("cannot allocate working memory for {n} elements of {} bytes", size_of::<T>()),
+        )
+    })?;
+    Ok(v)
+}
+
+/// Checks a length against what a slice of `T` can address.
+fn check_addressable<T>(len: usize, name: &str) -> Result<(), Failure> {
+    if len > isize::MAX as usize / size_of::<T>().max(1) {
+        return Err(Failure::new(DIVLOAD_OVERFLOW, format!("{name}_len: {len} elements exceed the address space")));
+    }
+    Ok(())
+}
+
+/// An input slice from C. A null pointer is an error even with length 0, so that a
+/// forgotten argument is never mistaken for an empty one.
+///
+/// # Safety
+///
+/// `ptr` must be null or valid for reads of `len` elements for the call's duration.
+unsafe fn input<'a, T>(ptr: *const T, len: usize, name: &str) -> Result<&'a [T], Failure> {
+    if ptr.is_null() {
+        return Err(null_failure(name));
+    }
+    if !ptr.is_aligned() {
+        return Err(Failure::new(DIVLOAD_INVALID_INPUT, format!("{name}: pointer is not aligned for its type")));
+    }
+    check_addressable::<T>(len, name)?;
+    // SAFETY: non-null, aligned, size within isize::MAX; validity is the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// An output slice from C; see [`input`].
+///
+/// # Safety
+///
+/// `ptr` must be null or valid for writes of `len` elements, not aliasing the inputs.
+unsafe fn output<'a, T>(ptr: *mut T, len: usize, name: &str) -> Result<&'a mut [T], Failure> {
+    if ptr.is_null() {
+        return Err(null_failure(name));
+    }
+    if !ptr.is_aligned() {
+        return Err(Failure::new(DIVLOAD_INVALID_INPUT, format!("{name}: pointer is not aligned for its type")));
+    }
+    check_addressable::<T>(len, name)?;
+    // SAFETY: as in `input`.
+    Ok(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
+}
+
+/// Options from C: a null pointer means the defaults; unknown numbers are errors (C
+/// cannot be trusted to pass a valid Rust enum, which is why the fields are `u32`).
+///
+/// # Safety
+///
+/// `options` must be null or valid for one read.
+unsafe fn options_or_default(options: *const divload_options) -> Result<Options, Failure> {
+    if options.is_null() {
+        return Ok(Options::default());
+    }
+    let o = unsafe { input(options, 1, "options")? }[0];
+    let bad = |field: &str, value: u32, range: &str| {
+        Failure::new(DIVLOAD_INVALID_INPUT, format!("options.{field}: must be {range}, got {value}"))
+    };
+    Ok(Options {
+        root_mode: match o.root_mode {
+            DIVLOAD_ROOT_MODE_AFTER_SEND => RootMode::AfterSend,
+            DIVLOAD_ROOT_MODE_OVERLAP => RootMode::Overlap,
+            v => return Err(bad("root_mode", v, "0 (AFTER_SEND) or 1 (OVERLAP)")),
+        },
+        order: match o.order {
+            DIVLOAD_ORDER_BANDWIDTH => OrderPolicy::Bandwidth,
+            DIVLOAD_ORDER_GIVEN => OrderPolicy::Given,
+            v => return Err(bad("order", v, "0 (BANDWIDTH) or 1 (GIVEN)")),
+        },
+        rounding: match o.rounding {
+            DIVLOAD_ROUNDING_GREEDY => Rounding::Greedy,
+            DIVLOAD_ROUNDING_LARGEST_REMAINDER => Rounding::LargestRemainder,
+            DIVLOAD_ROUNDING_PAPER => Rounding::Paper,
+            v => return Err(bad("rounding", v, "0 (GREEDY), 1 (LARGEST_REMAINDER) or 2 (PAPER)")),
+        },
+    })
+}
+
+/// # Safety
+///
+/// `summary` must be null or valid for one write.
+unsafe fn write_summary(summary: *mut divload_summary, s: &Summary<f64>) {
+    if summary.is_null() || !summary.is_aligned() {
+        return;
+    }
+    let value = divload_summary {
+        items: s.items,
+        root: s.root,
+        participating: s.participating,
+        makespan: s.makespan,
+        rational_makespan: s.rational_makespan,
+        lower_bound: s.lower_bound,
+        bound: s.bound,
+        uniform_makespan: s.uniform_makespan,
+        rational_exact: s.rational_exact,
+    };
+    // SAFETY: non-null and aligned; validity is the caller's contract.
+    unsafe { summary.write(value) };
+}
+
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
     #[test]
     fn version_number_matches_cargo() {
-        assert_eq!(super::version_number("1.2.3"), 10203);
-        assert_eq!(super::divload_version_number(), super::version_number(env!("CARGO_PKG_VERSION")));
+        assert_eq!(version_number("1.2.3"), 10203);
+        let expected = env!("CARGO_PKG_VERSION_MAJOR").parse::<u32>().unwrap() * 10000
+            + env!("CARGO_PKG_VERSION_MINOR").parse::<u32>().unwrap() * 100
+            + env!("CARGO_PKG_VERSION_PATCH").parse::<u32>().unwrap();
+        assert_eq!(divload_version_number(), expected);
+    }
+
+    fn last_error() -> String {
+        let mut buf = [0 as c_char; 256];
+        let n = unsafe { divload_last_error_message(buf.as_mut_ptr(), buf.len()) };
+        let s = unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap().to_string();
+        assert_eq!(s.len(), n.min(255));
+        s
+    }
+
+    #[test]
+    fn a_panic_becomes_a_status() {
+        let status = boundary(|| panic!("boom"));
+        assert_eq!(status, DIVLOAD_PANIC);
+        assert!(last_error().contains("please report"));
+    }
+
+    #[test]
+    fn counts_and_failure_messages() {
+        let workers = [
+            divload_worker { comp_per_item: 1.0, ..Default::default() },
+            divload_worker { comm_per_item: 0.1, comp_per_item: 2.0, ..Default::default() },
+        ];
+        let (mut counts, mut displs) = ([-1; 2], [-1; 2]);
+        let st = unsafe {
+            divload_plan_counts(
+                workers.as_ptr(),
+                2,
+                0,
+                100,
+                std::ptr::null(),
+                counts.as_mut_ptr(),
+                2,
+                displs.as_mut_ptr(),
+                2,
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(st, DIVLOAD_OK);
+        assert_eq!(counts[0] + counts[1], 100);
+        // The root is served last after sending: its block comes after worker 1's.
+        assert_eq!((displs[1], displs[0]), (0, counts[1]));
+
+        let bad = [divload_worker { comp_per_item: f64::NAN, ..Default::default() }];
+        let st = unsafe {
+            divload_plan_counts(
+                bad.as_ptr(),
+                1,
+                0,
+                10,
+                std::ptr::null(),
+                counts.as_mut_ptr(),
+                2,
+                displs.as_mut_ptr(),
+                2,
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(st, DIVLOAD_INVALID_INPUT);
+        assert_eq!(last_error(), "worker 0: comp_per_item must be finite and > 0, got NaN");
+        // Only the query: the full length comes back without a buffer.
+        assert_eq!(unsafe { divload_last_error_message(std::ptr::null_mut(), 0) }, last_error().len());
     }
 }

@@ -1,0 +1,318 @@
+/* Tests of the libdivload C API, in plain C (no MPI). Run by tests/c/run against the
+ * static and the shared library, under AddressSanitizer + UndefinedBehaviorSanitizer and
+ * under valgrind. Every failing call must return its status and leave the outputs as
+ * they were. */
+#include "divload.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+
+#define CHECK(cond)                                                                     \
+    do {                                                                                \
+        if (!(cond)) {                                                                  \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);    \
+            failures++;                                                                 \
+        }                                                                               \
+    } while (0)
+
+#define CHECK_STATUS(call, expected)                                                    \
+    do {                                                                                \
+        divload_status got_ = (call);                                                   \
+        if (got_ != (expected)) {                                                       \
+            char msg_[256];                                                             \
+            divload_last_error_message(msg_, sizeof msg_);                              \
+            fprintf(stderr, "%s:%d: %s returned %u (%s), expected %u; last error: %s\n", \
+                    __FILE__, __LINE__, #call, (unsigned)got_,                          \
+                    divload_status_message(got_), (unsigned)(expected), msg_);          \
+            failures++;                                                                 \
+        }                                                                               \
+    } while (0)
+
+#define P 16
+#define SENTINEL (-7)
+
+/* genaud2003 Table 1, expanded to 16 ranks; rank 0 (dinadan) holds the data. */
+static void table1(divload_worker w[P]) {
+    static const struct { int copies; double lambda, mu; } rows[] = {
+        {1, 0.0, 0.009288},   {1, 1.12e-5, 0.009365}, {1, 1.00e-5, 0.004629}, {1, 1.70e-5, 0.004885},
+        {2, 8.15e-5, 0.003976}, {2, 2.10e-5, 0.016156}, {8, 3.53e-5, 0.009677},
+    };
+    int k = 0;
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        for (int c = 0; c < rows[r].copies; c++, k++) {
+            w[k] = (divload_worker){0.0, rows[r].lambda, 0.0, rows[r].mu};
+        }
+    }
+}
+
+static void fill(int *a, size_t n) {
+    for (size_t i = 0; i < n; i++) a[i] = SENTINEL;
+}
+
+static int untouched(const int *a, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != SENTINEL) return 0;
+    return 1;
+}
+
+static char *last_error(void) {
+    static char buf[512];
+    divload_last_error_message(buf, sizeof buf);
+    return buf;
+}
+
+static void test_version(void) {
+    CHECK(divload_version_number() == DIVLOAD_VERSION_NUMBER);
+    char expect[32];
+    snprintf(expect, sizeof expect, "%d.%d.%d", DIVLOAD_VERSION_MAJOR, DIVLOAD_VERSION_MINOR,
+             DIVLOAD_VERSION_PATCH);
+    CHECK(strcmp(expect, DIVLOAD_VERSION_STRING) == 0);
+    for (unsigned s = 0; s <= 7; s++) {
+        CHECK(divload_status_message(s) != NULL);
+        CHECK(strcmp(divload_status_message(s), "unknown status") != 0);
+    }
+    CHECK(strcmp(divload_status_message(1000), "unknown status") == 0);
+    CHECK(strcmp(divload_status_message(DIVLOAD_OK), "success") == 0);
+}
+
+static void test_table1(void) {
+    divload_worker w[P];
+    table1(w);
+    const uint64_t n = 817101;
+    int counts[P], displs[P];
+    divload_summary s;
+    memset(&s, 0, sizeof s);
+    CHECK_STATUS(divload_plan_counts(w, P, 0, n, NULL, counts, P, displs, P, &s), DIVLOAD_OK);
+    long long sum = 0;
+    for (int r = 0; r < P; r++) {
+        CHECK(counts[r] >= 0);
+        sum += counts[r];
+    }
+    CHECK(sum == (long long)n);
+    CHECK(s.items == n && s.root == 0 && s.participating == P);
+    /* The paper's Table 1 grid: 403.97 s predicted (README), 829 s for the even split. */
+    CHECK(fabs(s.makespan - 403.975) < 0.01);
+    CHECK(s.lower_bound <= s.makespan && s.makespan <= s.bound);
+    CHECK(s.uniform_makespan > 2.0 * s.makespan);
+    CHECK(!s.rational_exact || s.lower_bound == s.rational_makespan);
+
+    /* The detailed plan agrees, and its blocks are contiguous in send order. */
+    divload_assignment plan[P];
+    CHECK_STATUS(divload_plan(w, P, 0, n, NULL, plan, P, NULL), DIVLOAD_OK);
+    uint64_t offset = 0;
+    double latest = 0.0;
+    for (int k = 0; k < P; k++) {
+        size_t r = plan[k].rank;
+        CHECK(r < P);
+        if (r >= P) continue;
+        CHECK(plan[k].count == (uint64_t)counts[r]);
+        CHECK(plan[k].displacement == (uint64_t)displs[r]);
+        CHECK(plan[k].displacement == offset);
+        offset += plan[k].count;
+        CHECK(plan[k].start <= plan[k].received && plan[k].received <= plan[k].finish);
+        if (plan[k].finish > latest) latest = plan[k].finish;
+    }
+    CHECK(plan[P - 1].rank == 0); /* after_send: the root is served last */
+    CHECK(latest == s.makespan);
+
+    /* 64-bit counts are the same numbers. */
+    int64_t c64[P], d64[P];
+    CHECK_STATUS(divload_plan_counts64(w, P, 0, n, NULL, c64, P, d64, P, NULL), DIVLOAD_OK);
+    for (int r = 0; r < P; r++) CHECK(c64[r] == counts[r] && d64[r] == displs[r]);
+
+    /* Options: given order keeps rank order with the root last; every rounding sums. */
+    divload_options o = {DIVLOAD_ROOT_MODE_AFTER_SEND, DIVLOAD_ORDER_GIVEN, DIVLOAD_ROUNDING_PAPER};
+    CHECK_STATUS(divload_plan(w, P, 0, n, &o, plan, P, NULL), DIVLOAD_OK);
+    for (int k = 0; k + 1 < P; k++) CHECK(plan[k].rank == (size_t)(k + 1));
+    for (uint32_t rounding = 0; rounding <= 2; rounding++) {
+        divload_options ro = {DIVLOAD_ROOT_MODE_OVERLAP, DIVLOAD_ORDER_BANDWIDTH, rounding};
+        CHECK_STATUS(divload_plan_counts(w, P, 3, n, &ro, counts, P, displs, P, NULL), DIVLOAD_OK);
+        sum = 0;
+        for (int r = 0; r < P; r++) sum += counts[r];
+        CHECK(sum == (long long)n);
+        CHECK(displs[3] == 0); /* overlap: the root keeps the first block */
+    }
+}
+
+static void test_zero_counts(void) {
+    /* Fewer items than workers: some ranks get nothing, and that is fine for Scatterv. */
+    divload_worker w[P];
+    table1(w);
+    int counts[P], displs[P];
+    CHECK_STATUS(divload_plan_counts(w, P, 0, 3, NULL, counts, P, displs, P, NULL), DIVLOAD_OK);
+    int sum = 0, zeros = 0;
+    for (int r = 0; r < P; r++) {
+        CHECK(counts[r] >= 0 && displs[r] >= 0 && displs[r] <= 3);
+        sum += counts[r];
+        zeros += counts[r] == 0;
+    }
+    CHECK(sum == 3 && zeros >= P - 3);
+}
+
+static void test_bad_input(void) {
+    divload_worker w[P];
+    table1(w);
+    int counts[P], displs[P];
+    divload_summary s, s0;
+    memset(&s0, 0x5a, sizeof s0);
+    fill(counts, P);
+    fill(displs, P);
+    s = s0;
+
+#define EXPECT_UNTOUCHED()                                                  \
+    do {                                                                    \
+        CHECK(untouched(counts, P) && untouched(displs, P));                \
+        CHECK(memcmp(&s, &s0, sizeof s) == 0);                              \
+    } while (0)
+
+    /* Null pointers. */
+    CHECK_STATUS(divload_plan_counts(NULL, P, 0, 100, NULL, counts, P, displs, P, &s), DIVLOAD_NULL_PARAMETER);
+    CHECK(strstr(last_error(), "workers") != NULL);
+    CHECK_STATUS(divload_plan_counts(w, P, 0, 100, NULL, NULL, P, displs, P, &s), DIVLOAD_NULL_PARAMETER);
+    CHECK(strstr(last_error(), "counts") != NULL);
+    CHECK_STATUS(divload_plan_counts(w, P, 0, 100, NULL, counts, P, NULL, P, &s), DIVLOAD_NULL_PARAMETER);
+    CHECK_STATUS(divload_plan_counts(NULL, 0, 0, 100, NULL, counts, P, displs, P, &s), DIVLOAD_NULL_PARAMETER);
+    CHECK_STATUS(divload_plan(w, P, 0, 100, NULL, NULL, P, &s), DIVLOAD_NULL_PARAMETER);
+    EXPECT_UNTOUCHED();
+
+    /* Zero lengths and zero items. */
+    CHECK_STATUS(divload_plan_counts(w, 0, 0, 100, NULL, counts, P, displs, P, &s), DIVLOAD_INVALID_INPUT);
+    CHECK(strstr(last_error(), "at least one worker") != NULL);
+    CHECK_STATUS(divload_plan_counts(w, P, 0, 0, NULL, counts, P, displs, P, &s), DIVLOAD_INVALID_INPUT);
+    CHECK(strcmp(last_error(), "items: must be at least 1, got 0") == 0);
+    EXPECT_UNTOUCHED();
+
+    /* Buffers too small. */
+    CHECK_STATUS(divload_plan_counts(w, P, 0, 100, NULL, counts, P - 1, displs, P, &s), DIVLOAD_BUFFER_TOO_SMALL);
+    CHECK(strcmp(last_error(), "counts: buffer too small, need 16, got 15") == 0);
+    CHECK_STATUS(divload_plan_counts(w, P, 0, 100, NULL, counts, P, displs, 0, &s), DIVLOAD_BUFFER_TOO_SMALL);
+    divload_assignment plan[P];
+    CHECK_STATUS(divload_plan(w, P, 0, 100, NULL, plan, 2, &s), DIVLOAD_BUFFER_TOO_SMALL);
+    EXPECT_UNTOUCHED();
+
+    /* Bad costs: NaN, infinity, negative, zero compute time. */
+    const double bad[] = {NAN, INFINITY, -1.0, 0.0};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        divload_worker b[P];
+        table1(b);
+        b[2].comp_per_item = bad[i];
+        CHECK_STATUS(divload_plan_counts(b, P, 0, 100, NULL, counts, P, displs, P, &s), DIVLOAD_INVALID_INPUT);
+        CHECK(strncmp(last_error(), "worker 2: comp_per_item must be finite and > 0", 46) == 0);
+        table1(b);
+        b[5].comm_latency = bad[i] == 0.0 ? -0.5 : bad[i];
+        CHECK_STATUS(divload_plan_counts(b, P, 0, 100, NULL, counts, P, displs, P, &s), DIVLOAD_INVALID_INPUT);
+        CHECK(strstr(last_error(), "worker 5: comm_latency") != NULL);
+    }
+    EXPECT_UNTOUCHED();
+
+    /* Root and options out of range. */
+    CHECK_STATUS(divload_plan_counts(w, P, P, 100, NULL, counts, P, displs, P, &s), DIVLOAD_INVALID_INPUT);
+    CHECK(strcmp(last_error(), "root: must be a worker index in 0..16, got 16") == 0);
+    divload_options o = {0, 0, 9};
+    CHECK_STATUS(divload_plan_counts(w, P, 0, 100, &o, counts, P, displs, P, &s), DIVLOAD_INVALID_INPUT);
+    CHECK(strstr(last_error(), "options.rounding") != NULL);
+    o = (divload_options){5, 0, 0};
+    CHECK_STATUS(divload_plan_counts(w, P, 0, 100, &o, counts, P, displs, P, &s), DIVLOAD_INVALID_INPUT);
+    EXPECT_UNTOUCHED();
+
+    /* Counts beyond INT_MAX do not fit MPI_Scatterv's int; the 64-bit call takes them. */
+    const uint64_t big = (uint64_t)INT_MAX + 1;
+    CHECK_STATUS(divload_plan_counts(w, P, 0, big, NULL, counts, P, displs, P, &s), DIVLOAD_OVERFLOW);
+    CHECK(strstr(last_error(), "INT_MAX") != NULL);
+    EXPECT_UNTOUCHED();
+    int64_t c64[P], d64[P];
+    CHECK_STATUS(divload_plan_counts64(w, P, 0, big, NULL, c64, P, d64, P, NULL), DIVLOAD_OK);
+    int64_t sum = 0;
+    for (int r = 0; r < P; r++) sum += c64[r];
+    CHECK(sum == (int64_t)big);
+    CHECK_STATUS(divload_plan_counts64(w, P, 0, (1ULL << 53) + 1, NULL, c64, P, d64, P, NULL), DIVLOAD_OVERFLOW);
+
+    /* Lengths that no memory can hold. */
+    CHECK_STATUS(divload_plan_counts(w, SIZE_MAX, 0, 100, NULL, counts, SIZE_MAX, displs, SIZE_MAX, &s),
+                 DIVLOAD_OVERFLOW);
+    EXPECT_UNTOUCHED();
+#undef EXPECT_UNTOUCHED
+}
+
+static const char TABLE1_JSON[] =
+    "{\"version\": 1, \"items\": 817101, \"root\": \"dinadan\", \"workers\": ["
+    "{\"name\": \"dinadan\", \"comm_per_item\": 0, \"comp_per_item\": 0.009288},"
+    "{\"name\": \"pellinore\", \"comm_per_item\": 1.12e-5, \"comp_per_item\": 0.009365},"
+    "{\"name\": \"caseb\", \"comm_per_item\": 1.00e-5, \"comp_per_item\": 0.004629},"
+    "{\"name\": \"sekhmet\", \"comm_per_item\": 1.70e-5, \"comp_per_item\": 0.004885},"
+    "{\"name\": \"merlin\", \"count\": 2, \"comm_per_item\": 8.15e-5, \"comp_per_item\": 0.003976},"
+    "{\"name\": \"seven\", \"count\": 2, \"comm_per_item\": 2.10e-5, \"comp_per_item\": 0.016156},"
+    "{\"name\": \"leda\", \"count\": 8, \"comm_per_item\": 3.53e-5, \"comp_per_item\": 0.009677}]}";
+
+static void test_json(void) {
+    char small[16];
+    memset(small, 'x', sizeof small);
+    size_t needed = 0;
+    CHECK_STATUS(divload_plan_json(TABLE1_JSON, strlen(TABLE1_JSON), small, sizeof small, &needed),
+                 DIVLOAD_BUFFER_TOO_SMALL);
+    CHECK(needed > sizeof small);
+    for (size_t i = 0; i < sizeof small; i++) CHECK(small[i] == 'x');
+
+    char *doc = malloc(needed);
+    CHECK(doc != NULL);
+    if (doc == NULL) return;
+    size_t len = 0;
+    CHECK_STATUS(divload_plan_json(TABLE1_JSON, strlen(TABLE1_JSON), doc, needed, &len), DIVLOAD_OK);
+    CHECK(len + 1 == needed && strlen(doc) == len);
+    CHECK(strstr(doc, "\"makespan\":403.97") != NULL);
+    CHECK(strstr(doc, "\"name\":\"leda\"") != NULL);
+
+    /* Malformed, truncated, or schema errors: DIVLOAD_JSON, nothing written. */
+    memset(doc, 'y', needed);
+    size_t untouched_n = 12345;
+    CHECK_STATUS(divload_plan_json(TABLE1_JSON, strlen(TABLE1_JSON) - 10, doc, needed, &untouched_n), DIVLOAD_JSON);
+    CHECK(strncmp(last_error(), "platform JSON", 13) == 0);
+    const char *broken[] = {"", "{", "[1,2]", "{\"version\": 1, \"items\": 5}", "{\"version\": 2}",
+                            "{\"version\": 1, \"items\": 10, \"root\": \"a\", \"workers\": [{\"name\": \"a\","
+                            " \"comm_per_item\": 0, \"comp_per_item\": 1, \"speed\": 3}]}"};
+    for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
+        divload_status st = divload_plan_json(broken[i], strlen(broken[i]), doc, needed, &untouched_n);
+        CHECK(st == DIVLOAD_JSON || st == DIVLOAD_INVALID_INPUT);
+        CHECK(st != DIVLOAD_OK);
+    }
+    CHECK(untouched_n == 12345);
+    for (size_t i = 0; i < needed; i++) CHECK(doc[i] == 'y');
+
+    /* Null pointers. */
+    CHECK_STATUS(divload_plan_json(NULL, 0, doc, needed, &len), DIVLOAD_NULL_PARAMETER);
+    CHECK_STATUS(divload_plan_json(TABLE1_JSON, strlen(TABLE1_JSON), NULL, 0, &len), DIVLOAD_NULL_PARAMETER);
+    CHECK_STATUS(divload_plan_json(TABLE1_JSON, strlen(TABLE1_JSON), doc, needed, NULL), DIVLOAD_NULL_PARAMETER);
+    free(doc);
+}
+
+static void test_last_error_truncates(void) {
+    divload_worker w[1] = {{0, 0, 0, NAN}};
+    int c[1], d[1];
+    CHECK_STATUS(divload_plan_counts(w, 1, 0, 10, NULL, c, 1, d, 1, NULL), DIVLOAD_INVALID_INPUT);
+    char buf[8];
+    memset(buf, 'z', sizeof buf);
+    size_t full = divload_last_error_message(buf, sizeof buf);
+    CHECK(full == strlen("worker 0: comp_per_item must be finite and > 0, got NaN"));
+    CHECK(strcmp(buf, "worker ") == 0);
+    CHECK(divload_last_error_message(NULL, 0) == full);
+}
+
+int main(void) {
+    test_version();
+    test_table1();
+    test_zero_counts();
+    test_bad_input();
+    test_json();
+    test_last_error_truncates();
+    if (failures) {
+        fprintf(stderr, "test_capi: %d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("test_capi: all checks passed (libdivload %s)\n", DIVLOAD_VERSION_STRING);
+    return 0;
+}
