@@ -386,7 +386,12 @@ struct Planned {
     summary: Summary<f64>,
 }
 
-fn compute(workers: &[divload_worker], root: usize, items: u64, options: Options) -> Result<Planned, Failure> {
+fn compute(
+    workers: &[divload_worker],
+    root: usize,
+    items: u64,
+    options: Options,
+) -> Result<Planned, Failure> {
     let p = workers.len();
     let mut ws: Vec<Worker<f64>> = alloc_vec(p)?;
     ws.extend(workers.iter().map(|w| Worker {
@@ -506,7 +511,10 @@ fn alloc_vec<T>(n: usize) -> Result<Vec<T>, Failure> {
 /// Checks a length against what a slice of `T` can address.
 fn check_addressable<T>(len: usize, name: &str) -> Result<(), Failure> {
     if len > isize::MAX as usize / size_of::<T>().max(1) {
-        return Err(Failure::new(DIVLOAD_OVERFLOW, format!("{name}_len: {len} elements exceed the address space")));
+        return Err(Failure::new(
+            DIVLOAD_OVERFLOW,
+            format!("{name}_len: {len} elements exceed the address space"),
+        ));
     }
     Ok(())
 }
@@ -522,7 +530,10 @@ unsafe fn input<'a, T>(ptr: *const T, len: usize, name: &str) -> Result<&'a [T],
         return Err(null_failure(name));
     }
     if !ptr.is_aligned() {
-        return Err(Failure::new(DIVLOAD_INVALID_INPUT, format!("{name}: pointer is not aligned for its type")));
+        return Err(Failure::new(
+            DIVLOAD_INVALID_INPUT,
+            format!("{name}: pointer is not aligned for its type"),
+        ));
     }
     check_addressable::<T>(len, name)?;
     // SAFETY: non-null, aligned, size within isize::MAX; validity is the caller's contract.
@@ -539,7 +550,10 @@ unsafe fn output<'a, T>(ptr: *mut T, len: usize, name: &str) -> Result<&'a mut [
         return Err(null_failure(name));
     }
     if !ptr.is_aligned() {
-        return Err(Failure::new(DIVLOAD_INVALID_INPUT, format!("{name}: pointer is not aligned for its type")));
+        return Err(Failure::new(
+            DIVLOAD_INVALID_INPUT,
+            format!("{name}: pointer is not aligned for its type"),
+        ));
     }
     check_addressable::<T>(len, name)?;
     // SAFETY: as in `input`.
@@ -604,7 +618,7 @@ unsafe fn write_summary(summary: *mut divload_summary, s: &Summary<f64>) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
 
     #[test]
