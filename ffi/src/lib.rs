@@ -6,7 +6,7 @@
 //! checks null pointers, lengths and alignment, turns a Rust panic into
 //! `DIVLOAD_PANIC` instead of unwinding into C, and writes the outputs only on success. On
 //! failure, `divload_last_error_message` gives the core's message ("worker 3:
-//! comp_per_item must be finite and > 0, got nan") for the calling thread.
+//! comp_per_item must be finite and > 0, got NaN") for the calling thread.
 //!
 //! The header `include/divload.h` is generated from this file by cbindgen; see
 //! `ffi/tests/header.rs`.
