@@ -1,7 +1,246 @@
-//! divload in the browser (crate `divload-wasm`).
+//! divload in the browser: plan a scatter from a platform document and get the schedules
+//! the calculator page draws.
 //!
-//! The wasm-bindgen API and the offline calculator page are built in their own issue. Until
-//! then this crate holds its place in the workspace, with its `cdylib` crate type and the
-//! core's `json` feature, so the layout and the wasm32 build of the core are already
-//! checked by the test command.
+//! The API is two functions over the platform JSON of `divload plan` (a string, or a
+//! JavaScript object that is stringified first):
+//!
+//! * [`plan`] returns the result document, the same as `divload plan --json`;
+//! * [`schedules`] returns `{"plan": <result document>, "even": <schedule>, "reversed":
+//!   <schedule>}`, where a schedule is `{"makespan", "rows": [{"rank", "count", "start",
+//!   "received", "finish"}]}` in send order: the even split (`MPI_Scatter`) in the planned
+//!   order, and the balanced plan for the reverse order (slowest link first), which shows
+//!   what the order is worth (genaud2003 Thm 3).
+//!
+//! Errors are thrown as JavaScript `Error`s with the core's message, which names the input
+//! (`platform JSON: workers[2].comp_per_item must be finite and > 0, got -1`), so the page
+//! can point at the field.
 #![forbid(unsafe_code)]
+
+use core::fmt::Write;
+
+use divload::json::{self, CandidateEntry, PlatformFile, WorkerEntry};
+use divload::{Assignment, Options, OrderPolicy, Problem, Root, RootCandidate, Scratch, Worker};
+use wasm_bindgen::prelude::*;
+
+/// Most workers the page plans (about 200 MB of memory at this size).
+pub const MAX_WORKERS: usize = 1 << 20;
+
+/// Plans a scatter; returns the result document (a JSON string, as `divload plan --json`).
+///
+/// `platform` is a platform document: a JSON string or a JavaScript object.
+///
+/// # Errors
+///
+/// Throws an `Error` whose message names the offending input.
+#[wasm_bindgen]
+pub fn plan(platform: JsValue) -> Result<String, JsError> {
+    let text = platform_text(platform)?;
+    Planned::new(&text).map(|p| p.document).map_err(|e| JsError::new(&e))
+}
+
+/// The balanced plan, the even split and the reversed order, as one JSON string (see the
+/// crate docs).
+///
+/// # Errors
+///
+/// Throws an `Error` whose message names the offending input.
+#[wasm_bindgen]
+pub fn schedules(platform: JsValue) -> Result<String, JsError> {
+    let text = platform_text(platform)?;
+    schedules_json(&text).map_err(|e| JsError::new(&e))
+}
+
+/// The library version.
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
+
+fn platform_text(platform: JsValue) -> Result<String, JsError> {
+    if let Some(s) = platform.as_string() {
+        return Ok(s);
+    }
+    if platform.is_object() {
+        let s = js_sys::JSON::stringify(&platform)
+            .map_err(|_| JsError::new("platform: the object cannot be converted to JSON"))?;
+        return Ok(String::from(s));
+    }
+    Err(JsError::new("platform: expected a JSON string or an object"))
+}
+
+/// A planned platform, owning everything the core borrowed.
+#[derive(Debug)]
+pub struct Planned {
+    /// The workers after expanding `count`, by rank.
+    pub workers: Vec<Worker<f64>>,
+    /// The plan in send order.
+    pub plan: Vec<Assignment<f64>>,
+    /// The root's rank.
+    pub root: usize,
+    /// Planning options.
+    pub options: Options,
+    /// Items.
+    pub items: u64,
+    /// The result document.
+    pub document: String,
+}
+
+impl Planned {
+    /// Parses and plans a platform document.
+    ///
+    /// # Errors
+    ///
+    /// The core's message for any invalid input.
+    pub fn new(text: &str) -> Result<Planned, String> {
+        let bytes = text.as_bytes();
+        let bound = json::max_entries(bytes);
+        let mut entries = vec![WorkerEntry::EMPTY; bound];
+        let mut cands = vec![CandidateEntry::EMPTY; bound];
+        let file: PlatformFile<'_> =
+            json::parse_platform(bytes, &mut entries, &mut cands).map_err(|e| e.to_string())?;
+        if file.workers > MAX_WORKERS {
+            return Err(format!("workers: at most {MAX_WORKERS} workers, got {}", file.workers));
+        }
+        let mut workers = vec![Worker::linear(0.0, 1.0); file.workers];
+        let mut root_cands = vec![RootCandidate::local(0); file.candidates];
+        let problem =
+            file.problem(&entries, &cands, &mut workers, &mut root_cands).map_err(|e| e.to_string())?;
+        let mut out = vec![Assignment::EMPTY; file.workers];
+        let mut scratch = vec![Scratch::EMPTY; file.workers];
+        let summary = divload::plan(&problem, &mut out, &mut scratch).map_err(|e| e.to_string())?;
+        let longest = entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
+        let mut doc = vec![0u8; json::max_result_len(out.len(), longest)];
+        let n = json::write_result(&file, &entries, &summary, &out, &mut doc).map_err(|e| e.to_string())?;
+        doc.truncate(n);
+        let document = String::from_utf8(doc).map_err(|_| "result document: not UTF-8".to_string())?;
+        let (options, items) = (file.options, file.items);
+        Ok(Planned { workers, plan: out, root: summary.root, options, items, document })
+    }
+
+    /// The even split (`MPI_Scatter`: ⌊n/P⌋ each, one more for the first n mod P) in the
+    /// planned send order, evaluated.
+    ///
+    /// # Errors
+    ///
+    /// Only if the plan were inconsistent, which `plan` never returns.
+    pub fn even(&self) -> Result<Vec<Assignment<f64>>, String> {
+        let p = self.plan.len() as u64;
+        let mut even: Vec<Assignment<f64>> = self
+            .plan
+            .iter()
+            .enumerate()
+            .map(|(k, a)| Assignment {
+                worker: a.worker,
+                count: self.items / p + u64::from((k as u64) < self.items % p),
+                ..Assignment::EMPTY
+            })
+            .collect();
+        divload::evaluate(&self.workers, self.root, self.options.root_mode, self.items, &mut even)
+            .map_err(|e| e.to_string())?;
+        Ok(even)
+    }
+
+    /// The balanced plan for the reverse of the planned send order (the root keeps its
+    /// place: last after sending, first when it overlaps), with ranks of the original input.
+    ///
+    /// # Errors
+    ///
+    /// The core's message if planning fails (it does not for a platform `new` accepted).
+    pub fn reversed(&self) -> Result<Vec<Assignment<f64>>, String> {
+        let mut order: Vec<usize> = self.plan.iter().map(|a| a.worker).filter(|&w| w != self.root).collect();
+        order.reverse();
+        order.push(self.root);
+        let permuted: Vec<Worker<f64>> = order.iter().map(|&w| self.workers[w]).collect();
+        let options = Options { order: OrderPolicy::Given, ..self.options };
+        let problem =
+            Problem { workers: &permuted, root: Root::Fixed(order.len() - 1), items: self.items, options };
+        let mut out = vec![Assignment::EMPTY; order.len()];
+        let mut scratch = vec![Scratch::EMPTY; order.len()];
+        divload::plan(&problem, &mut out, &mut scratch).map_err(|e| e.to_string())?;
+        for a in &mut out {
+            a.worker = order[a.worker];
+        }
+        Ok(out)
+    }
+}
+
+/// [`schedules`] without the JavaScript types, for tests on any target.
+///
+/// # Errors
+///
+/// The core's message for any invalid input.
+pub fn schedules_json(text: &str) -> Result<String, String> {
+    let planned = Planned::new(text)?;
+    let mut s = String::with_capacity(planned.document.len() * 3);
+    s.push_str("{\"plan\":");
+    s.push_str(&planned.document);
+    s.push_str(",\"even\":");
+    write_schedule(&mut s, &planned.even()?);
+    s.push_str(",\"reversed\":");
+    write_schedule(&mut s, &planned.reversed()?);
+    s.push('}');
+    Ok(s)
+}
+
+fn write_schedule(s: &mut String, rows: &[Assignment<f64>]) {
+    let makespan = rows.iter().map(|a| a.finish).fold(0.0, f64::max);
+    // Writing to a String cannot fail.
+    let _ = write!(s, "{{\"makespan\":{makespan},\"rows\":[");
+    for (k, a) in rows.iter().enumerate() {
+        let comma = if k + 1 < rows.len() { "," } else { "" };
+        let _ = write!(
+            s,
+            "{{\"rank\":{},\"count\":{},\"start\":{},\"received\":{},\"finish\":{}}}{comma}",
+            a.worker, a.count, a.start, a.received, a.finish
+        );
+    }
+    s.push_str("]}");
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    const TABLE1: &str = include_str!("../../examples/table1.json");
+
+    #[test]
+    fn schedules_of_table1() {
+        let doc: serde_json::Value = serde_json::from_str(&schedules_json(TABLE1).unwrap()).unwrap();
+        let plan = &doc["plan"];
+        let makespan = plan["makespan"].as_f64().unwrap();
+        assert!((makespan - 403.975).abs() < 0.01, "{makespan}");
+        let even = doc["even"]["makespan"].as_f64().unwrap();
+        assert!((even - plan["uniform_makespan"].as_f64().unwrap()).abs() < 1e-9);
+        let reversed = doc["reversed"]["makespan"].as_f64().unwrap();
+        assert!(reversed >= makespan - 1e-9, "Thm 3: the bandwidth order is optimal");
+        for key in ["even", "reversed"] {
+            let rows = doc[key]["rows"].as_array().unwrap();
+            assert_eq!(rows.len(), 16);
+            let sum: u64 = rows.iter().map(|r| r["count"].as_u64().unwrap()).sum();
+            assert_eq!(sum, 817_101);
+            let mut ranks: Vec<u64> = rows.iter().map(|r| r["rank"].as_u64().unwrap()).collect();
+            ranks.sort_unstable();
+            assert_eq!(ranks, (0..16).collect::<Vec<_>>());
+            assert_eq!(rows.last().unwrap()["rank"], 0, "the root is served last");
+        }
+        // The reversed order really is the planned order backwards.
+        let fwd: Vec<u64> =
+            plan["plan"].as_array().unwrap().iter().map(|r| r["rank"].as_u64().unwrap()).collect();
+        let rev: Vec<u64> =
+            doc["reversed"]["rows"].as_array().unwrap().iter().map(|r| r["rank"].as_u64().unwrap()).collect();
+        let mut back = fwd[..15].to_vec();
+        back.reverse();
+        assert_eq!(&rev[..15], &back[..]);
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let bad = TABLE1.replace("\"comp_per_item\": 0.004629", "\"comp_per_item\": -1");
+        assert_eq!(
+            schedules_json(&bad).unwrap_err(),
+            "platform JSON: workers[2].comp_per_item must be finite and > 0, got -1"
+        );
+        assert!(schedules_json("{").unwrap_err().contains("truncated"));
+    }
+}
