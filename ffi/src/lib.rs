@@ -274,32 +274,22 @@ pub unsafe extern "C" fn divload_plan_counts(
     displs_len: usize,
     summary: *mut divload_summary,
 ) -> divload_status {
-    boundary(|| {
-        let workers = unsafe { input(workers, workers_len, "workers")? };
-        let options = unsafe { options_or_default(options)? };
-        let counts = unsafe { output(counts, counts_len, "counts")? };
-        let displs = unsafe { output(displs, displs_len, "displs")? };
-        if items > c_int::MAX as u64 {
-            return Err(Failure::new(
-                DIVLOAD_OVERFLOW,
-                format!(
-                    "items: at most INT_MAX = {} fit MPI_Scatterv's int counts, got {items}; \
-                     use divload_plan_counts64 with MPI_Scatterv_c",
-                    c_int::MAX
-                ),
-            ));
-        }
-        check_len("counts", workers_len, counts_len)?;
-        check_len("displs", workers_len, displs_len)?;
-        let planned = compute(workers, root, items, options)?;
-        // Every count and displacement is at most `items`, which fits an int.
-        for a in &planned.plan {
-            counts[a.worker] = c_int::try_from(a.count).unwrap_or(c_int::MAX);
-            displs[a.worker] = c_int::try_from(a.displacement).unwrap_or(c_int::MAX);
-        }
-        unsafe { write_summary(summary, &planned.summary) };
-        Ok(())
-    })
+    // SAFETY: the caller's contract, as documented above.
+    unsafe {
+        plan_by_rank(
+            workers,
+            workers_len,
+            root,
+            items,
+            options,
+            counts,
+            counts_len,
+            displs,
+            displs_len,
+            summary,
+            Some(c_int::MAX as u64),
+        )
+    }
 }
 
 /// As `divload_plan_counts` with 64-bit counts and displacements, for the MPI-4 large
@@ -322,18 +312,66 @@ pub unsafe extern "C" fn divload_plan_counts64(
     displs_len: usize,
     summary: *mut divload_summary,
 ) -> divload_status {
+    // SAFETY: the caller's contract, as documented above. Up to 2^53 items (checked by
+    // the core), which fits an i64.
+    unsafe {
+        plan_by_rank(
+            workers,
+            workers_len,
+            root,
+            items,
+            options,
+            counts,
+            counts_len,
+            displs,
+            displs_len,
+            summary,
+            None,
+        )
+    }
+}
+
+/// The body of `divload_plan_counts` and `divload_plan_counts64`: counts and
+/// displacements by rank. `int_limit` is the `int` call's limit on the item count; every
+/// count and displacement is at most `items`, so below it each one converts.
+///
+/// # Safety
+///
+/// As the two entry points.
+#[allow(clippy::too_many_arguments)]
+unsafe fn plan_by_rank<T: TryFrom<u64> + Default>(
+    workers: *const divload_worker,
+    workers_len: usize,
+    root: usize,
+    items: u64,
+    options: *const divload_options,
+    counts: *mut T,
+    counts_len: usize,
+    displs: *mut T,
+    displs_len: usize,
+    summary: *mut divload_summary,
+    int_limit: Option<u64>,
+) -> divload_status {
     boundary(|| {
         let workers = unsafe { input(workers, workers_len, "workers")? };
         let options = unsafe { options_or_default(options)? };
         let counts = unsafe { output(counts, counts_len, "counts")? };
         let displs = unsafe { output(displs, displs_len, "displs")? };
+        if let Some(limit) = int_limit.filter(|&limit| items > limit) {
+            return Err(Failure::new(
+                DIVLOAD_OVERFLOW,
+                format!(
+                    "items: at most INT_MAX = {limit} fit MPI_Scatterv's int counts, got {items}; \
+                     use divload_plan_counts64 with MPI_Scatterv_c"
+                ),
+            ));
+        }
         check_len("counts", workers_len, counts_len)?;
         check_len("displs", workers_len, displs_len)?;
         let planned = compute(workers, root, items, options)?;
-        // Every count is at most 2^53 (checked by the core), which fits an i64.
         for a in &planned.plan {
-            counts[a.worker] = i64::try_from(a.count).unwrap_or(i64::MAX);
-            displs[a.worker] = i64::try_from(a.displacement).unwrap_or(i64::MAX);
+            counts[a.worker] = T::try_from(a.count).unwrap_or_default();
+            displs[a.worker] = T::try_from(a.displacement).unwrap_or_default();
         }
         unsafe { write_summary(summary, &planned.summary) };
         Ok(())
@@ -526,6 +564,13 @@ fn check_addressable<T>(len: usize, name: &str) -> Result<(), Failure> {
 ///
 /// `ptr` must be null or valid for reads of `len` elements for the call's duration.
 unsafe fn input<'a, T>(ptr: *const T, len: usize, name: &str) -> Result<&'a [T], Failure> {
+    check_raw(ptr, len, name)?;
+    // SAFETY: non-null, aligned, size within isize::MAX; validity is the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// Null, alignment and size checks for a pointer and length from C.
+fn check_raw<T>(ptr: *const T, len: usize, name: &str) -> Result<(), Failure> {
     if ptr.is_null() {
         return Err(null_failure(name));
     }
@@ -535,9 +580,7 @@ unsafe fn input<'a, T>(ptr: *const T, len: usize, name: &str) -> Result<&'a [T],
             format!("{name}: pointer is not aligned for its type"),
         ));
     }
-    check_addressable::<T>(len, name)?;
-    // SAFETY: non-null, aligned, size within isize::MAX; validity is the caller's contract.
-    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+    check_addressable::<T>(len, name)
 }
 
 /// An output slice from C; see [`input`].
@@ -546,16 +589,7 @@ unsafe fn input<'a, T>(ptr: *const T, len: usize, name: &str) -> Result<&'a [T],
 ///
 /// `ptr` must be null or valid for writes of `len` elements, not aliasing the inputs.
 unsafe fn output<'a, T>(ptr: *mut T, len: usize, name: &str) -> Result<&'a mut [T], Failure> {
-    if ptr.is_null() {
-        return Err(null_failure(name));
-    }
-    if !ptr.is_aligned() {
-        return Err(Failure::new(
-            DIVLOAD_INVALID_INPUT,
-            format!("{name}: pointer is not aligned for its type"),
-        ));
-    }
-    check_addressable::<T>(len, name)?;
+    check_raw(ptr.cast_const(), len, name)?;
     // SAFETY: as in `input`.
     Ok(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
 }
