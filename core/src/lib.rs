@@ -57,6 +57,7 @@
 #[cfg(test)]
 extern crate std;
 
+mod chain;
 mod error;
 mod model;
 mod num;

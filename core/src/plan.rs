@@ -4,6 +4,7 @@
 //! (`size_of::<Assignment<N>>() + size_of::<Scratch<N>>()` bytes per worker: 120 bytes for
 //! `f64` on 64-bit targets). Nothing else is allocated; the stack use is constant.
 
+use crate::chain::Chain;
 use crate::error::Error;
 use crate::model::{Costs, Options, RootCandidate, RootMode, Worker};
 use crate::num::Real;
@@ -283,21 +284,17 @@ fn choose_root<N: Real>(
 
 /// Fills start, received, finish and displacement from the counts; returns the makespan.
 fn fill_times<N: Real>(costs: &Costs<'_, N>, plan: &mut [Assignment<N>]) -> N {
-    let mut sent = N::ZERO;
+    let mut chain = Chain::new();
     let mut offset = 0u64;
-    let mut makespan = N::ZERO;
     for a in plan.iter_mut() {
         let w = costs.of(a.worker);
         let x = N::from_u64(a.count);
+        let t = chain.serve(w.comm_time(x), w.comp_time(x));
         a.displacement = offset;
         offset += a.count;
-        a.start = sent;
-        a.received = sent + w.comm_time(x);
-        a.finish = a.received + w.comp_time(x);
-        sent = a.received;
-        makespan = makespan.max_of(a.finish);
+        (a.start, a.received, a.finish) = (t.start, t.received, t.finish);
     }
-    makespan
+    chain.makespan()
 }
 
 /// `T + maxᵢ (Σ_{j≤i} λⱼ + μᵢ)` over workers with a positive rational share: rounding
@@ -325,16 +322,13 @@ fn uniform_makespan<N: Real>(
 ) -> N {
     let base = items / p as u64;
     let extra = (items % p as u64) as usize;
-    let mut sent = N::ZERO;
-    let mut makespan = N::ZERO;
+    let mut chain = Chain::new();
     for k in 0..p {
         let w = costs.of(order(k));
         let x = N::from_u64(base + u64::from(k < extra));
-        let recv = w.comm_time(x);
-        makespan = makespan.max_of(sent + recv + w.comp_time(x));
-        sent = sent + recv;
+        chain.serve(w.comm_time(x), w.comp_time(x));
     }
-    makespan
+    chain.makespan()
 }
 
 /// Evaluates any integer plan: given `plan[..].worker` (send order) and `plan[..].count`,

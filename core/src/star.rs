@@ -21,6 +21,7 @@
 //! keeping the best plan, until it stops improving. The result is feasible but not always
 //! optimal; [`lower_bound`] gives a certified lower bound for any plan in the same order.
 
+use crate::chain::Chain;
 use crate::model::{Costs, Worker};
 use crate::num::Real;
 use crate::plan::Scratch;
@@ -154,16 +155,12 @@ fn distribute_forward<N: Real>(costs: &Costs<'_, N>, items: N, head: usize, slot
 
 /// Makespan of the rational shares in `slots` (latencies charged to participants only).
 pub(crate) fn makespan_of_shares<N: Real>(costs: &Costs<'_, N>, slots: &[Scratch<N>]) -> N {
-    let mut sent = N::ZERO;
-    let mut makespan = N::ZERO;
+    let mut chain = Chain::new();
     for s in slots {
         let w = costs.of(s.worker);
-        let recv = w.comm_time(s.share);
-        let finish = sent + recv + w.comp_time(s.share);
-        sent = sent + recv;
-        makespan = makespan.max_of(finish);
+        chain.serve(w.comm_time(s.share), w.comp_time(s.share));
     }
-    makespan
+    chain.makespan()
 }
 
 /// A certified lower bound on the makespan of *any* plan, rational or integer, that serves

@@ -1,0 +1,45 @@
+//! The send chain of genaud2003 eq. (1)–(2): the root serves one worker at a time, so the
+//! worker at send position *k* starts receiving when the previous one has received, and
+//! finishes `comp` seconds after its own share has arrived. Every solver and evaluator
+//! in the crate walks the chain through [`Chain`], so they all agree on what a makespan is.
+
+use crate::num::Real;
+
+/// When one position of the chain starts receiving, has received, and finishes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Served<N> {
+    pub start: N,
+    pub received: N,
+    pub finish: N,
+}
+
+/// A walk along the send chain, one position at a time.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Chain<N> {
+    sent: N,
+    makespan: N,
+}
+
+impl<N: Real> Chain<N> {
+    pub fn new() -> Self {
+        Chain { sent: N::ZERO, makespan: N::ZERO }
+    }
+
+    /// Serves the next position, which takes `comm` seconds to receive its share and
+    /// `comp` seconds to compute it.
+    #[inline]
+    pub fn serve(&mut self, comm: N, comp: N) -> Served<N> {
+        let start = self.sent;
+        let received = start + comm;
+        let finish = received + comp;
+        self.sent = received;
+        self.makespan = self.makespan.max_of(finish);
+        Served { start, received, finish }
+    }
+
+    /// The latest finish time so far (eq. 2).
+    #[inline]
+    pub fn makespan(&self) -> N {
+        self.makespan
+    }
+}
