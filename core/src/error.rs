@@ -129,6 +129,35 @@ enum Kind {
         root: usize,
         first: bool,
     },
+    Point {
+        index: usize,
+        what: &'static str,
+        value: f64,
+    },
+    Parameter {
+        name: &'static str,
+        range: &'static str,
+        value: f64,
+    },
+    TimeValue {
+        worker: usize,
+        part: &'static str,
+        items: u64,
+        value: f64,
+    },
+    Decreasing {
+        worker: usize,
+        part: &'static str,
+        items: u64,
+    },
+    TooLarge {
+        what: &'static str,
+        max: u64,
+        value: u64,
+    },
+    Unsupported {
+        message: &'static str,
+    },
     #[cfg_attr(not(feature = "json"), allow(dead_code))]
     Json {
         message: &'static str,
@@ -150,9 +179,10 @@ impl Error {
     pub fn code(&self) -> ErrorCode {
         match self.kind {
             Kind::Buffer { .. } => ErrorCode::BufferTooSmall,
-            Kind::TooManyItems { .. } | Kind::NotRepresentable { .. } | Kind::NumericOverflow { .. } => {
-                ErrorCode::Overflow
-            }
+            Kind::TooManyItems { .. }
+            | Kind::NotRepresentable { .. }
+            | Kind::NumericOverflow { .. }
+            | Kind::TooLarge { .. } => ErrorCode::Overflow,
             Kind::Json { .. } => ErrorCode::Json,
             _ => ErrorCode::InvalidInput,
         }
@@ -217,6 +247,24 @@ impl Error {
     pub(crate) const fn root_position(root: usize, first: bool) -> Error {
         Error { kind: Kind::RootPosition { root, first } }
     }
+    pub(crate) const fn point(index: usize, what: &'static str, value: f64) -> Error {
+        Error { kind: Kind::Point { index, what, value } }
+    }
+    pub(crate) const fn parameter(name: &'static str, range: &'static str, value: f64) -> Error {
+        Error { kind: Kind::Parameter { name, range, value } }
+    }
+    pub(crate) const fn time_value(worker: usize, part: &'static str, items: u64, value: f64) -> Error {
+        Error { kind: Kind::TimeValue { worker, part, items, value } }
+    }
+    pub(crate) const fn decreasing(worker: usize, part: &'static str, items: u64) -> Error {
+        Error { kind: Kind::Decreasing { worker, part, items } }
+    }
+    pub(crate) const fn too_large(what: &'static str, max: u64, value: u64) -> Error {
+        Error { kind: Kind::TooLarge { what, max, value } }
+    }
+    pub(crate) const fn unsupported(message: &'static str) -> Error {
+        Error { kind: Kind::Unsupported { message } }
+    }
     #[cfg_attr(not(feature = "json"), allow(dead_code))]
     pub(crate) const fn json(message: &'static str, detail: Detail) -> Error {
         Error { kind: Kind::Json { message, detail } }
@@ -276,6 +324,22 @@ impl fmt::Display for Error {
                 "plan: the root (worker {root}) must be served {}",
                 if first { "first with root_mode overlap" } else { "last with root_mode after_send" }
             ),
+            Kind::Point { index, what, value } => {
+                write!(f, "tabulated cost: point {index}: {what}, got {value}")
+            }
+            Kind::Parameter { name, range, value } => write!(f, "{name}: must be {range}, got {value}"),
+            Kind::TimeValue { worker, part, items, value } => write!(
+                f,
+                "worker {worker}: {part} time of {items} items must be finite and >= 0 (0 for 0 items), got {value}"
+            ),
+            Kind::Decreasing { worker, part, items } => write!(
+                f,
+                "worker {worker}: {part} time must not decrease with the item count, \
+                 but {items} items take less than {} (use a solver without pruning, or repair the costs)",
+                items.saturating_sub(1)
+            ),
+            Kind::TooLarge { what, max, value } => write!(f, "{what}: at most {max}, got {value}"),
+            Kind::Unsupported { message } => f.write_str(message),
             Kind::Json { message, detail } => match detail {
                 Detail::None => write!(f, "platform JSON: {message}"),
                 Detail::Entry { list, index: usize::MAX, .. } => {

@@ -58,6 +58,8 @@
 extern crate std;
 
 mod chain;
+pub mod cost;
+pub mod dp;
 mod error;
 mod model;
 mod num;
@@ -72,7 +74,7 @@ pub mod json;
 pub use error::{Error, ErrorCode, Field};
 pub use model::{Options, OrderPolicy, RootCandidate, RootMode, Rounding, Worker};
 pub use num::{Real, Q32};
-pub use plan::{evaluate, plan, Assignment, Problem, Root, Scratch, Summary};
+pub use plan::{evaluate, plan, Assignment, Method, Problem, Root, Scratch, Summary};
 
 /// Rounds rational shares to integer counts with an exact sum.
 ///

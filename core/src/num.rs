@@ -46,6 +46,9 @@ pub trait Real:
     const MAX_ITEMS: u64;
     /// Short name used in error messages (`"f64"`, `"f32"`, `"Q32"`).
     const NAME: &'static str;
+    /// A value above every finite one, for which `is_finite()` is `false` (`Q32`: its
+    /// saturated maximum).
+    const INFINITY: Self;
 
     /// Converts from `f64`; `None` for NaN, infinities, and values this type cannot hold.
     fn from_f64(x: f64) -> Option<Self>;
@@ -90,6 +93,7 @@ impl Real for f64 {
     const ONE: Self = 1.0;
     const MAX_ITEMS: u64 = 1 << 53;
     const NAME: &'static str = "f64";
+    const INFINITY: Self = f64::INFINITY;
 
     #[inline]
     fn from_f64(x: f64) -> Option<Self> {
@@ -105,8 +109,9 @@ impl Real for f64 {
     }
     #[inline]
     fn floor_u64(self) -> u64 {
-        // `as` saturates: NaN -> 0, negative -> 0, too large -> u64::MAX.
-        libm::floor(self) as u64
+        // `as` truncates and saturates: NaN -> 0, negative -> 0, too large -> u64::MAX;
+        // for the values it keeps, truncation is the floor.
+        self as u64
     }
     #[inline]
     fn is_finite(self) -> bool {
@@ -119,6 +124,7 @@ impl Real for f32 {
     const ONE: Self = 1.0;
     const MAX_ITEMS: u64 = 1 << 24;
     const NAME: &'static str = "f32";
+    const INFINITY: Self = f32::INFINITY;
 
     #[inline]
     fn from_f64(x: f64) -> Option<Self> {
@@ -135,7 +141,7 @@ impl Real for f32 {
     }
     #[inline]
     fn floor_u64(self) -> u64 {
-        libm::floorf(self) as u64
+        self as u64
     }
     #[inline]
     fn is_finite(self) -> bool {
@@ -222,6 +228,7 @@ impl Real for Q32 {
     const ONE: Self = Q32(I32F32::ONE);
     const MAX_ITEMS: u64 = i32::MAX as u64;
     const NAME: &'static str = "Q32";
+    const INFINITY: Self = Q32(I32F32::MAX);
 
     #[inline]
     fn from_f64(x: f64) -> Option<Self> {

@@ -125,9 +125,46 @@ pub struct Summary<N> {
     pub uniform_makespan: N,
     /// Number of workers that receive items.
     pub participating: usize,
+    /// How the counts were obtained.
+    pub method: Method,
+}
+
+/// How a plan's counts were obtained.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// Rational shares in closed form (genaud2003 Thm 1–2, affine costs), then rounded.
+    #[default]
+    ClosedForm,
+    /// The exact integer dynamic program ([`dp::exact`](crate::dp::exact)): optimal for
+    /// the send order.
+    ExactDp,
+    /// The dynamic program over sampled sizes with a bounded memory, finished item by
+    /// item ([`sampled`](crate::sampled)); `lower_bound` certifies its distance to the optimum.
+    SampledDp,
+    /// The threshold search for computation-only costs ([`threshold`](crate::threshold)):
+    /// optimal.
+    Threshold,
+}
+
+impl Method {
+    /// The name used in result documents and on the command line.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Method::ClosedForm => "closed_form",
+            Method::ExactDp => "exact_dp",
+            Method::SampledDp => "sampled_dp",
+            Method::Threshold => "threshold",
+        }
+    }
 }
 
 impl<N: Real> Summary<N> {
+    /// The certified distance to the optimum for this send order, in seconds:
+    /// `makespan − lower_bound` (0 for the exact solvers, up to rounding).
+    pub fn gap(&self) -> N {
+        (self.makespan - self.lower_bound).max_of(N::ZERO)
+    }
+
     /// How much faster than the even split: `uniform_makespan / makespan`.
     pub fn speedup(&self) -> f64 {
         let m = self.makespan.to_f64();
@@ -226,6 +263,7 @@ pub fn plan<N: Real>(
         bound,
         uniform_makespan,
         participating: out.iter().filter(|a| a.count > 0).count(),
+        method: Method::ClosedForm,
     };
     if ![makespan, rational.makespan, bound, uniform_makespan, root_transfer].iter().all(|t| t.is_finite()) {
         return Err(Error::numeric_overflow(N::NAME));

@@ -1,0 +1,591 @@
+//! Cost functions beyond affine: how long a worker takes to receive or compute `x` items.
+//!
+//! genaud2003 §3.2 only asks that `T_comm(i, x)` and `T_comp(i, x)` be non-negative and 0
+//! for 0 items (Algorithm 1), and non-decreasing for the pruned Algorithm 2. Real timings
+//! are rarely affine (caches, paging, `n log n` sorts), so the dynamic programs in
+//! [`dp`](crate::dp) take any [`CostFn`]:
+//!
+//! * [`Affine`]: `latency + per_item·x`, the closed forms' model;
+//! * [`Tabulated`]: measured points `(items, seconds)`, interpolated piecewise-linearly and
+//!   extended beyond the first and last points by their segments. [`Tabulated::new`]
+//!   rejects points whose times decrease; [`Tabulated::repaired`] makes them non-decreasing
+//!   the way cerin2006 §3.3(d) suggests, replacing conflicting points by their weighted
+//!   mean (pool-adjacent-violators, i.e. the least-squares non-decreasing fit);
+//! * [`PowerLaw`]: `latency + coeff·x^exponent` (e.g. exponent 2 for a quadratic sort);
+//! * [`FnCost`]: any closure `Fn(u64) -> N`, checked by the solvers before use.
+//!
+//! A cost function gives 0 for 0 items whatever its parameters: a worker given nothing
+//! takes no part.
+
+use crate::error::Error;
+use crate::num::Real;
+
+/// The time a worker needs for a number of items: to receive them, or to compute them.
+///
+/// Implementations must return 0 for 0 items and a finite value ≥ 0 otherwise. The pruned
+/// solvers also need it to be non-decreasing; [`CostFn::non_decreasing`] says whether the
+/// type guarantees that, and when it does not the solvers check every value they may use.
+pub trait CostFn<N: Real> {
+    /// Seconds for `items` items.
+    fn time(&self, items: u64) -> N;
+
+    /// The largest `x` in `0..=limit` with `time(x) ≤ t`, for a non-decreasing function
+    /// (`None` when `t < 0`): how many items fit in `t` seconds. The default is a binary
+    /// search; types with an inverse override it.
+    fn max_within(&self, t: N, limit: u64) -> Option<u64> {
+        if t < N::ZERO {
+            return None;
+        }
+        Some(search_within(|x| self.time(x) <= t, limit))
+    }
+
+    /// `true` when the type guarantees a non-decreasing function with `time(0) = 0` and
+    /// finite, non-negative values (checked when the value was built).
+    fn non_decreasing(&self) -> bool {
+        false
+    }
+}
+
+/// The largest `x` in `0..=limit` with `fits(x)`, for a predicate true at 0 and
+/// monotone (true, then false).
+fn search_within(fits: impl Fn(u64) -> bool, limit: u64) -> u64 {
+    let (mut lo, mut hi) = (0u64, limit);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
+impl<N: Real, C: CostFn<N> + ?Sized> CostFn<N> for &C {
+    fn time(&self, items: u64) -> N {
+        (**self).time(items)
+    }
+    fn max_within(&self, t: N, limit: u64) -> Option<u64> {
+        (**self).max_within(t, limit)
+    }
+    fn non_decreasing(&self) -> bool {
+        (**self).non_decreasing()
+    }
+}
+
+/// `latency + per_item·x` for `x > 0`, 0 for `x = 0` (genaud2003 §4's affine costs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Affine<N> {
+    latency: N,
+    per_item: N,
+    /// `1/per_item` (0 when `per_item` is 0), for a first guess of the inverse.
+    inverse: N,
+}
+
+impl<N: Real> Affine<N> {
+    /// An affine cost. `latency` in seconds, `per_item` in seconds per item.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::InvalidInput`](crate::ErrorCode::InvalidInput) when either value is
+    /// NaN, infinite or negative.
+    ///
+    /// ```
+    /// use divload::cost::{Affine, CostFn};
+    /// let f = Affine::new(0.5, 0.01).unwrap();
+    /// assert_eq!(f.time(0), 0.0);
+    /// assert_eq!(f.time(100), 1.5);
+    /// assert!(Affine::new(-1.0, 0.01).is_err());
+    /// ```
+    pub fn new(latency: N, per_item: N) -> Result<Self, Error> {
+        let ok = |v: N| v.is_finite() && v >= N::ZERO;
+        if !ok(latency) {
+            return Err(Error::parameter("affine cost: latency", "finite and >= 0", latency.to_f64()));
+        }
+        if !ok(per_item) {
+            return Err(Error::parameter("affine cost: per_item", "finite and >= 0", per_item.to_f64()));
+        }
+        Ok(Self::checked(latency, per_item))
+    }
+
+    /// For values already checked (a validated [`Worker`](crate::Worker)).
+    pub(crate) fn checked(latency: N, per_item: N) -> Self {
+        let inverse = if per_item > N::ZERO { N::ONE / per_item } else { N::ZERO };
+        Affine { latency, per_item, inverse }
+    }
+
+    /// The fixed part, seconds.
+    pub fn latency(&self) -> N {
+        self.latency
+    }
+
+    /// The part per item, seconds per item.
+    pub fn per_item(&self) -> N {
+        self.per_item
+    }
+}
+
+impl<N: Real> CostFn<N> for Affine<N> {
+    #[inline]
+    fn time(&self, items: u64) -> N {
+        if items == 0 {
+            N::ZERO
+        } else {
+            self.latency + self.per_item * N::from_u64(items)
+        }
+    }
+
+    fn max_within(&self, t: N, limit: u64) -> Option<u64> {
+        if t < N::ZERO {
+            return None;
+        }
+        if self.per_item <= N::ZERO {
+            return Some(if self.latency <= t { limit } else { 0 });
+        }
+        // Solve, then correct the rounding against `time` itself, so the answer is exact
+        // for the function the solvers evaluate.
+        let mut g = ((t - self.latency) * self.inverse).floor_u64().min(limit);
+        for _ in 0..4 {
+            if g < limit && self.time(g + 1) <= t {
+                g += 1;
+            } else if g >= 1 && self.time(g) > t {
+                g -= 1;
+            } else {
+                return Some(g);
+            }
+        }
+        // Saturated arithmetic put the guess far off.
+        Some(search_within(|x| self.time(x) <= t, limit))
+    }
+
+    fn non_decreasing(&self) -> bool {
+        true
+    }
+}
+
+/// A cost measured at a few sizes: points `(items, seconds)` sorted by size, at most `M`
+/// of them (fixed capacity, no allocation).
+///
+/// Between two points the time is interpolated linearly; before the first point the first
+/// segment is extended down to 0 (not below), after the last point the last segment is
+/// extended. With a single point `(s, y)` the time is proportional, `y·x/s` (constant `y`
+/// when `s` is 0). Values at the points are exact, and interpolated values never leave the
+/// interval between their segment's end points, so the function is non-decreasing exactly,
+/// not just up to rounding.
+#[derive(Clone, Debug)]
+pub struct Tabulated<N, const M: usize> {
+    points: heapless::Vec<(u64, N), M>,
+}
+
+impl<N: Real, const M: usize> Tabulated<N, M> {
+    /// A table from points sorted by strictly increasing size whose times do not decrease.
+    ///
+    /// # Errors
+    ///
+    /// * [`ErrorCode::InvalidInput`](crate::ErrorCode::InvalidInput): no points; a time
+    ///   that is NaN, infinite or negative; sizes not strictly increasing; a time lower
+    ///   than the previous point's (use [`Tabulated::repaired`] for noisy measurements).
+    ///   The message names the point.
+    /// * [`ErrorCode::Overflow`](crate::ErrorCode::Overflow): more than `M` points, or a
+    ///   time that does not fit `N`.
+    ///
+    /// ```
+    /// use divload::cost::{CostFn, Tabulated};
+    /// let f = Tabulated::<f64, 8>::new(&[(1000, 2.0), (2000, 5.0)]).unwrap();
+    /// assert_eq!(f.time(1500), 3.5);
+    /// assert_eq!(f.time(3000), 8.0); // the last segment, extended
+    /// let err = Tabulated::<f64, 8>::new(&[(1000, 2.0), (2000, 1.0)]).unwrap_err();
+    /// assert_eq!(err.to_string(), "tabulated cost: point 1: seconds must not be lower than the previous point's (or repair the table), got 1");
+    /// ```
+    pub fn new(points: &[(u64, f64)]) -> Result<Self, Error> {
+        let table = Self::collect(points)?;
+        for (i, w) in table.points.windows(2).enumerate() {
+            if w[1].0 <= w[0].0 {
+                return Err(Error::point(
+                    i + 1,
+                    "size must be greater than the previous point's",
+                    w[1].0 as f64,
+                ));
+            }
+            if w[1].1 < w[0].1 {
+                return Err(Error::point(
+                    i + 1,
+                    "seconds must not be lower than the previous point's (or repair the table)",
+                    w[1].1.to_f64(),
+                ));
+            }
+        }
+        Ok(table)
+    }
+
+    /// A table from noisy measurements, in any order, possibly with repeated sizes:
+    /// repeated sizes are averaged, then points whose times decrease are pooled into their
+    /// weighted mean until the times are non-decreasing (cerin2006 §3.3(d); this is the
+    /// least-squares non-decreasing fit).
+    ///
+    /// # Errors
+    ///
+    /// As [`Tabulated::new`], except that order and decreasing times are repaired.
+    ///
+    /// ```
+    /// use divload::cost::{CostFn, Tabulated};
+    /// // The 2000-item run was disturbed: it looks faster than the 1000-item one.
+    /// let f = Tabulated::<f64, 8>::repaired(&[(2000, 1.0), (1000, 3.0), (4000, 9.0)]).unwrap();
+    /// assert_eq!(f.points(), &[(1000, 2.0), (2000, 2.0), (4000, 9.0)]);
+    /// ```
+    pub fn repaired(points: &[(u64, f64)]) -> Result<Self, Error> {
+        let mut table = Self::collect(points)?;
+        let pts = &mut table.points;
+        pts.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp_total(b.1)));
+        let mean = |y0: N, w0: u64, y1: N, w1: u64| {
+            (y0 * N::from_u64(w0) + y1 * N::from_u64(w1)) / N::from_u64(w0 + w1)
+        };
+        // Repeated sizes: one point with the mean time, weighted by the repetitions.
+        let mut weight = [0u64; M];
+        let mut len = 0usize;
+        for k in 0..pts.len() {
+            let (size, secs) = pts[k];
+            if len > 0 && pts[len - 1].0 == size {
+                pts[len - 1].1 = mean(pts[len - 1].1, weight[len - 1], secs, 1);
+                weight[len - 1] += 1;
+            } else {
+                pts[len] = (size, secs);
+                weight[len] = 1;
+                len += 1;
+            }
+        }
+        pts.truncate(len);
+        // Pool adjacent violators: blocks (end, mean, weight) with non-decreasing means.
+        let mut blocks = [(0usize, N::ZERO, 0u64); M];
+        let mut count = 0usize;
+        for k in 0..len {
+            let (mut y, mut w) = (pts[k].1, weight[k]);
+            while count > 0 && blocks[count - 1].1 > y {
+                let (_, yb, wb) = blocks[count - 1];
+                y = mean(yb, wb, y, w);
+                w += wb;
+                count -= 1;
+            }
+            blocks[count] = (k + 1, y, w);
+            count += 1;
+        }
+        let mut start = 0usize;
+        for &(end, y, _) in &blocks[..count] {
+            for p in &mut pts[start..end] {
+                p.1 = y;
+            }
+            start = end;
+        }
+        Ok(table)
+    }
+
+    /// Checks values and capacity, converting to `N`.
+    fn collect(points: &[(u64, f64)]) -> Result<Self, Error> {
+        if points.is_empty() {
+            return Err(Error::point(0, "at least one point is needed", 0.0));
+        }
+        if points.len() > M {
+            return Err(Error::too_large("tabulated cost: number of points", M as u64, points.len() as u64));
+        }
+        let mut out = heapless::Vec::new();
+        for (i, &(size, secs)) in points.iter().enumerate() {
+            if !(secs.is_finite() && secs >= 0.0) {
+                return Err(Error::point(i, "seconds must be finite and >= 0", secs));
+            }
+            let y = N::from_f64(secs).ok_or(Error::point(i, "seconds do not fit the number type", secs))?;
+            // Capacity was checked above.
+            let _ = out.push((size, y));
+        }
+        Ok(Tabulated { points: out })
+    }
+
+    /// The points, sorted by size.
+    pub fn points(&self) -> &[(u64, N)] {
+        &self.points
+    }
+}
+
+impl<N: Real, const M: usize> CostFn<N> for Tabulated<N, M> {
+    fn time(&self, items: u64) -> N {
+        let pts = &self.points[..];
+        if items == 0 {
+            return N::ZERO;
+        }
+        let x = N::from_u64(items);
+        let (first, last) = match (pts.first(), pts.last()) {
+            (Some(&f), Some(&l)) => (f, l),
+            _ => return N::ZERO,
+        };
+        if pts.len() == 1 {
+            let (s, y) = first;
+            return if s == 0 || items == s { y } else { y * x / N::from_u64(s) };
+        }
+        // The segment (i-1, i): the first point at or after `items`, clamped to the ends.
+        let i = pts.partition_point(|p| p.0 < items).clamp(1, pts.len() - 1);
+        let ((s0, y0), (s1, y1)) = (pts[i - 1], pts[i]);
+        if items == s1 {
+            return y1;
+        }
+        let y = y0 + (y1 - y0) * (x - N::from_u64(s0)) / N::from_u64(s1 - s0);
+        if items < first.0 {
+            y.max_of(N::ZERO).min_of(y0)
+        } else if items > last.0 {
+            y.max_of(y1)
+        } else {
+            y.max_of(y0).min_of(y1)
+        }
+    }
+
+    fn non_decreasing(&self) -> bool {
+        true
+    }
+}
+
+/// `latency + coeff·x^exponent` for `x > 0`, 0 for `x = 0`.
+///
+/// The exponent is limited to `0.01..=64`: in that range successive item counts up to
+/// 2⁴⁰ differ by many units in the last place, so the computed function is non-decreasing
+/// despite the rounding of `pow`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PowerLaw<N> {
+    latency: N,
+    coeff: f64,
+    exponent: f64,
+}
+
+impl<N: Real> PowerLaw<N> {
+    /// A power law. `latency` in seconds, `coeff` in seconds per item^exponent.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::InvalidInput`](crate::ErrorCode::InvalidInput) for a negative or
+    /// non-finite latency or coefficient, or an exponent outside `0.01..=64`.
+    ///
+    /// ```
+    /// use divload::cost::{CostFn, PowerLaw};
+    /// let sort = PowerLaw::new(0.0, 1e-6, 2.0).unwrap();
+    /// assert_eq!(sort.time(1000), 1.0);
+    /// assert!(PowerLaw::<f64>::new(0.0, 1e-6, 0.0).is_err());
+    /// ```
+    pub fn new(latency: N, coeff: f64, exponent: f64) -> Result<Self, Error> {
+        if !(latency.is_finite() && latency >= N::ZERO) {
+            return Err(Error::parameter("power law: latency", "finite and >= 0", latency.to_f64()));
+        }
+        if !(coeff.is_finite() && coeff >= 0.0) {
+            return Err(Error::parameter("power law: coeff", "finite and >= 0", coeff));
+        }
+        if !(0.01..=64.0).contains(&exponent) {
+            return Err(Error::parameter("power law: exponent", "in 0.01..=64", exponent));
+        }
+        Ok(PowerLaw { latency, coeff, exponent })
+    }
+}
+
+impl<N: Real> CostFn<N> for PowerLaw<N> {
+    fn time(&self, items: u64) -> N {
+        if items == 0 {
+            return N::ZERO;
+        }
+        let v = self.coeff * libm::pow(items as f64, self.exponent);
+        self.latency + N::from_f64(v).unwrap_or(N::INFINITY)
+    }
+
+    fn non_decreasing(&self) -> bool {
+        true
+    }
+}
+
+/// A caller's own cost function, as a closure or function `Fn(u64) -> N`.
+///
+/// The solvers cannot trust it: before using it they check that it is 0 at 0, finite,
+/// non-negative and (for the pruned solvers) non-decreasing on every size they may ask for.
+///
+/// ```
+/// use divload::cost::{CostFn, FnCost};
+/// let f = FnCost(|x: u64| 0.002 * x as f64 * libm::log2(x as f64 + 1.0));
+/// assert_eq!(f.time(0), 0.0);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct FnCost<F>(pub F);
+
+impl<N: Real, F: Fn(u64) -> N> CostFn<N> for FnCost<F> {
+    fn time(&self, items: u64) -> N {
+        (self.0)(items)
+    }
+}
+
+/// One of the built-in cost functions, for platforms read from files: `M` is the
+/// capacity of a tabulated cost.
+#[derive(Clone, Debug)]
+pub enum Cost<N, const M: usize> {
+    /// See [`Affine`].
+    Affine(Affine<N>),
+    /// See [`Tabulated`].
+    Tabulated(Tabulated<N, M>),
+    /// See [`PowerLaw`].
+    PowerLaw(PowerLaw<N>),
+}
+
+impl<N: Real, const M: usize> CostFn<N> for Cost<N, M> {
+    #[inline]
+    fn time(&self, items: u64) -> N {
+        match self {
+            Cost::Affine(f) => f.time(items),
+            Cost::Tabulated(f) => f.time(items),
+            Cost::PowerLaw(f) => f.time(items),
+        }
+    }
+    fn max_within(&self, t: N, limit: u64) -> Option<u64> {
+        match self {
+            Cost::Affine(f) => f.max_within(t, limit),
+            Cost::Tabulated(f) => f.max_within(t, limit),
+            Cost::PowerLaw(f) => f.max_within(t, limit),
+        }
+    }
+    fn non_decreasing(&self) -> bool {
+        true
+    }
+}
+
+/// A worker described by two cost functions: receiving (`comm`) and computing (`comp`).
+/// The root's `comm` is not used while it is the root: it does not send to itself.
+#[derive(Clone, Copy, Debug)]
+pub struct WorkerCosts<C, D = C> {
+    /// Time to receive `x` items from the root (genaud2003 `T_comm(i, x)`).
+    pub comm: C,
+    /// Time to compute `x` items (`T_comp(i, x)`).
+    pub comp: D,
+}
+
+impl<N: Real> crate::Worker<N> {
+    /// The worker's affine costs as cost functions, for the dynamic programs.
+    ///
+    /// # Errors
+    ///
+    /// As [`Worker::validate`](crate::Worker::validate); `index` is used in messages.
+    pub fn costs(&self, index: usize) -> Result<WorkerCosts<Affine<N>>, Error> {
+        self.validate(index)?;
+        Ok(WorkerCosts {
+            comm: Affine::checked(self.comm_latency, self.comm_per_item),
+            comp: Affine::checked(self.comp_latency, self.comp_per_item),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn brute_max_within<C: CostFn<f64>>(f: &C, t: f64, limit: u64) -> Option<u64> {
+        (0..=limit).filter(|&x| f.time(x) <= t).max()
+    }
+
+    #[test]
+    fn affine_max_within_is_exact() {
+        let fs =
+            [Affine::new(0.0, 0.1).unwrap(), Affine::new(0.3, 0.1).unwrap(), Affine::new(0.3, 0.0).unwrap()];
+        for f in &fs {
+            for t in [-1.0, 0.0, 1e-9, 0.1, 0.3, 0.30000000000000004, 0.4, 0.7, 1.0, 1.3, 5.0] {
+                for limit in [0, 1, 5, 12] {
+                    assert_eq!(
+                        f.max_within(t, limit),
+                        brute_max_within(f, t, limit),
+                        "{f:?} t={t} limit={limit}"
+                    );
+                    let generic = FnCost(|x| f.time(x));
+                    assert_eq!(generic.max_within(t, limit), brute_max_within(f, t, limit));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tabulated_interpolates_extends_and_is_non_decreasing() {
+        let f = Tabulated::<f64, 4>::new(&[(10, 1.0), (20, 1.0), (40, 5.0)]).unwrap();
+        assert_eq!(f.time(0), 0.0);
+        assert_eq!(f.time(10), 1.0);
+        assert_eq!(f.time(15), 1.0);
+        assert_eq!(f.time(30), 3.0);
+        assert_eq!(f.time(60), 9.0);
+        assert_eq!(f.time(5), 1.0, "the flat first segment, extended");
+        let g = Tabulated::<f64, 4>::new(&[(10, 1.0), (20, 3.0)]).unwrap();
+        assert_eq!(g.time(5), 0.0, "extended down, clamped at 0");
+        assert_eq!(g.time(8), 0.6);
+        let one = Tabulated::<f64, 4>::new(&[(100, 2.0)]).unwrap();
+        assert_eq!(one.time(50), 1.0);
+        let lat = Tabulated::<f64, 4>::new(&[(0, 0.5), (100, 1.5)]).unwrap();
+        assert_eq!((lat.time(0), lat.time(1)), (0.0, 0.51));
+        // Non-decreasing on every size, with awkward slopes.
+        let h =
+            Tabulated::<f64, 8>::new(&[(3, 0.1), (7, 0.3), (1000, 0.3000001), (1001, 7.77), (5000, 7.78)])
+                .unwrap();
+        let mut prev = 0.0;
+        for x in 0..7000 {
+            let t = h.time(x);
+            assert!(t >= prev, "x={x}: {t} < {prev}");
+            prev = t;
+        }
+    }
+
+    #[test]
+    fn bad_tables_are_named() {
+        let e = |r: Result<Tabulated<f64, 2>, Error>| std::string::ToString::to_string(&r.unwrap_err());
+        assert_eq!(e(Tabulated::new(&[])), "tabulated cost: point 0: at least one point is needed, got 0");
+        assert_eq!(
+            e(Tabulated::new(&[(1, f64::NAN)])),
+            "tabulated cost: point 0: seconds must be finite and >= 0, got NaN"
+        );
+        assert_eq!(
+            e(Tabulated::new(&[(1, 1.0), (2, -1.0)])),
+            "tabulated cost: point 1: seconds must be finite and >= 0, got -1"
+        );
+        assert_eq!(
+            e(Tabulated::new(&[(2, 1.0), (1, 2.0)])),
+            "tabulated cost: point 1: size must be greater than the previous point's, got 1"
+        );
+        assert_eq!(
+            e(Tabulated::new(&[(1, 1.0), (1, 2.0)])),
+            "tabulated cost: point 1: size must be greater than the previous point's, got 1"
+        );
+        let too_many = Tabulated::<f64, 2>::new(&[(1, 1.0), (2, 2.0), (3, 3.0)]).unwrap_err();
+        assert_eq!(too_many.code(), crate::ErrorCode::Overflow);
+        assert_eq!(
+            std::string::ToString::to_string(&too_many),
+            "tabulated cost: number of points: at most 2, got 3"
+        );
+        assert!(Tabulated::<f64, 2>::repaired(&[(1, f64::INFINITY)]).is_err());
+        let q = Tabulated::<crate::Q32, 2>::new(&[(1, 1e12)]).unwrap_err();
+        assert_eq!(
+            std::string::ToString::to_string(&q),
+            "tabulated cost: point 0: seconds do not fit the number type, got 1000000000000"
+        );
+    }
+
+    #[test]
+    fn repair_pools_violators_into_weighted_means() {
+        let f = Tabulated::<f64, 8>::repaired(&[(1, 1.0), (2, 4.0), (3, 2.0), (4, 3.0), (5, 6.0)]).unwrap();
+        assert_eq!(f.points(), &[(1, 1.0), (2, 3.0), (3, 3.0), (4, 3.0), (5, 6.0)]);
+        // Repeated sizes are averaged first (weight 2), then pooled with weight.
+        let g = Tabulated::<f64, 8>::repaired(&[(2, 1.0), (1, 4.0), (1, 2.0)]).unwrap();
+        assert_eq!(g.points(), &[(1, 7.0 / 3.0), (2, 7.0 / 3.0)]);
+        // Already monotone tables are left as they are.
+        let pts = [(1, 1.0), (2, 2.0), (9, 2.0)];
+        assert_eq!(
+            Tabulated::<f64, 8>::repaired(&pts).unwrap().points(),
+            Tabulated::<f64, 8>::new(&pts).unwrap().points()
+        );
+    }
+
+    #[test]
+    fn power_law_is_non_decreasing_on_integers() {
+        for exponent in [0.01, 0.5, 1.0, 1.5, 2.0] {
+            let f = PowerLaw::<f64>::new(0.0, 1e-3, exponent).unwrap();
+            let mut prev = 0.0;
+            for x in (0..2_000_000u64).step_by(7).chain(1u64 << 39..(1u64 << 39) + 2000) {
+                let t = f.time(x);
+                assert!(t >= prev || x == 1 << 39, "exponent {exponent}, x={x}");
+                prev = t;
+            }
+        }
+    }
+}
