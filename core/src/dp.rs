@@ -348,11 +348,11 @@ impl<N: Real, R: ChoiceRows, F: FnMut(u64, u64)> Visit<N> for Pruned<'_, '_, N, 
 }
 
 /// Send positions of a [`CostProblem`]: `order[k]` is the worker at position `k`.
-struct Positions<'a, C, D, O> {
-    workers: &'a [WorkerCosts<C, D>],
-    order: O,
-    root: usize,
-    len: usize,
+pub(crate) struct Positions<'a, C, D, O> {
+    pub workers: &'a [WorkerCosts<C, D>],
+    pub order: O,
+    pub root: usize,
+    pub len: usize,
 }
 
 impl<N: Real, C: CostFn<N>, D: CostFn<N>, O: Fn(usize) -> usize> Stages<N> for Positions<'_, C, D, O> {
@@ -520,7 +520,7 @@ pub(crate) fn prepare<N: Real, C: CostFn<N>, D: CostFn<N>>(
 }
 
 /// Checks a cost function the type does not vouch for, on every size in `0..=n`.
-fn check_cost<N: Real, C: CostFn<N>>(
+pub(crate) fn check_cost<N: Real, C: CostFn<N>>(
     f: &C,
     worker: usize,
     part: &'static str,

@@ -155,9 +155,6 @@ enum Kind {
         max: u64,
         value: u64,
     },
-    Unsupported {
-        message: &'static str,
-    },
     #[cfg_attr(not(feature = "json"), allow(dead_code))]
     Json {
         message: &'static str,
@@ -262,9 +259,6 @@ impl Error {
     pub(crate) const fn too_large(what: &'static str, max: u64, value: u64) -> Error {
         Error { kind: Kind::TooLarge { what, max, value } }
     }
-    pub(crate) const fn unsupported(message: &'static str) -> Error {
-        Error { kind: Kind::Unsupported { message } }
-    }
     #[cfg_attr(not(feature = "json"), allow(dead_code))]
     pub(crate) const fn json(message: &'static str, detail: Detail) -> Error {
         Error { kind: Kind::Json { message, detail } }
@@ -339,7 +333,6 @@ impl fmt::Display for Error {
                 items.saturating_sub(1)
             ),
             Kind::TooLarge { what, max, value } => write!(f, "{what}: at most {max}, got {value}"),
-            Kind::Unsupported { message } => f.write_str(message),
             Kind::Json { message, detail } => match detail {
                 Detail::None => write!(f, "platform JSON: {message}"),
                 Detail::Entry { list, index: usize::MAX, .. } => {

@@ -66,7 +66,9 @@ mod num;
 mod order;
 mod plan;
 mod round;
+pub mod sampled;
 mod star;
+pub mod threshold;
 
 #[cfg(feature = "json")]
 pub mod json;

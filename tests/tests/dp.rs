@@ -323,3 +323,129 @@ fn table1_exact_optimum_brackets_the_closed_form() {
     assert!(dp.makespan <= closed.makespan * (1.0 + 1e-12));
     assert!(closed.makespan - dp.makespan < 0.02, "greedy rounding is within a few μ of the optimum");
 }
+
+fn sampled<const K: usize>(problem: &CostProblem<'_, C, C>) -> (Vec<u64>, divload::Summary<f64>) {
+    let mut dp = divload::sampled::Sampled::<f64, K, 8>::new();
+    let mut out = vec![Assignment::EMPTY; problem.workers.len()];
+    let s = dp.solve(problem, &mut out).unwrap();
+    assert_eq!(s.method, Method::SampledDp);
+    (out.iter().map(|a| a.count).collect(), s)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The sampled DP's lower bound is below the exact optimum and its plan above it; with
+    /// fewer items than samples it is exact.
+    #[test]
+    fn sampled_bound_always_holds((ws, root, mode, order) in arb_problem(6), n in 1u64..=400) {
+        let problem = CostProblem { workers: &ws, root, items: n, root_mode: mode, order };
+        let opt = solve(&problem, Pruning::Monotone).unwrap();
+        for (counts, s) in [sampled::<8>(&problem), sampled::<33>(&problem), sampled::<1024>(&problem)] {
+            prop_assert_eq!(counts.iter().sum::<u64>(), n);
+            prop_assert!(s.lower_bound <= opt.makespan * (1.0 + 1e-12), "bound {} above the optimum {}", s.lower_bound, opt.makespan);
+            prop_assert!(opt.makespan <= s.makespan * (1.0 + 1e-12), "plan {} below the optimum {}", s.makespan, opt.makespan);
+        }
+        let (counts, s) = sampled::<1024>(&problem);
+        prop_assert_eq!(counts, opt.counts);
+        prop_assert!(s.gap() <= 1e-12 * s.makespan);
+    }
+}
+
+/// The paper's instance in 48 KiB: the gap shrinks as K grows, and the certified gap is
+/// honest against the exact optimum.
+#[test]
+fn sampled_on_table1_is_close_and_certified() {
+    use divload::sampled::Sampled;
+    let ws: Vec<_> = table1().iter().enumerate().map(|(i, w)| w.costs(i).unwrap()).collect();
+    let n = 817_101;
+    let problem = CostProblem {
+        workers: &ws,
+        root: 0,
+        items: n,
+        root_mode: RootMode::AfterSend,
+        order: OrderPolicy::Bandwidth,
+    };
+    let opt = solve(&problem, Pruning::Monotone).unwrap();
+    let mut out = vec![Assignment::EMPTY; 16];
+    let mut gaps = vec![];
+    let mut excess = vec![];
+    let s = Sampled::<f64, 256, 16>::new().solve(&problem, &mut out).unwrap();
+    gaps.push(s.gap());
+    excess.push(s.makespan - opt.makespan);
+    assert!(s.lower_bound <= opt.makespan && opt.makespan <= s.makespan);
+    let s = Sampled::<f64, 1024, 16>::new().solve(&problem, &mut out).unwrap();
+    gaps.push(s.gap());
+    excess.push(s.makespan - opt.makespan);
+    assert!(s.lower_bound <= opt.makespan && opt.makespan <= s.makespan);
+    let s = Sampled::<f64, 4096, 16>::new().solve(&problem, &mut out).unwrap();
+    gaps.push(s.gap());
+    excess.push(s.makespan - opt.makespan);
+    assert!(s.lower_bound <= opt.makespan && opt.makespan <= s.makespan);
+    assert!(gaps.windows(2).all(|g| g[1] < g[0]), "{gaps:?}");
+    assert!(s.gap() / s.makespan < 0.01, "{gaps:?}");
+    assert_eq!(std::mem::size_of::<Sampled<f64, 1024, 16>>(), 2 * 1024 * 16 + 8 * 1024);
+    eprintln!(
+        "Table 1, sampled DP, K = 256, 1024, 4096: certified gaps {gaps:?} s, true excess {excess:?} s; optimum {} s",
+        opt.makespan
+    );
+
+    let e = Sampled::<f64, 64, 8>::new().solve(&problem, &mut out).unwrap_err();
+    assert_eq!(e.to_string(), "sampled DP: workers: at most 8, got 16");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// cerin2006 §4: the threshold search equals the DP without communication, and brute
+    /// force on small instances.
+    #[test]
+    fn threshold_equals_dp(comp in prop::collection::vec(arb_cost(1.0), 1..=5), n in 1u64..=200) {
+        let mut counts = vec![0u64; comp.len()];
+        let t: f64 = divload::threshold::solve(&comp, n, &mut counts).unwrap();
+        prop_assert_eq!(counts.iter().sum::<u64>(), n);
+        let worst = comp.iter().zip(&counts).map(|(f, &x)| f.time(x)).fold(0.0, f64::max);
+        prop_assert_eq!(worst, t);
+        let none = Cost::Affine(Affine::new(0.0, 0.0).unwrap());
+        let ws: Vec<WorkerCosts<C>> = comp.iter().map(|f| WorkerCosts { comm: none.clone(), comp: f.clone() }).collect();
+        let problem = CostProblem { workers: &ws, root: 0, items: n, root_mode: RootMode::AfterSend, order: OrderPolicy::Given };
+        let dp = solve(&problem, Pruning::Monotone).unwrap();
+        prop_assert_eq!(dp.makespan, t);
+        if n <= 9 && comp.len() <= 4 {
+            prop_assert_eq!(brute(&ws, 0, &dp.order, n), t);
+        }
+    }
+}
+
+#[test]
+fn threshold_rejects_bad_input() {
+    let comp = [Affine::new(0.0, 1.0).unwrap(); 3];
+    let mut counts = [0u64; 3];
+    assert_eq!(
+        divload::threshold::solve(&comp, 0, &mut counts).unwrap_err().to_string(),
+        "items: must be at least 1, got 0"
+    );
+    assert_eq!(divload::threshold::solve(&comp, 5, &mut counts[..2]).unwrap_err().needed(), Some(3));
+    assert_eq!(
+        divload::threshold::solve::<f64, Affine<f64>>(&[], 5, &mut counts).unwrap_err().code(),
+        ErrorCode::InvalidInput
+    );
+    let down = [FnCost(|x: u64| if x == 2 { 0.5 } else { x as f64 })];
+    assert_eq!(
+        divload::threshold::solve(&down, 5, &mut counts).unwrap_err().to_string(),
+        "worker 0: comp time must not decrease with the item count, but 2 items take less than 1 \
+         (use a solver without pruning, or repair the costs)"
+    );
+    // A million items over Table 1's computation costs, exactly.
+    let comp: Vec<Affine<f64>> =
+        table1().iter().map(|w| Affine::new(0.0, w.comp_per_item).unwrap()).collect();
+    let mut counts = vec![0u64; 16];
+    let t = divload::threshold::solve(&comp, 1_000_000, &mut counts).unwrap();
+    assert_eq!(counts.iter().sum::<u64>(), 1_000_000);
+    let worst = comp.iter().zip(&counts).map(|(f, &x)| f.time(x)).fold(0.0, f64::max);
+    assert_eq!(worst, t);
+    // Just below T, the workers cannot hold all the items: T is the smallest.
+    let below = f64::from_bits(t.to_bits() - 1);
+    let fit: u64 = comp.iter().map(|f| f.max_within(below, 1_000_000).unwrap()).sum();
+    assert!(fit < 1_000_000, "{fit} items fit below T = {t}");
+}

@@ -1,0 +1,236 @@
+//! The dynamic program in memory fixed at compile time, for controllers: sizes sampled on
+//! a grid of `K` points, then an item-by-item finish, with a certified bound.
+//!
+//! cerin2006 §4 notes that sampling a few sizes per processor trades optimality for time
+//! and memory; this module makes the trade measurable. With `h = ⌈n/(K − 1)⌉` items per
+//! sample:
+//!
+//! 1. **Plan.** The recursion of [`dp`](crate::dp) over multiples of `h`: each worker gets
+//!    `u·h` items, `Σ u = ⌊n/h⌋`. The `r = n − h·⌊n/h⌋ < h` items left over then go one at
+//!    a time to the position where they raise the makespan least.
+//! 2. **Lower bound.** Any integer plan gives worker `i` some `nᵢ` items; with
+//!    `cᵢ = ⌈nᵢ/h⌉` it holds `nᵢ ≥ (cᵢ − 1)·h + 1` and `Σ cᵢ ≥ ⌈n/h⌉`. Charging each worker
+//!    the cost of `(cᵢ − 1)·h + 1` items (for `cᵢ > 0`) lowers every time (costs are
+//!    non-decreasing), so the same recursion over `c`, at `Σ c = ⌈n/h⌉`, is at most the
+//!    optimum. The plan's makespan minus this bound is the certified gap.
+//!
+//! Memory: `K·P` `u16` choices and `K` numbers, in the [`Sampled`] value itself (`P` is the
+//! most workers it can plan). Time: two DPs over `K` states plus `O(r·p)` for the finish.
+//! When `n < K` the grid is every size and the plan is exact (gap 0).
+
+use crate::chain::Chain;
+use crate::cost::CostFn;
+use crate::dp::{self, ChoiceRows, CostProblem, Pruning, Stages, Visit};
+use crate::error::Error;
+use crate::num::Real;
+use crate::plan::{Assignment, Method, Summary};
+
+/// Working memory for the sampled DP, fixed at compile time: `K` sampled sizes
+/// (`2 ≤ K ≤ 65 536`) and at most `P` workers. Its size is `2·K·P + K·size_of::<N>()`
+/// bytes plus a little: 48 KiB for `K = 1024, P = 16, N = f64`. Place it in a `static`
+/// (or on a large stack) and reuse it.
+#[derive(Clone, Debug)]
+pub struct Sampled<N, const K: usize, const P: usize> {
+    choices: [[u16; K]; P],
+    costs: [N; K],
+}
+
+impl<N: Real, const K: usize, const P: usize> Default for Sampled<N, K, P> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<N: Real, const K: usize, const P: usize> Sampled<N, K, P> {
+    const VALID: () = assert!(K >= 2 && K <= 65_536, "K must be in 2..=65536");
+
+    /// Empty working memory.
+    pub const fn new() -> Self {
+        let () = Self::VALID;
+        Sampled { choices: [[0; K]; P], costs: [N::ZERO; K] }
+    }
+
+    /// Plans `problem` on the sampled grid and finishes it item by item; the summary's
+    /// `lower_bound` is a certified lower bound on the optimum for the send order, so
+    /// [`Summary::gap`] bounds the distance to it. `out` needs one element per worker.
+    ///
+    /// # Errors
+    ///
+    /// As [`dp::exact`] (bad costs are named; costs must be non-decreasing), and
+    /// [`ErrorCode::Overflow`](crate::ErrorCode::Overflow) when there are more than `P`
+    /// workers.
+    ///
+    /// ```
+    /// use divload::cost::{Affine, WorkerCosts};
+    /// use divload::dp::CostProblem;
+    /// use divload::sampled::Sampled;
+    /// use divload::{Assignment, OrderPolicy, RootMode};
+    ///
+    /// let w = |l: f64, m: f64| WorkerCosts { comm: Affine::new(0.0, l).unwrap(), comp: Affine::new(0.0, m).unwrap() };
+    /// let workers = [w(0.0, 0.009288), w(1.12e-5, 0.009365), w(1.0e-5, 0.004629)];
+    /// let problem = CostProblem { workers: &workers, root: 0, items: 817_101, root_mode: RootMode::AfterSend, order: OrderPolicy::Bandwidth };
+    /// let mut dp = Sampled::<f64, 256, 4>::new();
+    /// let mut out = [Assignment::EMPTY; 3];
+    /// let summary = dp.solve(&problem, &mut out)?;
+    /// assert_eq!(out.iter().map(|a| a.count).sum::<u64>(), 817_101);
+    /// assert!(summary.lower_bound <= summary.makespan);
+    /// assert!(summary.gap() / summary.makespan < 0.02);
+    /// # Ok::<(), divload::Error>(())
+    /// ```
+    pub fn solve<C: CostFn<N>, D: CostFn<N>>(
+        &mut self,
+        problem: &CostProblem<'_, C, D>,
+        out: &mut [Assignment<N>],
+    ) -> Result<Summary<N>, Error> {
+        let p = problem.workers.len();
+        if p > P {
+            return Err(Error::too_large("sampled DP: workers", P as u64, p as u64));
+        }
+        dp::prepare(problem, out, true)?;
+        let n = problem.items;
+        let h = n.div_ceil(K as u64 - 1);
+        let (q, upper_states) = ((n / h) as usize, n.div_ceil(h) as usize);
+        let order = |k: usize| out[k].worker;
+        let positions = dp::Positions { workers: problem.workers, order, root: problem.root, len: p };
+
+        // The lower bound: sizes charged at the bottom of their sample interval.
+        let lower = Grid { inner: &positions, h, bottom: true };
+        let costs = &mut self.costs[..=upper_states];
+        dp::run(&lower, costs, &mut dp::NoChoices, Pruning::Monotone, &mut |_, _| {});
+        let bound = costs[upper_states];
+
+        // The plan on multiples of h.
+        let grid = Grid { inner: &positions, h, bottom: false };
+        let costs = &mut self.costs[..=q];
+        let mut rows = Rows { choices: &mut self.choices };
+        dp::run(&grid, costs, &mut rows, Pruning::Monotone, &mut |_, _| {});
+        let mut d = q;
+        let mut counts = [0u64; P];
+        for (k, c) in counts.iter_mut().enumerate().take(p) {
+            let u = if k + 1 == p { d } else { rows.get(k, d).min(d) };
+            *c = u as u64 * h;
+            d -= u;
+        }
+        let mut tail = [N::ZERO; P];
+        finish_items(&positions, &mut counts[..p], &mut tail[..p], n - q as u64 * h);
+        for (a, &c) in out.iter_mut().zip(&counts[..p]) {
+            a.count = c;
+            a.share = N::from_u64(c);
+        }
+        dp::finish(problem, out, Method::SampledDp, bound, bound)
+    }
+}
+
+/// The choices of the plan DP, one row of `K` per position.
+struct Rows<'a, const K: usize, const P: usize> {
+    choices: &'a mut [[u16; K]; P],
+}
+
+impl<const K: usize, const P: usize> ChoiceRows for Rows<'_, K, P> {
+    #[inline]
+    fn set(&mut self, k: usize, d: usize, e: usize) {
+        if let Some(slot) = self.choices.get_mut(k).and_then(|row| row.get_mut(d)) {
+            *slot = e as u16;
+        }
+    }
+    #[inline]
+    fn get(&self, k: usize, d: usize) -> usize {
+        self.choices.get(k).and_then(|row| row.get(d)).map_or(0, |&e| usize::from(e))
+    }
+}
+
+/// The positions' costs on the grid of multiples of `h`: `u` samples cost `u·h` items, or
+/// with `bottom`, `(u − 1)·h + 1` items (the least a worker in that sample interval has).
+struct Grid<'s, S> {
+    inner: &'s S,
+    h: u64,
+    bottom: bool,
+}
+
+impl<N: Real, S: Stages<N>> Stages<N> for Grid<'_, S> {
+    fn len(&self) -> usize {
+        self.inner.len()
+    }
+    fn visit<V: Visit<N>>(&self, k: usize, v: V) -> V::Out {
+        self.inner.visit(k, Scale { inner: v, h: self.h, bottom: self.bottom })
+    }
+}
+
+struct Scale<V> {
+    inner: V,
+    h: u64,
+    bottom: bool,
+}
+
+impl<N: Real, V: Visit<N>> Visit<N> for Scale<V> {
+    type Out = V::Out;
+    fn run<A: CostFn<N>, B: CostFn<N>>(self, comm: &A, comp: &B) -> V::Out {
+        let (h, bottom) = (self.h, self.bottom);
+        self.inner.run(&Scaled { f: comm, h, bottom }, &Scaled { f: comp, h, bottom })
+    }
+}
+
+struct Scaled<'f, F> {
+    f: &'f F,
+    h: u64,
+    bottom: bool,
+}
+
+impl<N: Real, F: CostFn<N>> CostFn<N> for Scaled<'_, F> {
+    #[inline]
+    fn time(&self, u: u64) -> N {
+        let items = match (u, self.bottom) {
+            (0, _) => 0,
+            (u, true) => (u - 1).saturating_mul(self.h).saturating_add(1),
+            (u, false) => u.saturating_mul(self.h),
+        };
+        self.f.time(items)
+    }
+    fn non_decreasing(&self) -> bool {
+        self.f.non_decreasing()
+    }
+}
+
+/// Gives `left` more items, one at a time, each to the position where the makespan grows
+/// least (ties: the earliest position). O(p) per item; `tail` holds one number per position.
+fn finish_items<N: Real, S: Stages<N>>(stages: &S, counts: &mut [u64], tail: &mut [N], left: u64) {
+    let p = counts.len().min(tail.len());
+    for _ in 0..left {
+        // tail[k]: the latest finish among the positions after k.
+        let mut chain = Chain::new();
+        for k in 0..p {
+            let (comm, comp) = stages.visit(k, Times(counts[k]));
+            tail[k] = chain.serve(comm, comp).finish;
+        }
+        let mut latest = N::ZERO;
+        for t in tail[..p].iter_mut().rev() {
+            (*t, latest) = (latest, latest.max_of(*t));
+        }
+        let (mut sent, mut before) = (N::ZERO, N::ZERO);
+        let mut best: Option<(N, usize)> = None;
+        for k in 0..p {
+            let (comm0, comp0) = stages.visit(k, Times(counts[k]));
+            let (comm1, comp1) = stages.visit(k, Times(counts[k] + 1));
+            let delay = comm1 - comm0;
+            let makespan = before.max_of(sent + comm1 + comp1).max_of(tail[k] + delay);
+            if best.is_none_or(|(b, _)| makespan < b) {
+                best = Some((makespan, k));
+            }
+            before = before.max_of(sent + comm0 + comp0);
+            sent = sent + comm0;
+        }
+        if let Some((_, k)) = best {
+            counts[k] += 1;
+        }
+    }
+}
+
+/// A position's receive and compute times for a number of items.
+struct Times(u64);
+
+impl<N: Real> Visit<N> for Times {
+    type Out = (N, N);
+    fn run<A: CostFn<N>, B: CostFn<N>>(self, comm: &A, comp: &B) -> (N, N) {
+        (comm.time(self.0), comp.time(self.0))
+    }
+}
