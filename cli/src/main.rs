@@ -3,19 +3,29 @@
 //! The command line only translates: it reads the file, calls the core planner through
 //! the core's JSON reader, and prints. Errors are one line on stderr and a non-zero exit.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use divload::json::{self, CandidateEntry, PlatformFile, WorkerEntry};
-use divload::{Assignment, OrderPolicy, RootCandidate, RootMode, Rounding, Scratch, Summary, Worker};
+use divload::cost::{Cost, WorkerCosts};
+use divload::dp::{self, Pruning};
+use divload::json::{self, CandidateEntry, PlatformFile, Solver, WorkerEntry, MAX_POINTS};
+use divload::sampled::Sampled;
+use divload::{Assignment, Method, OrderPolicy, RootCandidate, RootMode, Rounding, Scratch, Summary, Worker};
 
 /// The platform of genaud2003 Table 1 (16 processors, root dinadan, 817101 rays).
 const DEFAULT_PLATFORM: &str = include_str!("../../examples/table1.json");
 
 /// Most workers this front end plans (about 200 MB of memory at this size).
 const MAX_WORKERS: usize = 1 << 20;
+
+/// Sampled sizes and most workers of the sampled DP here: 2·4096·256 bytes of choices.
+const SAMPLES: usize = 4096;
+const SAMPLED_WORKERS: usize = 256;
+
+/// The exact DP shows a progress bar from this many cells on (about 0.3 s of work).
+const PROGRESS_CELLS: u64 = 1 << 24;
 
 #[derive(Parser)]
 #[command(
@@ -56,6 +66,23 @@ struct PlanArgs {
     /// Override when the root computes.
     #[arg(long, value_enum)]
     root_mode: Option<RootModeArg>,
+    /// How to compute the counts: closed form + rounding (affine costs), the exact DP
+    /// (any non-decreasing costs, memory O(n·p)), or the sampled DP (fixed memory,
+    /// certified gap). Default: the file's "solver", else closed form when every cost is
+    /// affine and exact otherwise.
+    #[arg(long, value_enum)]
+    solver: Option<SolverArg>,
+    /// Show a progress bar on stderr during the exact DP (default: when stderr is a
+    /// terminal and the run is long).
+    #[arg(long)]
+    progress: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SolverArg {
+    ClosedForm,
+    Exact,
+    Sampled,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -113,12 +140,49 @@ fn run_plan(args: &PlanArgs) -> Result<(), String> {
             file.workers
         ));
     }
-    let mut workers = vec![Worker::<f64>::linear(0.0, 1.0); file.workers];
-    let mut root_cands = vec![RootCandidate::<f64>::local(0); file.candidates];
-    let problem = file.problem(&entries, &cands, &mut workers, &mut root_cands).map_err(at)?;
+    let solver = match (args.solver, file.solver) {
+        (Some(SolverArg::ClosedForm), _) | (None, Solver::ClosedForm) => Solver::ClosedForm,
+        (Some(SolverArg::Exact), _) | (None, Solver::Exact) => Solver::Exact,
+        (Some(SolverArg::Sampled), _) | (None, Solver::Sampled) => Solver::Sampled,
+        (None, Solver::Auto) if file.affine => Solver::ClosedForm,
+        (None, Solver::Auto) => Solver::Exact,
+    };
     let mut out = vec![Assignment::EMPTY; file.workers];
-    let mut scratch = vec![Scratch::EMPTY; file.workers];
-    let summary = divload::plan(&problem, &mut out, &mut scratch).map_err(at)?;
+    // With affine costs the closed form also gives the DP's summary a rational bound and
+    // shows its own distance to the exact optimum.
+    let closed = if file.affine && (solver == Solver::ClosedForm || file.root.is_some()) {
+        let mut workers = vec![Worker::<f64>::linear(0.0, 1.0); file.workers];
+        let mut root_cands = vec![RootCandidate::<f64>::local(0); file.candidates];
+        let problem = file.problem(&entries, &cands, &mut workers, &mut root_cands).map_err(at)?;
+        let mut scratch = vec![Scratch::EMPTY; file.workers];
+        Some(divload::plan(&problem, &mut out, &mut scratch).map_err(at)?)
+    } else {
+        None
+    };
+    let summary = match (solver, closed) {
+        (Solver::ClosedForm, Some(s)) => s,
+        (Solver::ClosedForm, None) => {
+            return Err(format!(
+                "{source}: the closed form needs affine costs; use --solver exact or --solver sampled"
+            ))
+        }
+        _ => {
+            let mut costs = vec![WorkerCosts { comm: affine_zero(), comp: affine_zero() }; file.workers];
+            let problem = file.cost_problem(&entries, &mut costs).map_err(at)?;
+            let mut s = if solver == Solver::Exact {
+                run_exact(&problem, &mut out, args.progress).map_err(|e| format!("{source}: {e}"))?
+            } else {
+                run_sampled(&problem, &mut out).map_err(at)?
+            };
+            if let Some(c) = closed {
+                // Same send order: the rational relaxation bounds this plan too.
+                s.rational_makespan = c.rational_makespan;
+                s.lower_bound = s.lower_bound.max(c.lower_bound.min(s.makespan));
+            }
+            s
+        }
+    };
+    let closed_makespan = closed.filter(|_| summary.method != Method::ClosedForm).map(|c| c.makespan);
 
     let stdout = io::stdout();
     let mut w = io::BufWriter::new(stdout.lock());
@@ -130,9 +194,83 @@ fn run_plan(args: &PlanArgs) -> Result<(), String> {
     } else if args.counts {
         print_counts(&mut w, &out)
     } else {
-        print_table(&mut w, &source, &file, &entries, &summary, &out)
+        print_table(&mut w, &source, &file, &entries, &summary, &out, closed_makespan)
     };
     written.and_then(|()| w.flush()).map_err(|e| format!("writing the result: {e}"))
+}
+
+fn affine_zero() -> Cost<f64, MAX_POINTS> {
+    Cost::Affine(divload::cost::Affine::new(0.0, 0.0).unwrap_or_else(|_| unreachable!()))
+}
+
+type FileProblem<'a> = dp::CostProblem<'a, Cost<f64, MAX_POINTS>>;
+
+/// The exact DP with its memory from the heap (reported, not aborted, when it is not
+/// available) and a progress bar on stderr for long runs.
+fn run_exact(
+    problem: &FileProblem<'_>,
+    out: &mut [Assignment<f64>],
+    force_bar: bool,
+) -> Result<Summary<f64>, String> {
+    let mem = dp::exact_memory(problem.items, problem.workers.len()).map_err(|e| e.to_string())?;
+    let mib = mem.bytes::<f64>() as f64 / (1 << 20) as f64;
+    let no_memory =
+        |_| format!("the exact DP needs {mib:.1} MiB, which is not available; try --solver sampled");
+    let mut choices: Vec<u32> = Vec::new();
+    choices.try_reserve_exact(mem.choices).map_err(no_memory)?;
+    choices.resize(mem.choices, 0);
+    let mut costs: Vec<f64> = Vec::new();
+    costs.try_reserve_exact(mem.costs).map_err(no_memory)?;
+    costs.resize(mem.costs, 0.0);
+
+    let cells = mem.choices as u64;
+    let show = force_bar || (cells >= PROGRESS_CELLS && io::stderr().is_terminal());
+    let mut bar = Progress::new(show, mib);
+    let result = dp::exact(problem, Pruning::Monotone, out, &mut choices, &mut costs, |done, total| {
+        bar.update(done, total)
+    });
+    bar.finish();
+    result.map_err(|e| e.to_string())
+}
+
+fn run_sampled(
+    problem: &FileProblem<'_>,
+    out: &mut [Assignment<f64>],
+) -> Result<Summary<f64>, divload::Error> {
+    let mut dp = Box::new(Sampled::<f64, SAMPLES, SAMPLED_WORKERS>::new());
+    dp.solve(problem, out)
+}
+
+/// A one-line progress bar on stderr, redrawn at most every percent.
+struct Progress {
+    show: bool,
+    shown: u64,
+    mib: f64,
+}
+
+impl Progress {
+    fn new(show: bool, mib: f64) -> Self {
+        Progress { show, shown: u64::MAX, mib }
+    }
+
+    fn update(&mut self, done: u64, total: u64) {
+        if !self.show || total == 0 {
+            return;
+        }
+        let pct = done.saturating_mul(100) / total;
+        if pct == self.shown {
+            return;
+        }
+        self.shown = pct;
+        let filled = (pct / 4) as usize;
+        eprint!("\rexact DP [{:<25}] {pct:>3}%  ({:.1} MiB)", "#".repeat(filled), self.mib);
+    }
+
+    fn finish(&self) {
+        if self.show && self.shown != u64::MAX {
+            eprintln!();
+        }
+    }
 }
 
 fn apply_overrides(args: &PlanArgs, file: &mut PlatformFile<'_>) {
@@ -175,16 +313,18 @@ fn print_table(
     entries: &[WorkerEntry<'_>],
     s: &Summary<f64>,
     out: &[Assignment<f64>],
+    closed_makespan: Option<f64>,
 ) -> io::Result<()> {
     let (mode, order, rounding) = json::option_names(&file.options);
     let root = json::name_of(entries, s.root);
     writeln!(w, "divload plan {source}")?;
-    writeln!(
-        w,
-        "{} items on {} workers, root {root} ({mode}), order {order}, rounding {rounding}\n",
-        s.items,
-        out.len()
-    )?;
+    let how = match s.method {
+        Method::ClosedForm => format!("closed form, rounding {rounding}"),
+        Method::ExactDp => "exact DP (genaud2003 Algorithm 2, pruned)".to_string(),
+        Method::SampledDp => format!("sampled DP ({SAMPLES} sizes, fixed memory)"),
+        Method::Threshold => "threshold search".to_string(),
+    };
+    writeln!(w, "{} items on {} workers, root {root} ({mode}), order {order}, {how}\n", s.items, out.len())?;
     let width = entries.iter().map(|e| e.name.len()).max().unwrap_or(4).max(6);
     writeln!(
         w,
@@ -209,16 +349,40 @@ fn print_table(
     }
     let gain = 100.0 * (1.0 - s.makespan / s.uniform_makespan);
     writeln!(w)?;
-    writeln!(
-        w,
-        "makespan       {:>10.3} s   rational {:.3} s ({}), guaranteed <= {:.3} s (eq. 4)",
-        s.makespan,
-        s.rational_makespan,
-        if s.rational_exact { "optimal for this order" } else { "heuristic" },
-        s.bound
-    )?;
-    if !s.rational_exact {
-        writeln!(w, "lower bound    {:>10.3} s   no plan in this order is faster", s.lower_bound)?;
+    if s.method == Method::ClosedForm {
+        writeln!(
+            w,
+            "makespan       {:>10.3} s   rational {:.3} s ({}), guaranteed <= {:.3} s (eq. 4)",
+            s.makespan,
+            s.rational_makespan,
+            if s.rational_exact { "optimal for this order" } else { "heuristic" },
+            s.bound
+        )?;
+        if !s.rational_exact {
+            writeln!(w, "lower bound    {:>10.3} s   no plan in this order is faster", s.lower_bound)?;
+        }
+    } else {
+        writeln!(
+            w,
+            "makespan       {:>10.6} s   {}",
+            s.makespan,
+            if s.method == Method::ExactDp { "the integer optimum for this order" } else { "sampled plan" }
+        )?;
+        writeln!(
+            w,
+            "lower bound    {:>10.6} s   certified gap {:.3e} s ({:.4}%)",
+            s.lower_bound,
+            s.gap(),
+            100.0 * s.gap() / s.makespan
+        )?;
+    }
+    if let Some(c) = closed_makespan {
+        writeln!(
+            w,
+            "closed form    {:>10.6} s   rounded rational plan: {:+.6} s against this plan",
+            c,
+            c - s.makespan
+        )?;
     }
     writeln!(
         w,

@@ -175,3 +175,139 @@ fn four_thousand_workers_and_more() {
         .sum();
     assert_eq!(total, 10_000_000);
 }
+
+fn json_of(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+fn counts_sum(v: &serde_json::Value) -> u64 {
+    v["plan"].as_array().unwrap().iter().map(|r| r["count"].as_u64().unwrap()).sum()
+}
+
+/// The exact DP on the default platform (the paper's instance): the integer optimum,
+/// no worse than the closed form, above the rational lower bound.
+#[test]
+fn exact_solver_on_the_default_platform() {
+    let closed = json_of(&divload(&["plan", "--json"]));
+    let exact = json_of(&divload(&["plan", "--json", "--solver", "exact"]));
+    assert_eq!(closed["method"], "closed_form");
+    assert_eq!(exact["method"], "exact_dp");
+    assert_eq!(counts_sum(&exact), 817_101);
+    let (c, e) = (closed["makespan"].as_f64().unwrap(), exact["makespan"].as_f64().unwrap());
+    assert!(e <= c * (1.0 + 1e-12), "exact {e} vs closed form {c}");
+    assert!(exact["lower_bound"].as_f64().unwrap() >= closed["lower_bound"].as_f64().unwrap());
+    assert!(exact["gap"].as_f64().unwrap() <= 1e-9);
+    // The table says how the plan was made and how far the closed form is.
+    let out = divload(&["plan", "--solver", "exact", "--progress"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("exact DP") && text.contains("closed form") && text.contains("certified gap"),
+        "{text}"
+    );
+    let bar = String::from_utf8_lossy(&out.stderr);
+    assert!(bar.contains("100%"), "progress bar on stderr: {bar}");
+}
+
+#[test]
+fn sampled_solver_reports_a_certified_gap() {
+    let exact = json_of(&divload(&["plan", "--json", "--solver", "exact", "--items", "50000"]));
+    let sampled = json_of(&divload(&["plan", "--json", "--solver", "sampled", "--items", "50000"]));
+    assert_eq!(sampled["method"], "sampled_dp");
+    assert_eq!(counts_sum(&sampled), 50_000);
+    let opt = exact["makespan"].as_f64().unwrap();
+    let (lb, m) = (sampled["lower_bound"].as_f64().unwrap(), sampled["makespan"].as_f64().unwrap());
+    assert!(lb <= opt && opt <= m, "{lb} <= {opt} <= {m}");
+    assert!((sampled["gap"].as_f64().unwrap() - (m - lb)).abs() < 1e-9);
+}
+
+#[test]
+fn measured_costs_from_the_example_file() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/measured.json");
+    let v = json_of(&divload(&["plan", path, "--json"]));
+    assert_eq!(v["method"], "exact_dp", "the file asks for the exact solver");
+    assert_eq!(counts_sum(&v), 20_000);
+    let finishes: Vec<f64> =
+        v["plan"].as_array().unwrap().iter().map(|r| r["finish"].as_f64().unwrap()).collect();
+    let m = v["makespan"].as_f64().unwrap();
+    assert!(finishes.iter().all(|&f| f <= m));
+    let s = json_of(&divload(&["plan", path, "--json", "--solver", "sampled"]));
+    assert!(s["lower_bound"].as_f64().unwrap() <= m && m <= s["makespan"].as_f64().unwrap());
+    assert_clean_error(
+        &divload(&["plan", path, "--solver", "closed-form"]),
+        "the closed form needs affine costs",
+    );
+}
+
+#[test]
+fn bad_tables_and_power_laws_give_one_clear_line() {
+    let doc = |comp: &str| {
+        format!(
+            r#"{{"items": 100, "root": "a", "workers": [{{"name": "a", "comm_per_item": 0, "comp_per_item": 1}},
+               {{"name": "b", "comm_per_item": 0.1, {comp}}}]}}"#
+        )
+    };
+    let table = |t: &str| doc(&format!(r#""comp_table": {t}"#));
+    assert_clean_error(
+        &with_file(&table("[[10, 1], [5, 2]]"), &[]),
+        "workers[1].comp_table[1]: items must increase",
+    );
+    assert_clean_error(
+        &with_file(&table("[[10, 1], [20, 0.5]]"), &[]),
+        "workers[1].comp_table[1]: seconds must not decrease",
+    );
+    assert_clean_error(
+        &with_file(&table("[[10, 1], [20, -1]]"), &[]),
+        "seconds must be finite and >= 0, got -1",
+    );
+    assert_clean_error(
+        &with_file(&table("[[10, null]]"), &[]),
+        "workers[1].comp_table[0]: seconds must be finite and >= 0, got NaN",
+    );
+    assert_clean_error(&with_file(&table("[]"), &[]), "needs at least one");
+    assert_clean_error(&with_file(&table("[[10, 1], [20"), &[]), "expected ',' or ']'");
+    let whole = table("[[10, 1], [20, 2]]");
+    assert_clean_error(&with_file(&whole[..whole.find("[20").unwrap() + 3], &[]), "truncated");
+    assert_clean_error(&with_file(&table("[[-10, 1]]"), &[]), "platform JSON");
+    let many: Vec<String> = (1..=33).map(|i| format!("[{i}, {i}]")).collect();
+    assert_clean_error(&with_file(&table(&format!("[{}]", many.join(","))), &[]), "at most 32 points");
+    // Repaired instead of rejected on request.
+    let repaired = doc(r#""repair": true, "comp_table": [[10, 1], [20, 0.5], [20, 0.7]]"#);
+    assert_eq!(json_of(&with_file(&repaired, &["--json"]))["method"], "exact_dp");
+    let power = |p: &str| doc(&format!(r#""comp_power": {p}"#));
+    assert_clean_error(
+        &with_file(&power(r#"{"coeff": 1, "exponent": 0}"#), &[]),
+        "workers[1].comp_power: exponent must be in 0.01..=64, got 0",
+    );
+    assert_clean_error(
+        &with_file(&power(r#"{"coeff": -1, "exponent": 2}"#), &[]),
+        "coeff must be finite and >= 0, got -1",
+    );
+    assert_clean_error(
+        &with_file(&power(r#"{"coeff": 1, "exponent": 2, "shape": 1}"#), &[]),
+        "platform JSON",
+    );
+    assert_clean_error(&with_file(&power(r#"{"exponent": 2}"#), &[]), "platform JSON");
+    assert_eq!(
+        json_of(&with_file(&power(r#"{"coeff": 0.01, "exponent": 1.5}"#), &["--json"]))["method"],
+        "exact_dp"
+    );
+    // One form per cost.
+    let both = doc(r#""comp_per_item": 1, "comp_table": [[10, 1]]"#);
+    assert_clean_error(&with_file(&both, &[]), "give one cost per part");
+    let neither = doc(r#""comp_latency": 1"#);
+    assert_clean_error(&with_file(&neither, &[]), "comp_per_item (or comp_table, comp_power)");
+    assert_clean_error(
+        &with_file(&doc(r#""comp_per_item": 1"#).replace("\"root\"", "\"solver\": \"fast\", \"root\""), &[]),
+        "solver",
+    );
+    // The dynamic programs need a fixed root.
+    let cands =
+        doc(r#""comp_table": [[10, 1]]"#).replace(r#""root": "a""#, r#""root_candidates": [{"name": "a"}]"#);
+    assert_clean_error(&with_file(&cands, &[]), "need a fixed root");
+    // Too many items for the exact DP's u32 choices.
+    assert_clean_error(
+        &divload(&["plan", "--solver", "exact", "--items", "5000000000"]),
+        "exact DP: items: at most 4294967294",
+    );
+}

@@ -401,9 +401,10 @@ impl<N: Real, C: CostFn<N>, D: CostFn<N>, O: Fn(usize) -> usize> Stages<N> for P
 /// use divload::{Assignment, OrderPolicy, RootMode};
 ///
 /// // The root computes; worker 1's computation was measured and is superlinear.
+/// type T = Tabulated<f64, 4>;
 /// let workers = [
-///     WorkerCosts { comm: Tabulated::<f64, 4>::new(&[(1, 0.0)])?, comp: Tabulated::new(&[(100, 1.0)])? },
-///     WorkerCosts { comm: Tabulated::new(&[(100, 0.1)])?, comp: Tabulated::new(&[(50, 0.3), (100, 1.0)])? },
+///     WorkerCosts { comm: T::new(&[(1, 0.0)])?, comp: T::new(&[(100, 1.0)])? },
+///     WorkerCosts { comm: T::new(&[(100, 0.1)])?, comp: T::new(&[(50, 0.3), (100, 1.0)])? },
 /// ];
 /// let problem = CostProblem { workers: &workers, root: 0, items: 100, root_mode: RootMode::AfterSend, order: OrderPolicy::Given };
 /// let mem = exact_memory(100, 2)?;

@@ -169,6 +169,8 @@ pub(crate) enum Detail {
     None,
     Entry { list: &'static str, index: usize, field: &'static str },
     Value { field: &'static str, value: u64 },
+    Number { list: &'static str, index: usize, field: &'static str, value: f64 },
+    Point { list: &'static str, index: usize, field: &'static str, point: usize, value: f64 },
 }
 
 impl Error {
@@ -346,6 +348,12 @@ impl fmt::Display for Error {
                 }
                 Detail::Value { field, value } => {
                     write!(f, "platform JSON: {field}: {message}, got {value}")
+                }
+                Detail::Number { list, index, field, value } => {
+                    write!(f, "platform JSON: {list}[{index}].{field}: {message}, got {value}")
+                }
+                Detail::Point { list, index, field, point, value } => {
+                    write!(f, "platform JSON: {list}[{index}].{field}[{point}]: {message}, got {value}")
                 }
             },
         }

@@ -11,7 +11,15 @@
 //! ```
 //!
 //! `count` repeats identical workers (default 1); latencies default to 0; `root_mode`,
-//! `order` and `rounding` default to `after_send`, `bandwidth` and `greedy`. Instead of
+//! `order` and `rounding` default to `after_send`, `bandwidth` and `greedy`.
+//!
+//! Costs that are not affine are given per worker instead of `comm_per_item` or
+//! `comp_per_item`: `"comp_table": [[1000, 2.1], [4000, 9.8]]` (measured `[items, seconds]`
+//! points, at most [`MAX_POINTS`], interpolated; `"repair": true` makes noisy tables
+//! non-decreasing instead of rejecting them) or `"comp_power": {"coeff": 1e-6,
+//! "exponent": 2, "latency": 0}`, and likewise `comm_table`, `comm_power`. `"solver"`
+//! chooses `closed_form`, `exact` or `sampled` (default: closed form when every cost is
+//! affine, exact otherwise). Instead of
 //! `root`, `root_candidates` (`[{"name", "transfer_latency", "transfer_per_item"}]`) lets
 //! divload choose the root (genaud2003 §3.4). Unknown keys are errors, so a misspelt key
 //! never goes unnoticed. Names are used as written and may not contain escapes.
@@ -26,10 +34,66 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor
 use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
 
+use crate::cost::{Affine, Cost, PowerLaw, Tabulated, WorkerCosts};
+use crate::dp::CostProblem;
 use crate::error::{Detail, Error, Field};
 use crate::model::{check, Options, OrderPolicy, RootCandidate, RootMode, Rounding, Worker};
 use crate::num::Real;
 use crate::plan::{Assignment, Problem, Root, Summary};
+
+/// Most points of a tabulated cost in a platform file.
+pub const MAX_POINTS: usize = 32;
+
+/// The shape of one cost of a worker entry.
+// Fixed capacity instead of allocation: a table is 520 bytes, in every entry.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CostModel {
+    /// `latency + per_item·x` from the `*_latency` and `*_per_item` keys.
+    Affine,
+    /// Measured points `[items, seconds]` (`*_table`), the first `len` of `points`.
+    Table {
+        /// The points as written.
+        points: [(u64, f64); MAX_POINTS],
+        /// How many there are.
+        len: usize,
+    },
+    /// `latency + coeff·x^exponent` (`*_power`).
+    Power {
+        /// Seconds, ≥ 0.
+        latency: f64,
+        /// Seconds per item^exponent, ≥ 0.
+        coeff: f64,
+        /// In `0.01..=64`.
+        exponent: f64,
+    },
+}
+
+/// Which solver a platform file asks for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Solver {
+    /// Closed form when every cost is affine, the exact DP otherwise.
+    #[default]
+    Auto,
+    /// Rational closed form and rounding ([`plan`](crate::plan)); affine costs only.
+    ClosedForm,
+    /// The exact integer DP ([`dp::exact`](crate::dp::exact)).
+    Exact,
+    /// The sampled DP in fixed memory ([`sampled`](crate::sampled)).
+    Sampled,
+}
+
+impl Solver {
+    /// The name used in platform files and on the command line.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Solver::Auto => "auto",
+            Solver::ClosedForm => "closed_form",
+            Solver::Exact => "exact",
+            Solver::Sampled => "sampled",
+        }
+    }
+}
 
 /// One object of the `workers` array.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -48,9 +112,20 @@ pub struct WorkerEntry<'a> {
     pub comp_latency: f64,
     /// Seconds per item, > 0.
     pub comp_per_item: f64,
+    /// Shape of the receive cost (affine unless `comm_table` or `comm_power` is given).
+    pub comm_model: CostModel,
+    /// Shape of the compute cost.
+    pub comp_model: CostModel,
+    /// Repair tables whose times decrease (cerin2006 §3.3) instead of rejecting them.
+    pub repair: bool,
 }
 
 impl WorkerEntry<'_> {
+    /// `true` when both costs are affine.
+    pub fn is_affine(&self) -> bool {
+        self.comm_model == CostModel::Affine && self.comp_model == CostModel::Affine
+    }
+
     /// An empty entry, for initialising buffers.
     pub const EMPTY: WorkerEntry<'static> = WorkerEntry {
         name: "",
@@ -60,6 +135,9 @@ impl WorkerEntry<'_> {
         comm_per_item: 0.0,
         comp_latency: 0.0,
         comp_per_item: 0.0,
+        comm_model: CostModel::Affine,
+        comp_model: CostModel::Affine,
+        repair: false,
     };
 }
 
@@ -95,6 +173,10 @@ pub struct PlatformFile<'a> {
     pub candidates: usize,
     /// Number of workers once `count` is expanded.
     pub workers: usize,
+    /// The solver asked for.
+    pub solver: Solver,
+    /// `true` when every cost in the file is affine (the closed form applies).
+    pub affine: bool,
 }
 
 /// An upper bound on the number of worker (or candidate) entries in a document: the number
@@ -234,8 +316,9 @@ impl<'de, 'b> Visitor<'de> for DocSeed<'b, 'de> {
         let mut items: Option<u64> = None;
         let mut root: Option<&'de str> = None;
         let mut options = Options::default();
-        let mut workers: Option<(usize, u64)> = None;
+        let mut workers: Option<(usize, u64, bool)> = None;
         let mut candidates: Option<usize> = None;
+        let mut solver = Solver::Auto;
         let fail_at = |slot: &mut Option<Error>, message: &'static str, field: &'static str| {
             fail::<A::Error>(
                 slot,
@@ -304,6 +387,22 @@ impl<'de, 'b> Visitor<'de> for DocSeed<'b, 'de> {
                         }
                     };
                 }
+                "solver" => {
+                    *self.key = "solver";
+                    solver = match map.next_value()? {
+                        "auto" => Solver::Auto,
+                        "closed_form" => Solver::ClosedForm,
+                        "exact" => Solver::Exact,
+                        "sampled" => Solver::Sampled,
+                        _ => {
+                            return Err(fail_at(
+                                self.failure,
+                                "must be \"auto\", \"closed_form\", \"exact\" or \"sampled\"",
+                                "solver",
+                            ))
+                        }
+                    };
+                }
                 "workers" => {
                     *self.key = "workers";
                     let seed = EntriesSeed { buf: &mut *self.entries, failure: &mut *self.failure };
@@ -322,7 +421,7 @@ impl<'de, 'b> Visitor<'de> for DocSeed<'b, 'de> {
                         self.failure,
                         Error::json(
                             "unknown key (expected version, items, root, root_mode, order, rounding, \
-                             workers, root_candidates, comment)",
+                             solver, workers, root_candidates, comment)",
                             Detail::None,
                         ),
                     ))
@@ -336,7 +435,7 @@ impl<'de, 'b> Visitor<'de> for DocSeed<'b, 'de> {
         if items == 0 {
             return Err(fail(self.failure, Error::no_items()));
         }
-        let Some((entries, expanded)) = workers else {
+        let Some((entries, expanded, affine)) = workers else {
             return Err(fail_at(self.failure, "missing (the list of workers)", "workers"));
         };
         if entries == 0 {
@@ -353,7 +452,16 @@ impl<'de, 'b> Visitor<'de> for DocSeed<'b, 'de> {
         let Ok(workers) = usize::try_from(expanded) else {
             return Err(fail_at(self.failure, "too many workers for this machine", "workers"));
         };
-        Ok(PlatformFile { items, root, options, entries, candidates: candidates.unwrap_or(0), workers })
+        Ok(PlatformFile {
+            items,
+            root,
+            options,
+            entries,
+            candidates: candidates.unwrap_or(0),
+            workers,
+            solver,
+            affine,
+        })
     }
 }
 
@@ -364,23 +472,25 @@ struct EntriesSeed<'b, 'a> {
 }
 
 impl<'de, 'b> DeserializeSeed<'de> for EntriesSeed<'b, 'de> {
-    type Value = (usize, u64);
+    type Value = (usize, u64, bool);
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_seq(self)
     }
 }
 
 impl<'de, 'b> Visitor<'de> for EntriesSeed<'b, 'de> {
-    type Value = (usize, u64);
+    type Value = (usize, u64, bool);
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a list of workers")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut n = 0usize;
         let mut ranks = 0u64;
+        let mut affine = true;
         loop {
             let seed = EntrySeed { index: n, failure: &mut *self.failure };
             let Some(mut e) = seq.next_element_seed(seed)? else { break };
+            affine &= e.is_affine();
             e.first_rank = ranks;
             ranks = match ranks.checked_add(e.count) {
                 Some(r) => r,
@@ -397,7 +507,7 @@ impl<'de, 'b> Visitor<'de> for EntriesSeed<'b, 'de> {
         if n > self.buf.len() {
             return Err(fail(self.failure, Error::buffer("worker entries", n, self.buf.len())));
         }
-        Ok((n, ranks))
+        Ok((n, ranks, affine))
     }
 }
 
@@ -423,6 +533,7 @@ impl<'de, 'b> Visitor<'de> for EntrySeed<'b> {
         let at = |field: &'static str| Detail::Entry { list: "workers", index: i, field };
         let mut e = WorkerEntry { name: "", ..WorkerEntry::EMPTY };
         let (mut name, mut comm, mut comp) = (false, false, false);
+        let (mut affine_comm, mut affine_comp) = (false, false);
         while let Some(k) = map.next_key::<&'de str>()? {
             let field = match k {
                 "name" => {
@@ -437,6 +548,45 @@ impl<'de, 'b> Visitor<'de> for EntrySeed<'b> {
                     }
                     continue;
                 }
+                "repair" => {
+                    e.repair = map.next_value()?;
+                    continue;
+                }
+                "comm_table" | "comp_table" => {
+                    let field = if k == "comm_table" { "comm_table" } else { "comp_table" };
+                    let seed = TableSeed { index: i, field, failure: &mut *self.failure };
+                    let model = map.next_value_seed(seed)?;
+                    if field == "comm_table" {
+                        (e.comm_model, comm) = (model, true);
+                    } else {
+                        (e.comp_model, comp) = (model, true);
+                    }
+                    continue;
+                }
+                "comm_power" | "comp_power" => {
+                    let field = if k == "comm_power" { "comm_power" } else { "comp_power" };
+                    let pw: PowerEntry = map.next_value()?;
+                    let bad = |message, value| {
+                        Error::json(message, Detail::Number { list: "workers", index: i, field, value })
+                    };
+                    if !(pw.latency.is_finite() && pw.latency >= 0.0) {
+                        return Err(fail(self.failure, bad("latency must be finite and >= 0", pw.latency)));
+                    }
+                    if !(pw.coeff.is_finite() && pw.coeff >= 0.0) {
+                        return Err(fail(self.failure, bad("coeff must be finite and >= 0", pw.coeff)));
+                    }
+                    if !(0.01..=64.0).contains(&pw.exponent) {
+                        return Err(fail(self.failure, bad("exponent must be in 0.01..=64", pw.exponent)));
+                    }
+                    let model =
+                        CostModel::Power { latency: pw.latency, coeff: pw.coeff, exponent: pw.exponent };
+                    if field == "comm_power" {
+                        (e.comm_model, comm) = (model, true);
+                    } else {
+                        (e.comp_model, comp) = (model, true);
+                    }
+                    continue;
+                }
                 "comm_latency" => Field::CommLatency,
                 "comm_per_item" => Field::CommPerItem,
                 "comp_latency" => Field::CompLatency,
@@ -446,7 +596,8 @@ impl<'de, 'b> Visitor<'de> for EntrySeed<'b> {
                         self.failure,
                         Error::json(
                             "unknown key (expected name, count, comm_per_item, comm_latency, \
-                             comp_per_item, comp_latency)",
+                             comp_per_item, comp_latency, comm_table, comp_table, comm_power, \
+                             comp_power, repair)",
                             at(""),
                         ),
                     ))
@@ -458,17 +609,38 @@ impl<'de, 'b> Visitor<'de> for EntrySeed<'b> {
             }
             match field {
                 Field::CommLatency => e.comm_latency = v,
-                Field::CommPerItem => (e.comm_per_item, comm) = (v, true),
+                Field::CommPerItem => (e.comm_per_item, affine_comm) = (v, true),
                 Field::CompLatency => e.comp_latency = v,
-                _ => (e.comp_per_item, comp) = (v, true),
+                _ => (e.comp_per_item, affine_comp) = (v, true),
             }
+        }
+        comm |= affine_comm;
+        comp |= affine_comp;
+        let mixed = if affine_comm && e.comm_model != CostModel::Affine {
+            "comm_per_item"
+        } else if affine_comp && e.comp_model != CostModel::Affine {
+            "comp_per_item"
+        } else {
+            ""
+        };
+        if !mixed.is_empty() {
+            return Err(fail(
+                self.failure,
+                Error::json("give one cost per part: *_per_item, *_table or *_power", at(mixed)),
+            ));
+        }
+        if let CostModel::Table { points, len } = e.comp_model {
+            check_table(&points[..len], i, "comp_table", e.repair).map_err(|er| fail(self.failure, er))?;
+        }
+        if let CostModel::Table { points, len } = e.comm_model {
+            check_table(&points[..len], i, "comm_table", e.repair).map_err(|er| fail(self.failure, er))?;
         }
         let missing = if !name {
             "name"
         } else if !comm {
-            "comm_per_item"
+            "comm_per_item (or comm_table, comm_power)"
         } else if !comp {
-            "comp_per_item"
+            "comp_per_item (or comp_table, comp_power)"
         } else {
             ""
         };
@@ -483,6 +655,82 @@ impl<'de, 'b> Visitor<'de> for EntrySeed<'b> {
         }
         Ok(e)
     }
+}
+
+/// `{"coeff", "exponent", "latency"}` of a power-law cost.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PowerEntry {
+    coeff: f64,
+    exponent: f64,
+    #[serde(default)]
+    latency: f64,
+}
+
+/// Reads `[[items, seconds], ...]` into a fixed-capacity table.
+struct TableSeed<'b> {
+    index: usize,
+    field: &'static str,
+    failure: &'b mut Option<Error>,
+}
+
+impl<'de, 'b> DeserializeSeed<'de> for TableSeed<'b> {
+    type Value = CostModel;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de, 'b> Visitor<'de> for TableSeed<'b> {
+    type Value = CostModel;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list of [items, seconds] points")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut points = [(0u64, 0.0f64); MAX_POINTS];
+        let mut len = 0usize;
+        while let Some(point) = seq.next_element::<(u64, f64)>()? {
+            let Some(slot) = points.get_mut(len) else {
+                let at = Detail::Entry { list: "workers", index: self.index, field: self.field };
+                return Err(fail(self.failure, Error::json("at most 32 points", at)));
+            };
+            *slot = point;
+            len += 1;
+        }
+        if len == 0 {
+            let at = Detail::Entry { list: "workers", index: self.index, field: self.field };
+            return Err(fail(self.failure, Error::json("needs at least one [items, seconds] point", at)));
+        }
+        Ok(CostModel::Table { points, len })
+    }
+}
+
+/// Checks measured points: times finite and ≥ 0; unless `repair`, sizes strictly
+/// increasing and times not decreasing.
+fn check_table(points: &[(u64, f64)], index: usize, field: &'static str, repair: bool) -> Result<(), Error> {
+    let at = |point: usize, value: f64| Detail::Point { list: "workers", index, field, point, value };
+    for (k, &(size, secs)) in points.iter().enumerate() {
+        if !(secs.is_finite() && secs >= 0.0) {
+            return Err(Error::json("seconds must be finite and >= 0", at(k, secs)));
+        }
+        if repair || k == 0 {
+            continue;
+        }
+        let (prev_size, prev_secs) = points[k - 1];
+        if size <= prev_size {
+            return Err(Error::json(
+                "items must increase from point to point (or set \"repair\": true)",
+                at(k, size as f64),
+            ));
+        }
+        if secs < prev_secs {
+            return Err(Error::json(
+                "seconds must not decrease as items increase (or set \"repair\": true)",
+                at(k, secs),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Reads `root_candidates` into the buffer; returns the number of entries.
@@ -604,6 +852,12 @@ impl<'a> PlatformFile<'a> {
         if workers.len() < self.workers {
             return Err(Error::buffer("workers", self.workers, workers.len()));
         }
+        if let Some(i) = entries.iter().position(|e| !e.is_affine()) {
+            return Err(Error::json(
+                "tabulated or power-law costs need the exact or sampled solver",
+                Detail::Entry { list: "workers", index: i, field: "" },
+            ));
+        }
         let mut k = 0usize;
         for e in entries {
             let w =
@@ -641,6 +895,100 @@ impl<'a> PlatformFile<'a> {
     }
 }
 
+impl<'a> PlatformFile<'a> {
+    /// Expands the entries into cost functions for the dynamic programs
+    /// ([`dp::exact`](crate::dp::exact), [`Sampled`](crate::sampled::Sampled)).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) when `workers` is
+    /// shorter than [`PlatformFile::workers`]; [`ErrorCode::Json`](crate::ErrorCode::Json)
+    /// when the file gives `root_candidates` (the dynamic programs need a fixed root) or
+    /// `root` names no worker; [`ErrorCode::InvalidInput`](crate::ErrorCode::InvalidInput) or
+    /// [`ErrorCode::Overflow`](crate::ErrorCode::Overflow) for a cost `N` cannot hold.
+    pub fn cost_problem<'w, N: Real>(
+        &self,
+        entries: &[WorkerEntry<'a>],
+        workers: &'w mut [WorkerCosts<Cost<N, MAX_POINTS>>],
+    ) -> Result<CostProblem<'w, Cost<N, MAX_POINTS>>, Error> {
+        let entries = entries.get(..self.entries).ok_or(Error::buffer(
+            "worker entries",
+            self.entries,
+            entries.len(),
+        ))?;
+        if workers.len() < self.workers {
+            return Err(Error::buffer("workers", self.workers, workers.len()));
+        }
+        let Some(root) = self.root else {
+            return Err(Error::json(
+                "the exact and sampled solvers need a fixed root, not root_candidates",
+                Detail::Entry { list: "root", index: usize::MAX, field: "" },
+            ));
+        };
+        let root = rank_of(entries, root, "root", usize::MAX)?;
+        let mut k = 0usize;
+        for (i, e) in entries.iter().enumerate() {
+            let costs = WorkerCosts {
+                comm: cost_of::<N>(
+                    e.comm_model,
+                    e.comm_latency,
+                    e.comm_per_item,
+                    e.repair,
+                    i,
+                    Field::CommPerItem,
+                )?,
+                comp: cost_of::<N>(
+                    e.comp_model,
+                    e.comp_latency,
+                    e.comp_per_item,
+                    e.repair,
+                    i,
+                    Field::CompPerItem,
+                )?,
+            };
+            for _ in 0..e.count {
+                if let Some(slot) = workers.get_mut(k) {
+                    *slot = costs.clone();
+                }
+                k += 1;
+            }
+        }
+        Ok(CostProblem {
+            workers: &workers[..self.workers],
+            root,
+            items: self.items,
+            root_mode: self.options.root_mode,
+            order: self.options.order,
+        })
+    }
+}
+
+/// One cost function of entry `index` in the number type `N`.
+fn cost_of<N: Real>(
+    model: CostModel,
+    latency: f64,
+    per_item: f64,
+    repair: bool,
+    index: usize,
+    field: Field,
+) -> Result<Cost<N, MAX_POINTS>, Error> {
+    let conv = |f: Field, v: f64| N::from_f64(v).ok_or(Error::not_representable(index, f, v, N::NAME));
+    Ok(match model {
+        CostModel::Affine => {
+            let lat_field = if field == Field::CommPerItem { Field::CommLatency } else { Field::CompLatency };
+            Cost::Affine(Affine::new(conv(lat_field, latency)?, conv(field, per_item)?)?)
+        }
+        CostModel::Table { points, len } => {
+            let points = &points[..len.min(MAX_POINTS)];
+            Cost::Tabulated(if repair { Tabulated::repaired(points)? } else { Tabulated::new(points)? })
+        }
+        CostModel::Power { latency, coeff, exponent } => {
+            let lat_field = if field == Field::CommPerItem { Field::CommLatency } else { Field::CompLatency };
+            Cost::PowerLaw(PowerLaw::new(conv(lat_field, latency)?, coeff, exponent)?)
+        }
+    })
+}
+
 /// Rank of the first worker of the entry called `name`.
 fn rank_of(
     entries: &[WorkerEntry<'_>],
@@ -671,7 +1019,7 @@ pub fn max_result_len(workers: usize, max_name_len: usize) -> usize {
 /// Writes the result document into `out` and returns its length in bytes.
 ///
 /// `{"version": 1, "items", "root", "root_rank", "root_mode", "order", "rounding",
-/// "makespan", "rational_makespan", "rational_exact", "lower_bound", "bound",
+/// "method", "makespan", "rational_makespan", "rational_exact", "lower_bound", "bound", "gap",
 /// "uniform_makespan", "speedup", "root_transfer", "participating", "plan": [{"name",
 /// "rank", "count", "displacement", "share", "start", "received", "finish",
 /// "participating"}]}`, with `plan` in send order and times in seconds.
@@ -726,7 +1074,7 @@ impl<N: Real> Serialize for ResultDoc<'_, '_, N> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let m = self.summary;
         let (root_mode, order, rounding) = option_names(&self.file.options);
-        let mut st = s.serialize_struct("Result", 17)?;
+        let mut st = s.serialize_struct("Result", 19)?;
         st.serialize_field("version", &1u32)?;
         st.serialize_field("items", &m.items)?;
         st.serialize_field("root", name_of(self.entries, m.root))?;
@@ -734,11 +1082,13 @@ impl<N: Real> Serialize for ResultDoc<'_, '_, N> {
         st.serialize_field("root_mode", root_mode)?;
         st.serialize_field("order", order)?;
         st.serialize_field("rounding", rounding)?;
+        st.serialize_field("method", m.method.name())?;
         st.serialize_field("makespan", &m.makespan.to_f64())?;
         st.serialize_field("rational_makespan", &m.rational_makespan.to_f64())?;
         st.serialize_field("rational_exact", &m.rational_exact)?;
         st.serialize_field("lower_bound", &m.lower_bound.to_f64())?;
         st.serialize_field("bound", &m.bound.to_f64())?;
+        st.serialize_field("gap", &m.gap().to_f64())?;
         st.serialize_field("uniform_makespan", &m.uniform_makespan.to_f64())?;
         st.serialize_field("speedup", &m.speedup())?;
         st.serialize_field("root_transfer", &m.root_transfer.to_f64())?;
@@ -826,13 +1176,46 @@ mod tests {
         assert_eq!(name_of(&entries, 0), "a");
     }
 
+    const MEASURED: &[u8] = br#"{"items": 100, "root": "a", "solver": "sampled", "workers": [
+        {"name": "a", "comm_per_item": 0, "comp_table": [[10, 0.5], [100, 4.25]]},
+        {"name": "b", "repair": true, "comm_table": [[50, 0.1], [20, 0.2]],
+         "comp_power": {"coeff": 0.001, "exponent": 1.5, "latency": 0.01}}]}"#;
+
     #[test]
     fn every_truncation_is_an_error_not_a_panic() {
-        let mut entries = [WorkerEntry::EMPTY; 4];
-        for cut in 0..DOC.len() {
-            let e = parse_platform(&DOC[..cut], &mut entries, &mut []).unwrap_err();
-            assert_eq!(e.code(), crate::ErrorCode::Json, "cut at {cut}: {e}");
+        let mut entries = [WorkerEntry::EMPTY; 8];
+        for doc in [DOC, MEASURED] {
+            for cut in 0..doc.len() {
+                let e = parse_platform(&doc[..cut], &mut entries, &mut []).unwrap_err();
+                assert_eq!(e.code(), crate::ErrorCode::Json, "cut at {cut}: {e}");
+            }
         }
+    }
+
+    #[test]
+    fn measured_costs_become_cost_functions() {
+        use crate::cost::CostFn;
+        let mut entries = [WorkerEntry::EMPTY; 8];
+        let file = parse_platform(MEASURED, &mut entries, &mut []).unwrap();
+        assert_eq!((file.solver, file.affine, file.workers), (Solver::Sampled, false, 2));
+        let mut workers = [Worker::<f64>::linear(0.0, 1.0); 2];
+        let e = file.problem(&entries, &[], &mut workers, &mut []).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "platform JSON: workers[0]: tabulated or power-law costs need the exact or sampled solver"
+        );
+        let zero = Cost::Affine(Affine::new(0.0, 0.0).unwrap());
+        let mut costs = [
+            WorkerCosts { comm: zero.clone(), comp: zero.clone() },
+            WorkerCosts { comm: zero.clone(), comp: zero },
+        ];
+        let problem = file.cost_problem(&entries, &mut costs).unwrap();
+        assert_eq!(problem.root, 0);
+        let w = problem.workers;
+        assert_eq!(w[0].comp.time(55), 2.375);
+        let pooled: f64 = w[1].comm.time(20);
+        assert!((pooled - 0.15).abs() < 1e-15, "repaired: the two points pooled");
+        assert_eq!(w[1].comp.time(100), 0.01 + 0.001 * 1000.0);
     }
 
     #[test]

@@ -37,8 +37,8 @@ use crate::num::Real;
 /// ];
 /// let mut counts = [0u64; 2];
 /// let t = divload::threshold::solve(&comp, 100, &mut counts)?;
-/// assert_eq!(counts, [39, 61]);
-/// assert_eq!(t, 39.0); // 61 items on the quadratic worker take 37.21 s
+/// assert_eq!(counts, [38, 62]);
+/// assert!((t - 38.44).abs() < 1e-12); // 62 items on the quadratic worker; 39 on the other would take longer
 /// # Ok::<(), divload::Error>(())
 /// ```
 pub fn solve<N: Real, C: CostFn<N>>(comp: &[C], items: u64, counts: &mut [u64]) -> Result<N, Error> {
