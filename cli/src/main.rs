@@ -9,7 +9,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use divload::cost::{Cost, WorkerCosts};
-use divload::dp::{self, Pruning};
 use divload::json::{self, CandidateEntry, PlatformFile, Solver, WorkerEntry, MAX_POINTS};
 use divload::sampled::Sampled;
 use divload::{Assignment, Method, OrderPolicy, RootCandidate, RootMode, Rounding, Scratch, Summary, Worker};
@@ -140,49 +139,46 @@ fn run_plan(args: &PlanArgs) -> Result<(), String> {
             file.workers
         ));
     }
-    let solver = match (args.solver, file.solver) {
-        (Some(SolverArg::ClosedForm), _) | (None, Solver::ClosedForm) => Solver::ClosedForm,
-        (Some(SolverArg::Exact), _) | (None, Solver::Exact) => Solver::Exact,
-        (Some(SolverArg::Sampled), _) | (None, Solver::Sampled) => Solver::Sampled,
-        (None, Solver::Auto) if file.affine => Solver::ClosedForm,
-        (None, Solver::Auto) => Solver::Exact,
+    let solver = file.solver(args.solver.map(|s| match s {
+        SolverArg::ClosedForm => Solver::ClosedForm,
+        SolverArg::Exact => Solver::Exact,
+        SolverArg::Sampled => Solver::Sampled,
+    }));
+    let needs = file.needs(solver).map_err(at)?;
+    let mib = (needs.dp_choices * 4 + needs.dp_costs * 8) as f64 / (1 << 20) as f64;
+    let no_memory = |_| {
+        format!("{source}: the exact DP needs {mib:.1} MiB, which is not available; try --solver sampled")
     };
-    let mut out = vec![Assignment::EMPTY; file.workers];
-    // With affine costs the closed form also gives the DP's summary a rational bound and
-    // shows its own distance to the exact optimum.
-    let closed = if file.affine && (solver == Solver::ClosedForm || file.root.is_some()) {
-        let mut workers = vec![Worker::<f64>::linear(0.0, 1.0); file.workers];
-        let mut root_cands = vec![RootCandidate::<f64>::local(0); file.candidates];
-        let problem = file.problem(&entries, &cands, &mut workers, &mut root_cands).map_err(at)?;
-        let mut scratch = vec![Scratch::EMPTY; file.workers];
-        Some(divload::plan(&problem, &mut out, &mut scratch).map_err(at)?)
-    } else {
-        None
+    let mut dp_choices: Vec<u32> = Vec::new();
+    dp_choices.try_reserve_exact(needs.dp_choices).map_err(no_memory)?;
+    dp_choices.resize(needs.dp_choices, 0);
+    let mut dp_costs: Vec<f64> = Vec::new();
+    dp_costs.try_reserve_exact(needs.dp_costs).map_err(no_memory)?;
+    dp_costs.resize(needs.dp_costs, 0.0);
+    let mut workers = vec![Worker::<f64>::linear(0.0, 1.0); needs.workers];
+    let mut root_cands = vec![RootCandidate::<f64>::local(0); needs.candidates];
+    let mut costs = vec![WorkerCosts { comm: affine_zero(), comp: affine_zero() }; needs.costs];
+    let mut out = vec![Assignment::EMPTY; needs.workers];
+    let mut scratch = vec![Scratch::EMPTY; needs.workers];
+    let mut sampled =
+        (solver == Solver::Sampled).then(|| Box::new(Sampled::<f64, SAMPLES, SAMPLED_WORKERS>::new()));
+    let buffers = json::Buffers {
+        workers: &mut workers,
+        candidates: &mut root_cands,
+        costs: &mut costs,
+        out: &mut out,
+        scratch: &mut scratch,
+        dp_choices: &mut dp_choices,
+        dp_costs: &mut dp_costs,
+        sampled: sampled.as_deref_mut(),
     };
-    let summary = match (solver, closed) {
-        (Solver::ClosedForm, Some(s)) => s,
-        (Solver::ClosedForm, None) => {
-            return Err(format!(
-                "{source}: the closed form needs affine costs; use --solver exact or --solver sampled"
-            ))
-        }
-        _ => {
-            let mut costs = vec![WorkerCosts { comm: affine_zero(), comp: affine_zero() }; file.workers];
-            let problem = file.cost_problem(&entries, &mut costs).map_err(at)?;
-            let mut s = if solver == Solver::Exact {
-                run_exact(&problem, &mut out, args.progress).map_err(|e| format!("{source}: {e}"))?
-            } else {
-                run_sampled(&problem, &mut out).map_err(at)?
-            };
-            if let Some(c) = closed {
-                // Same send order: the rational relaxation bounds this plan too.
-                s.rational_makespan = c.rational_makespan;
-                s.lower_bound = s.lower_bound.max(c.lower_bound.min(s.makespan));
-            }
-            s
-        }
-    };
-    let closed_makespan = closed.filter(|_| summary.method != Method::ClosedForm).map(|c| c.makespan);
+    let show = args.progress || (needs.dp_choices as u64 >= PROGRESS_CELLS && io::stderr().is_terminal());
+    let mut bar = Progress::new(show, mib);
+    let solved = json::solve(&file, &entries, &cands, solver, buffers, |done, total| bar.update(done, total));
+    bar.finish();
+    let solved = solved.map_err(at)?;
+    let summary = solved.summary;
+    let closed_makespan = solved.closed_form.map(|c| c.makespan);
 
     let stdout = io::stdout();
     let mut w = io::BufWriter::new(stdout.lock());
@@ -201,44 +197,6 @@ fn run_plan(args: &PlanArgs) -> Result<(), String> {
 
 fn affine_zero() -> Cost<f64, MAX_POINTS> {
     Cost::Affine(divload::cost::Affine::new(0.0, 0.0).unwrap_or_else(|_| unreachable!()))
-}
-
-type FileProblem<'a> = dp::CostProblem<'a, Cost<f64, MAX_POINTS>>;
-
-/// The exact DP with its memory from the heap (reported, not aborted, when it is not
-/// available) and a progress bar on stderr for long runs.
-fn run_exact(
-    problem: &FileProblem<'_>,
-    out: &mut [Assignment<f64>],
-    force_bar: bool,
-) -> Result<Summary<f64>, String> {
-    let mem = dp::exact_memory(problem.items, problem.workers.len()).map_err(|e| e.to_string())?;
-    let mib = mem.bytes::<f64>() as f64 / (1 << 20) as f64;
-    let no_memory =
-        |_| format!("the exact DP needs {mib:.1} MiB, which is not available; try --solver sampled");
-    let mut choices: Vec<u32> = Vec::new();
-    choices.try_reserve_exact(mem.choices).map_err(no_memory)?;
-    choices.resize(mem.choices, 0);
-    let mut costs: Vec<f64> = Vec::new();
-    costs.try_reserve_exact(mem.costs).map_err(no_memory)?;
-    costs.resize(mem.costs, 0.0);
-
-    let cells = mem.choices as u64;
-    let show = force_bar || (cells >= PROGRESS_CELLS && io::stderr().is_terminal());
-    let mut bar = Progress::new(show, mib);
-    let result = dp::exact(problem, Pruning::Monotone, out, &mut choices, &mut costs, |done, total| {
-        bar.update(done, total)
-    });
-    bar.finish();
-    result.map_err(|e| e.to_string())
-}
-
-fn run_sampled(
-    problem: &FileProblem<'_>,
-    out: &mut [Assignment<f64>],
-) -> Result<Summary<f64>, divload::Error> {
-    let mut dp = Box::new(Sampled::<f64, SAMPLES, SAMPLED_WORKERS>::new());
-    dp.solve(problem, out)
 }
 
 /// A one-line progress bar on stderr, redrawn at most every percent.

@@ -235,7 +235,7 @@ fn measured_costs_from_the_example_file() {
     assert!(s["lower_bound"].as_f64().unwrap() <= m && m <= s["makespan"].as_f64().unwrap());
     assert_clean_error(
         &divload(&["plan", path, "--solver", "closed-form"]),
-        "the closed form needs affine costs",
+        "closed_form needs affine costs",
     );
 }
 

@@ -39,7 +39,8 @@ use crate::dp::CostProblem;
 use crate::error::{Detail, Error, Field};
 use crate::model::{check, Options, OrderPolicy, RootCandidate, RootMode, Rounding, Worker};
 use crate::num::Real;
-use crate::plan::{Assignment, Problem, Root, Summary};
+use crate::plan::{Assignment, Problem, Root, Scratch, Summary};
+use crate::sampled::Sampled;
 
 /// Most points of a tabulated cost in a platform file.
 pub const MAX_POINTS: usize = 32;
@@ -987,6 +988,173 @@ fn cost_of<N: Real>(
             Cost::PowerLaw(PowerLaw::new(conv(lat_field, latency)?, coeff, exponent)?)
         }
     })
+}
+
+/// Buffer lengths, in elements, that [`solve`] needs for a file and a solver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Needs {
+    /// [`Buffers::workers`], [`Buffers::out`] and [`Buffers::scratch`]: one per worker.
+    pub workers: usize,
+    /// [`Buffers::candidates`].
+    pub candidates: usize,
+    /// [`Buffers::costs`]: one per worker for the dynamic programs, else 0.
+    pub costs: usize,
+    /// [`Buffers::dp_choices`] and [`Buffers::dp_costs`] for the exact DP, else 0
+    /// (see [`dp::exact_memory`](crate::dp::exact_memory)).
+    pub dp_choices: usize,
+    /// See `dp_choices`.
+    pub dp_costs: usize,
+}
+
+/// The caller's memory for [`solve`], sized by [`PlatformFile::needs`].
+#[derive(Debug)]
+pub struct Buffers<'b, N, const K: usize, const P: usize> {
+    /// Affine workers, for the closed form.
+    pub workers: &'b mut [Worker<N>],
+    /// Root candidates, for the closed form.
+    pub candidates: &'b mut [RootCandidate<N>],
+    /// Cost functions, for the dynamic programs.
+    pub costs: &'b mut [WorkerCosts<Cost<N, MAX_POINTS>>],
+    /// The plan, in send order.
+    pub out: &'b mut [Assignment<N>],
+    /// Scratch for the closed form.
+    pub scratch: &'b mut [Scratch<N>],
+    /// Choices of the exact DP.
+    pub dp_choices: &'b mut [u32],
+    /// Cost row of the exact DP.
+    pub dp_costs: &'b mut [N],
+    /// Working memory of the sampled DP (`None` if the caller does not offer it).
+    pub sampled: Option<&'b mut Sampled<N, K, P>>,
+}
+
+/// A solved platform file.
+#[derive(Clone, Copy, Debug)]
+pub struct Solved<N> {
+    /// The plan's summary; the plan is in [`Buffers::out`].
+    pub summary: Summary<N>,
+    /// The closed-form plan's summary when it was computed alongside a dynamic program
+    /// (affine costs and a fixed root), to show its distance to the DP's plan.
+    pub closed_form: Option<Summary<N>>,
+}
+
+impl PlatformFile<'_> {
+    /// The solver to use: `requested` if given, else the file's, where `auto` means the
+    /// closed form when every cost is affine and the exact DP otherwise.
+    pub fn solver(&self, requested: Option<Solver>) -> Solver {
+        match requested.unwrap_or(self.solver) {
+            Solver::Auto if self.affine => Solver::ClosedForm,
+            Solver::Auto => Solver::Exact,
+            s => s,
+        }
+    }
+
+    /// How much memory [`solve`] needs with `solver` (from [`PlatformFile::solver`]).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::Json`](crate::ErrorCode::Json) when the closed form is asked for
+    /// costs that are not affine; as [`dp::exact_memory`](crate::dp::exact_memory) for
+    /// the exact DP.
+    pub fn needs(&self, solver: Solver) -> Result<Needs, Error> {
+        let closed = self.affine && (solver == Solver::ClosedForm || self.root.is_some());
+        if solver == Solver::ClosedForm && !self.affine {
+            return Err(Error::json(
+                "closed_form needs affine costs; use \"exact\" or \"sampled\"",
+                Detail::Entry { list: "solver", index: usize::MAX, field: "" },
+            ));
+        }
+        let dp = if solver == Solver::Exact {
+            crate::dp::exact_memory(self.items, self.workers)?
+        } else {
+            crate::dp::DpMemory { choices: 0, costs: 0 }
+        };
+        Ok(Needs {
+            workers: self.workers,
+            candidates: if closed { self.candidates } else { 0 },
+            costs: if solver == Solver::ClosedForm { 0 } else { self.workers },
+            dp_choices: dp.choices,
+            dp_costs: dp.costs,
+        })
+    }
+}
+
+/// Plans a platform file with `solver` in the caller's buffers: the closed form, the
+/// exact DP or the sampled DP, as the command line, the C library and the browser do.
+/// With affine costs and a fixed root the closed form is also computed next to a dynamic
+/// program: its rational bound tightens the DP's `lower_bound`, and its plan is returned
+/// for comparison. `progress` is passed to [`dp::exact`](crate::dp::exact).
+///
+/// # Errors
+///
+/// As [`PlatformFile::needs`], [`PlatformFile::problem`], [`PlatformFile::cost_problem`],
+/// [`plan`](crate::plan), [`dp::exact`](crate::dp::exact) and
+/// [`Sampled::solve`](crate::sampled::Sampled::solve); buffers shorter than
+/// [`PlatformFile::needs`] says are [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall),
+/// and so is a missing sampled workspace.
+pub fn solve<'a, N: Real, const K: usize, const P: usize>(
+    file: &PlatformFile<'a>,
+    entries: &[WorkerEntry<'a>],
+    candidates: &[CandidateEntry<'a>],
+    solver: Solver,
+    buf: Buffers<'_, N, K, P>,
+    progress: impl FnMut(u64, u64),
+) -> Result<Solved<N>, Error> {
+    let needs = file.needs(solver)?;
+    let closed_form =
+        if needs.candidates > 0 || (file.affine && (solver == Solver::ClosedForm || file.root.is_some())) {
+            if buf.scratch.len() < needs.workers {
+                return Err(Error::buffer("scratch", needs.workers, buf.scratch.len()));
+            }
+            let problem = file.problem(entries, candidates, buf.workers, buf.candidates)?;
+            Some(crate::plan(&problem, buf.out, buf.scratch)?)
+        } else {
+            None
+        };
+    let summary = match (solver, closed_form) {
+        (Solver::ClosedForm | Solver::Auto, Some(s)) => return Ok(Solved { summary: s, closed_form: None }),
+        (Solver::ClosedForm | Solver::Auto, None) => return Err(Error::no_workers()),
+        (Solver::Exact, _) => {
+            let problem = file.cost_problem(entries, buf.costs)?;
+            crate::dp::exact(
+                &problem,
+                crate::dp::Pruning::Monotone,
+                buf.out,
+                buf.dp_choices,
+                buf.dp_costs,
+                progress,
+            )?
+        }
+        (Solver::Sampled, _) => {
+            let problem = file.cost_problem(entries, buf.costs)?;
+            let Some(work) = buf.sampled else {
+                return Err(Error::buffer("sampled DP workspace", 1, 0));
+            };
+            work.solve(&problem, buf.out)?
+        }
+    };
+    // The rational relaxation bounds every plan in its send order: tighten the DP's bound
+    // only when the DP served the workers in that same order.
+    let p = file.workers;
+    let same_order = closed_form.is_some_and(|c| {
+        let slots = &mut buf.scratch[..p];
+        crate::order::send_order(
+            &buf.workers[..p],
+            c.root,
+            file.options.root_mode,
+            file.options.order,
+            slots,
+        );
+        slots.iter().zip(buf.out.iter()).all(|(s, a)| s.worker == a.worker)
+    });
+    let summary = match closed_form {
+        Some(c) if same_order => Summary {
+            rational_makespan: c.rational_makespan,
+            lower_bound: summary.lower_bound.max_of(c.lower_bound.min_of(summary.makespan)),
+            ..summary
+        },
+        _ => summary,
+    };
+    Ok(Solved { summary, closed_form })
 }
 
 /// Rank of the first worker of the entry called `name`.

@@ -17,7 +17,9 @@ use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use divload::cost::{Affine, Cost, WorkerCosts};
 use divload::json::{self, CandidateEntry, WorkerEntry};
+use divload::sampled::Sampled;
 use divload::{
     Assignment, ErrorCode, Options, OrderPolicy, Problem, Root, RootCandidate, RootMode, Rounding, Scratch,
     Summary, Worker,
@@ -379,7 +381,10 @@ unsafe fn plan_by_rank<T: TryFrom<u64> + Default>(
 }
 
 /// Plans from a platform document (the JSON format of `divload plan`, see the README)
-/// and writes the result document into `out` as a NUL-terminated string.
+/// and writes the result document into `out` as a NUL-terminated string. The document's
+/// `"solver"` is honoured: `closed_form`, `exact` (memory O(n·p), allocated here) or
+/// `sampled` (1024 sizes, at most 256 workers); tabulated and power-law costs need one of
+/// the last two.
 ///
 /// On `DIVLOAD_OK`, `*out_n` is the document's length without the NUL. On
 /// `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the exact size
@@ -454,16 +459,38 @@ fn plan_json(text: &[u8]) -> Result<Vec<u8>, Failure> {
     let mut cands = alloc_vec(bound)?;
     cands.resize(bound, CandidateEntry::EMPTY);
     let file = json::parse_platform(text, &mut entries, &mut cands)?;
-    let mut workers = alloc_vec(file.workers)?;
-    workers.resize(file.workers, Worker::linear(0.0, 1.0));
-    let mut root_cands = alloc_vec(file.candidates)?;
-    root_cands.resize(file.candidates, RootCandidate::local(0));
-    let problem = file.problem(&entries, &cands, &mut workers, &mut root_cands)?;
-    let mut plan = alloc_vec(file.workers)?;
-    plan.resize(file.workers, Assignment::EMPTY);
-    let mut scratch = alloc_vec(file.workers)?;
-    scratch.resize(file.workers, Scratch::EMPTY);
-    let summary = divload::plan(&problem, &mut plan, &mut scratch)?;
+    let solver = file.solver(None);
+    let needs = file.needs(solver)?;
+    let mut workers = alloc_vec(needs.workers)?;
+    workers.resize(needs.workers, Worker::linear(0.0, 1.0));
+    let mut root_cands = alloc_vec(needs.candidates)?;
+    root_cands.resize(needs.candidates, RootCandidate::local(0));
+    let mut costs = alloc_vec(needs.costs)?;
+    let zero = Cost::Affine(Affine::new(0.0, 0.0)?);
+    costs.resize(needs.costs, WorkerCosts { comm: zero.clone(), comp: zero });
+    let mut plan = alloc_vec(needs.workers)?;
+    plan.resize(needs.workers, Assignment::EMPTY);
+    let mut scratch = alloc_vec(needs.workers)?;
+    scratch.resize(needs.workers, Scratch::EMPTY);
+    let mut dp_choices = alloc_vec(needs.dp_choices)?;
+    dp_choices.resize(needs.dp_choices, 0u32);
+    let mut dp_costs = alloc_vec(needs.dp_costs)?;
+    dp_costs.resize(needs.dp_costs, 0.0f64);
+    let mut sampled = match solver {
+        json::Solver::Sampled => Some(Box::new(Sampled::<f64, SAMPLES, SAMPLED_WORKERS>::new())),
+        _ => None,
+    };
+    let buffers = json::Buffers {
+        workers: &mut workers,
+        candidates: &mut root_cands,
+        costs: &mut costs,
+        out: &mut plan,
+        scratch: &mut scratch,
+        dp_choices: &mut dp_choices,
+        dp_costs: &mut dp_costs,
+        sampled: sampled.as_deref_mut(),
+    };
+    let summary = json::solve(&file, &entries, &cands, solver, buffers, |_, _| {})?.summary;
     let longest = entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
     let size = json::max_result_len(plan.len(), longest);
     let mut doc = alloc_vec(size)?;
@@ -472,6 +499,11 @@ fn plan_json(text: &[u8]) -> Result<Vec<u8>, Failure> {
     doc.truncate(n);
     Ok(doc)
 }
+
+/// Sampled sizes and most workers of the sampled DP behind `divload_plan_json`
+/// (512 KiB of choices, allocated only when a document asks for it).
+const SAMPLES: usize = 1024;
+const SAMPLED_WORKERS: usize = 256;
 
 /// A failed call: its status and the message kept for `divload_last_error_message`.
 struct Failure {

@@ -290,6 +290,32 @@ static void test_json(void) {
     free(doc);
 }
 
+/* Measured costs through the same entry point: the document's solver is honoured. */
+static void test_json_solvers(void) {
+    static const char MEASURED[] =
+        "{\"items\": 2000, \"root\": \"a\", \"solver\": \"%s\", \"workers\": ["
+        "{\"name\": \"a\", \"comm_per_item\": 0, \"comp_table\": [[100, 0.1], [1000, 1.4]]},"
+        "{\"name\": \"b\", \"count\": 2, \"comm_per_item\": 1e-4,"
+        " \"comp_power\": {\"coeff\": 1e-6, \"exponent\": 2}}]}";
+    const char *solvers[] = {"exact", "sampled", "auto", "closed_form"};
+    const char *methods[] = {"\"method\":\"exact_dp\"", "\"method\":\"sampled_dp\"", "\"method\":\"exact_dp\"", NULL};
+    for (size_t i = 0; i < 4; i++) {
+        char text[512], out[4096];
+        int n = snprintf(text, sizeof text, MEASURED, solvers[i]);
+        CHECK(n > 0 && (size_t)n < sizeof text);
+        size_t len = 0;
+        divload_status st = divload_plan_json(text, (size_t)n, out, sizeof out, &len);
+        if (methods[i] == NULL) {
+            CHECK_STATUS(st, DIVLOAD_JSON);
+            CHECK(strstr(last_error(), "closed_form needs affine costs") != NULL);
+            continue;
+        }
+        CHECK_STATUS(st, DIVLOAD_OK);
+        CHECK(strstr(out, methods[i]) != NULL);
+        CHECK(strstr(out, "\"gap\":") != NULL);
+    }
+}
+
 static void test_last_error_truncates(void) {
     divload_worker w[1] = {{0, 0, 0, NAN}};
     int c[1], d[1];
@@ -308,6 +334,7 @@ int main(void) {
     test_zero_counts();
     test_bad_input();
     test_json();
+    test_json_solvers();
     test_last_error_truncates();
     if (failures) {
         fprintf(stderr, "test_capi: %d check(s) failed\n", failures);

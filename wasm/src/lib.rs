@@ -18,7 +18,9 @@
 
 use core::fmt::Write;
 
-use divload::json::{self, CandidateEntry, PlatformFile, WorkerEntry};
+use divload::cost::{Affine, Cost, WorkerCosts};
+use divload::json::{self, CandidateEntry, PlatformFile, Solver, WorkerEntry};
+use divload::sampled::Sampled;
 use divload::{Assignment, Options, OrderPolicy, Problem, Root, RootCandidate, Scratch, Worker};
 use wasm_bindgen::prelude::*;
 
@@ -83,6 +85,9 @@ pub struct Planned {
     pub items: u64,
     /// The result document.
     pub document: String,
+    /// `true` when every cost is affine (`workers` holds them); the schedules for the
+    /// even split and the reversed order need that.
+    pub affine: bool,
 }
 
 impl Planned {
@@ -101,20 +106,45 @@ impl Planned {
         if file.workers > MAX_WORKERS {
             return Err(format!("workers: at most {MAX_WORKERS} workers, got {}", file.workers));
         }
-        let mut workers = vec![Worker::linear(0.0, 1.0); file.workers];
-        let mut root_cands = vec![RootCandidate::local(0); file.candidates];
-        let problem =
-            file.problem(&entries, &cands, &mut workers, &mut root_cands).map_err(|e| e.to_string())?;
-        let mut out = vec![Assignment::EMPTY; file.workers];
-        let mut scratch = vec![Scratch::EMPTY; file.workers];
-        let summary = divload::plan(&problem, &mut out, &mut scratch).map_err(|e| e.to_string())?;
+        let solver = file.solver(None);
+        let needs = file.needs(solver).map_err(|e| e.to_string())?;
+        let mut workers = vec![Worker::linear(0.0, 1.0); needs.workers];
+        let mut root_cands = vec![RootCandidate::local(0); needs.candidates];
+        let zero = Cost::Affine(Affine::new(0.0, 0.0).map_err(|e| e.to_string())?);
+        let mut costs = vec![WorkerCosts { comm: zero.clone(), comp: zero }; needs.costs];
+        let mut out = vec![Assignment::EMPTY; needs.workers];
+        let mut scratch = vec![Scratch::EMPTY; needs.workers];
+        let mut dp_choices = vec![0u32; needs.dp_choices];
+        let mut dp_costs = vec![0.0f64; needs.dp_costs];
+        let mut sampled = (solver == Solver::Sampled).then(|| Box::new(Sampled::<f64, 1024, 256>::new()));
+        let buffers = json::Buffers {
+            workers: &mut workers,
+            candidates: &mut root_cands,
+            costs: &mut costs,
+            out: &mut out,
+            scratch: &mut scratch,
+            dp_choices: &mut dp_choices,
+            dp_costs: &mut dp_costs,
+            sampled: sampled.as_deref_mut(),
+        };
+        let summary = json::solve(&file, &entries, &cands, solver, buffers, |_, _| {})
+            .map_err(|e| e.to_string())?
+            .summary;
         let longest = entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
         let mut doc = vec![0u8; json::max_result_len(out.len(), longest)];
         let n = json::write_result(&file, &entries, &summary, &out, &mut doc).map_err(|e| e.to_string())?;
         doc.truncate(n);
         let document = String::from_utf8(doc).map_err(|_| "result document: not UTF-8".to_string())?;
-        let (options, items) = (file.options, file.items);
-        Ok(Planned { workers, plan: out, root: summary.root, options, items, document })
+        let (options, items, affine) = (file.options, file.items, file.affine);
+        Ok(Planned { workers, plan: out, root: summary.root, options, items, document, affine })
+    }
+
+    fn need_affine(&self) -> Result<(), String> {
+        if self.affine {
+            Ok(())
+        } else {
+            Err("schedules: the calculator compares schedules for affine costs only; use plan() for tabulated or power-law costs".to_string())
+        }
     }
 
     /// The even split (`MPI_Scatter`: ⌊n/P⌋ each, one more for the first n mod P) in the
@@ -124,6 +154,7 @@ impl Planned {
     ///
     /// Only if the plan were inconsistent, which `plan` never returns.
     pub fn even(&self) -> Result<Vec<Assignment<f64>>, String> {
+        self.need_affine()?;
         let p = self.plan.len() as u64;
         let mut even: Vec<Assignment<f64>> = self
             .plan
@@ -147,6 +178,7 @@ impl Planned {
     ///
     /// The core's message if planning fails (it does not for a platform `new` accepted).
     pub fn reversed(&self) -> Result<Vec<Assignment<f64>>, String> {
+        self.need_affine()?;
         let mut order: Vec<usize> = self.plan.iter().map(|a| a.worker).filter(|&w| w != self.root).collect();
         order.reverse();
         order.push(self.root);
@@ -232,6 +264,19 @@ mod tests {
         let mut back = fwd[..15].to_vec();
         back.reverse();
         assert_eq!(&rev[..15], &back[..]);
+    }
+
+    #[test]
+    fn measured_costs_plan_but_have_no_schedules() {
+        let measured = include_str!("../../examples/measured.json");
+        let planned = Planned::new(measured).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&planned.document).unwrap();
+        assert_eq!(doc["method"], "exact_dp");
+        let sum: u64 = doc["plan"].as_array().unwrap().iter().map(|r| r["count"].as_u64().unwrap()).sum();
+        assert_eq!(sum, 20_000);
+        let sampled = Planned::new(&measured.replace("\"exact\"", "\"sampled\"")).unwrap();
+        assert!(sampled.document.contains("\"method\":\"sampled_dp\""));
+        assert!(schedules_json(measured).unwrap_err().contains("affine costs only"));
     }
 
     #[test]
