@@ -258,6 +258,17 @@ impl Error {
     pub(crate) const fn decreasing(worker: usize, part: &'static str, items: u64) -> Error {
         Error { kind: Kind::Decreasing { worker, part, items } }
     }
+    /// A capacity limit of a crate built on divload (fixed-size buffers): "`what`: at
+    /// most `max`, got `value`", with [`ErrorCode::Overflow`].
+    ///
+    /// ```
+    /// let e = divload::Error::limit("nodes", 8, 9);
+    /// assert_eq!(e.to_string(), "nodes: at most 8, got 9");
+    /// ```
+    pub const fn limit(what: &'static str, max: u64, value: u64) -> Error {
+        Error::too_large(what, max, value)
+    }
+
     pub(crate) const fn too_large(what: &'static str, max: u64, value: u64) -> Error {
         Error { kind: Kind::TooLarge { what, max, value } }
     }
