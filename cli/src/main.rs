@@ -337,7 +337,7 @@ fn print_table(
     if let Some(c) = closed_makespan {
         writeln!(
             w,
-            "closed form    {:>10.6} s   rounded rational plan: {:+.6} s against this plan",
+            "closed form    {:>10.6} s   rounded rational plan: {:+.3e} s against this plan",
             c,
             c - s.makespan
         )?;

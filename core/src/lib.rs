@@ -18,8 +18,20 @@
 //!   guarantee,
 //! * the evaluation of any plan, including the even split ([`evaluate`]).
 //!
-//! What it does not solve: costs that are not affine (exact dynamic programming is planned),
-//! links shared between workers, result messages sent back to the root.
+//! For any non-decreasing costs ([`cost`]: tabulated measurements, power laws, closures):
+//!
+//! * the exact integer optimum for a send order ([`dp::exact`], genaud2003 Algorithm 2 with
+//!   sharper pruning; memory from the caller, sized by [`dp::exact_memory`]),
+//! * the same recursion over sampled sizes in memory fixed at compile time, with a
+//!   certified bound on its distance to the optimum ([`sampled::Sampled`], for controllers),
+//! * without communication, the exact optimum by a search on the makespan
+//!   ([`threshold::solve`], cerin2006 §4).
+//!
+//! Every plan says how it was obtained ([`Method`]) and its certified gap
+//! ([`Summary::gap`]).
+//!
+//! What it does not solve: links shared between workers, result messages sent back to the
+//! root, the best send order for non-affine costs (the bandwidth order is used).
 //!
 //! ## Everywhere
 //!
