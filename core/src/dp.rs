@@ -268,7 +268,7 @@ impl<N: Real, R: ChoiceRows, F: FnMut(u64, u64)> Visit<N> for AllSplits<'_, '_, 
     fn run<A: CostFn<N>, B: CostFn<N>>(self, comm: &A, comp: &B) {
         let row = self.0;
         for d in (0..row.costs.len()).rev() {
-            let (mut sol, mut best) = (0usize, row.costs[d]);
+            let (mut sol, mut best) = (0usize, comm.time(0) + comp.time(0).max_of(row.costs[d]));
             for e in 1..=d {
                 let m = comm.time(e as u64) + comp.time(e as u64).max_of(row.costs[d - e]);
                 if m < best {
@@ -313,7 +313,9 @@ impl<N: Real, R: ChoiceRows, F: FnMut(u64, u64)> Visit<N> for Pruned<'_, '_, N, 
                     _ => e_max.min(d),
                 };
             }
-            let (mut sol, mut best) = (e_max, comm_t(e_max) + comp_t(e_max));
+            // The max matters only when no e satisfies the e_max condition (then e_max = d),
+            // which needs costs that are not 0 for 0 items (the sampled DP's refinement).
+            let (mut sol, mut best) = (e_max, comm_t(e_max) + comp_t(e_max).max_of(costs[d - e_max]));
             // Below e_max the value is comm(e) + cost[d - e], and on a block [a, b] it is at
             // least comm(a) + cost[d - b]. Walk down in blocks that grow while they can be
             // skipped and shrink when they cannot; a block of one is evaluated. Equal

@@ -352,7 +352,7 @@ proptest! {
     }
 }
 
-/// The paper's instance in 48 KiB: the gap shrinks as K grows, and the certified gap is
+/// The paper's instance in 40 KiB: the gap shrinks as K grows, and the certified gap is
 /// honest against the exact optimum.
 #[test]
 fn sampled_on_table1_is_close_and_certified() {
