@@ -160,8 +160,7 @@ fn run_plan(args: &PlanArgs) -> Result<(), String> {
     let mut costs = vec![WorkerCosts { comm: affine_zero(), comp: affine_zero() }; needs.costs];
     let mut out = vec![Assignment::EMPTY; needs.workers];
     let mut scratch = vec![Scratch::EMPTY; needs.workers];
-    let mut sampled =
-        (solver == Solver::Sampled).then(|| Box::new(Sampled::<f64, SAMPLES, SAMPLED_WORKERS>::new()));
+    let mut sampled = (solver == Solver::Sampled).then(new_sampled);
     let buffers = json::Buffers {
         workers: &mut workers,
         candidates: &mut root_cands,
@@ -193,6 +192,13 @@ fn run_plan(args: &PlanArgs) -> Result<(), String> {
         print_table(&mut w, &source, &file, &entries, &summary, &out, closed_makespan)
     };
     written.and_then(|()| w.flush()).map_err(|e| format!("writing the result: {e}"))
+}
+
+/// The sampled DP's 2 MiB workspace, built in a frame of its own so that it is not part
+/// of `run_plan`'s frame for every solver.
+#[inline(never)]
+fn new_sampled() -> Box<Sampled<f64, SAMPLES, SAMPLED_WORKERS>> {
+    Box::new(Sampled::new())
 }
 
 fn affine_zero() -> Cost<f64, MAX_POINTS> {

@@ -383,7 +383,7 @@ unsafe fn plan_by_rank<T: TryFrom<u64> + Default>(
 /// Plans from a platform document (the JSON format of `divload plan`, see the README)
 /// and writes the result document into `out` as a NUL-terminated string. The document's
 /// `"solver"` is honoured: `closed_form`, `exact` (memory O(n·p), allocated here) or
-/// `sampled` (1024 sizes, at most 256 workers); tabulated and power-law costs need one of
+/// `sampled` (1024 sizes, at most 64 workers); tabulated and power-law costs need one of
 /// the last two.
 ///
 /// On `DIVLOAD_OK`, `*out_n` is the document's length without the NUL. On
@@ -476,10 +476,7 @@ fn plan_json(text: &[u8]) -> Result<Vec<u8>, Failure> {
     dp_choices.resize(needs.dp_choices, 0u32);
     let mut dp_costs = alloc_vec(needs.dp_costs)?;
     dp_costs.resize(needs.dp_costs, 0.0f64);
-    let mut sampled = match solver {
-        json::Solver::Sampled => Some(Box::new(Sampled::<f64, SAMPLES, SAMPLED_WORKERS>::new())),
-        _ => None,
-    };
+    let mut sampled = (solver == json::Solver::Sampled).then(new_sampled);
     let buffers = json::Buffers {
         workers: &mut workers,
         candidates: &mut root_cands,
@@ -501,9 +498,16 @@ fn plan_json(text: &[u8]) -> Result<Vec<u8>, Failure> {
 }
 
 /// Sampled sizes and most workers of the sampled DP behind `divload_plan_json`
-/// (512 KiB of choices, allocated only when a document asks for it).
+/// (136 KiB, allocated only when a document asks for it).
 const SAMPLES: usize = 1024;
-const SAMPLED_WORKERS: usize = 256;
+const SAMPLED_WORKERS: usize = 64;
+
+/// The sampled DP's workspace, built in a frame of its own so that it is never part of
+/// the caller's frame (C threads may have small stacks).
+#[inline(never)]
+fn new_sampled() -> Box<Sampled<f64, SAMPLES, SAMPLED_WORKERS>> {
+    Box::new(Sampled::new())
+}
 
 /// A failed call: its status and the message kept for `divload_last_error_message`.
 struct Failure {

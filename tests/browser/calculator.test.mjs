@@ -141,6 +141,27 @@ try {
   assert.deepEqual(api.wrongType, [true, 'platform: expected a JSON string or an object']);
   assert.equal(api.version, cli_version());
 
+  step = 'the dynamic programs in the browser: measured costs, exact and sampled';
+  const measured = readFileSync(new URL('../../examples/measured.json', import.meta.url), 'utf8');
+  const table1 = readFileSync(new URL('../../examples/table1.json', import.meta.url), 'utf8');
+  const dp = await page.evaluate(async ([measured, table1]) => {
+    const m = await import('./pkg/divload_wasm.js');
+    const withSolver = (doc, solver) => JSON.stringify({ ...JSON.parse(doc), solver });
+    const exact = JSON.parse(m.plan(measured));
+    const sampled = JSON.parse(m.plan(withSolver(measured, 'sampled')));
+    const paper = JSON.parse(m.plan(withSolver(table1, 'exact')));
+    let schedules = null;
+    try { m.schedules(measured); } catch (e) { schedules = e.message; }
+    return { exact, sampled, paper, schedules };
+  }, [measured, table1]);
+  assert.equal(dp.exact.method, 'exact_dp');
+  assert.equal(dp.exact.plan.reduce((s, r) => s + r.count, 0), 20000);
+  assert.equal(dp.sampled.method, 'sampled_dp');
+  assert.ok(dp.sampled.lower_bound <= dp.exact.makespan && dp.exact.makespan <= dp.sampled.makespan);
+  assert.equal(dp.paper.method, 'exact_dp');
+  assert.ok(dp.paper.makespan <= makespan + 1e-9, `exact ${dp.paper.makespan} vs closed form ${makespan}`);
+  assert.match(dp.schedules, /affine costs only/);
+
   step = 'no JavaScript errors';
   assert.deepEqual(pageErrors, []);
   console.log(`browser test: passed (makespan ${makespan} s = command line; 16 Gantt rows; `

@@ -27,6 +27,18 @@ use wasm_bindgen::prelude::*;
 /// Most workers the page plans (about 200 MB of memory at this size).
 pub const MAX_WORKERS: usize = 1 << 20;
 
+/// Sampled sizes and most workers of the sampled DP (136 KiB).
+const SAMPLES: usize = 1024;
+const SAMPLED_WORKERS: usize = 64;
+
+/// The sampled DP's workspace, built in a frame of its own: inlined into its caller, the
+/// value on the stack would be part of every call's frame, sampled or not (wasm's
+/// stack is 1 MiB).
+#[inline(never)]
+fn new_sampled() -> Box<Sampled<f64, SAMPLES, SAMPLED_WORKERS>> {
+    Box::new(Sampled::new())
+}
+
 /// Plans a scatter; returns the result document (a JSON string, as `divload plan --json`).
 ///
 /// `platform` is a platform document: a JSON string or a JavaScript object.
@@ -116,7 +128,7 @@ impl Planned {
         let mut scratch = vec![Scratch::EMPTY; needs.workers];
         let mut dp_choices = vec![0u32; needs.dp_choices];
         let mut dp_costs = vec![0.0f64; needs.dp_costs];
-        let mut sampled = (solver == Solver::Sampled).then(|| Box::new(Sampled::<f64, 1024, 256>::new()));
+        let mut sampled = (solver == Solver::Sampled).then(new_sampled);
         let buffers = json::Buffers {
             workers: &mut workers,
             candidates: &mut root_cands,
