@@ -226,7 +226,7 @@ divload_status divload_plan_counts64(const struct divload_worker *workers,
 // Plans from a platform document (the JSON format of `divload plan`, see the README)
 // and writes the result document into `out` as a NUL-terminated string. The document's
 // `"solver"` is honoured: `closed_form`, `exact` (memory O(n·p), allocated here) or
-// `sampled` (1024 sizes, at most 256 workers); tabulated and power-law costs need one of
+// `sampled` (1024 sizes, at most 64 workers); tabulated and power-law costs need one of
 // the last two.
 //
 // On `DIVLOAD_OK`, `*out_n` is the document's length without the NUL. On

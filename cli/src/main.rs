@@ -8,10 +8,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use divload::cost::{Cost, WorkerCosts};
-use divload::json::{self, CandidateEntry, PlatformFile, Solver, WorkerEntry, MAX_POINTS};
-use divload::sampled::Sampled;
-use divload::{Assignment, Method, OrderPolicy, RootCandidate, RootMode, Rounding, Scratch, Summary, Worker};
+use divload::json::{self, PlatformFile, Solver, WorkerEntry};
+use divload::{Assignment, Method, OrderPolicy, RootMode, Rounding, Summary};
+use divload_host::{HostError, Parsed};
 
 /// The platform of genaud2003 Table 1 (16 processors, root dinadan, 817101 rays).
 const DEFAULT_PLATFORM: &str = include_str!("../../examples/table1.json");
@@ -126,13 +125,11 @@ fn run_plan(args: &PlanArgs) -> Result<(), String> {
         }
         None => ("(default: genaud2003 Table 1)".to_string(), DEFAULT_PLATFORM.as_bytes().to_vec()),
     };
-    let at = |e: divload::Error| format!("{source}: {e}");
+    let at = |e: HostError| format!("{source}: {e}");
 
-    let bound = json::max_entries(&text);
-    let mut entries = vec![WorkerEntry::EMPTY; bound];
-    let mut cands = vec![CandidateEntry::EMPTY; bound];
-    let mut file = json::parse_platform(&text, &mut entries, &mut cands).map_err(at)?;
-    apply_overrides(args, &mut file);
+    let mut parsed = Parsed::new(&text).map_err(at)?;
+    apply_overrides(args, &mut parsed.file);
+    let file = &parsed.file;
     if file.workers > MAX_WORKERS {
         return Err(format!(
             "{source}: workers: {} workers exceed this tool's capacity of {MAX_WORKERS}",
@@ -144,65 +141,32 @@ fn run_plan(args: &PlanArgs) -> Result<(), String> {
         SolverArg::Exact => Solver::Exact,
         SolverArg::Sampled => Solver::Sampled,
     }));
-    let needs = file.needs(solver).map_err(at)?;
-    let mib = (needs.dp_choices * 4 + needs.dp_costs * 8) as f64 / (1 << 20) as f64;
-    let no_memory = |_| {
-        format!("{source}: the exact DP needs {mib:.1} MiB, which is not available; try --solver sampled")
-    };
-    let mut dp_choices: Vec<u32> = Vec::new();
-    dp_choices.try_reserve_exact(needs.dp_choices).map_err(no_memory)?;
-    dp_choices.resize(needs.dp_choices, 0);
-    let mut dp_costs: Vec<f64> = Vec::new();
-    dp_costs.try_reserve_exact(needs.dp_costs).map_err(no_memory)?;
-    dp_costs.resize(needs.dp_costs, 0.0);
-    let mut workers = vec![Worker::<f64>::linear(0.0, 1.0); needs.workers];
-    let mut root_cands = vec![RootCandidate::<f64>::local(0); needs.candidates];
-    let mut costs = vec![WorkerCosts { comm: affine_zero(), comp: affine_zero() }; needs.costs];
-    let mut out = vec![Assignment::EMPTY; needs.workers];
-    let mut scratch = vec![Scratch::EMPTY; needs.workers];
-    let mut sampled = (solver == Solver::Sampled).then(new_sampled);
-    let buffers = json::Buffers {
-        workers: &mut workers,
-        candidates: &mut root_cands,
-        costs: &mut costs,
-        out: &mut out,
-        scratch: &mut scratch,
-        dp_choices: &mut dp_choices,
-        dp_costs: &mut dp_costs,
-        sampled: sampled.as_deref_mut(),
-    };
+    let needs = file.needs(solver).map_err(|e| at(e.into()))?;
+    let mib = (needs.dp_choices * 4 + needs.dp_costs * 8) as f64 / f64::from(1u32 << 20);
     let show = args.progress || (needs.dp_choices as u64 >= PROGRESS_CELLS && io::stderr().is_terminal());
     let mut bar = Progress::new(show, mib);
-    let solved = json::solve(&file, &entries, &cands, solver, buffers, |done, total| bar.update(done, total));
+    let planned =
+        parsed.solve::<SAMPLES, SAMPLED_WORKERS>(Some(solver), |done, total| bar.update(done, total));
     bar.finish();
-    let solved = solved.map_err(at)?;
-    let summary = solved.summary;
-    let closed_makespan = solved.closed_form.map(|c| c.makespan);
+    let planned = planned.map_err(|e| match e {
+        HostError::OutOfMemory { .. } => format!("{source}: {e}; try --solver sampled"),
+        e => at(e),
+    })?;
+    let (file, entries, summary, out) =
+        (&planned.file, &planned.entries, planned.solved.summary, &planned.plan);
+    let closed_makespan = planned.solved.closed_form.map(|c| c.makespan);
 
     let stdout = io::stdout();
     let mut w = io::BufWriter::new(stdout.lock());
     let written = if args.json {
-        let longest = entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
-        let mut buf = vec![0u8; json::max_result_len(out.len(), longest)];
-        let n = json::write_result(&file, &entries, &summary, &out, &mut buf).map_err(at)?;
-        w.write_all(&buf[..n]).and_then(|()| writeln!(w))
+        let doc = planned.document().map_err(at)?;
+        w.write_all(&doc).and_then(|()| writeln!(w))
     } else if args.counts {
-        print_counts(&mut w, &out)
+        print_counts(&mut w, out)
     } else {
-        print_table(&mut w, &source, &file, &entries, &summary, &out, closed_makespan)
+        print_table(&mut w, &source, file, entries, &summary, out, closed_makespan)
     };
     written.and_then(|()| w.flush()).map_err(|e| format!("writing the result: {e}"))
-}
-
-/// The sampled DP's 2 MiB workspace, built in a frame of its own so that it is not part
-/// of `run_plan`'s frame for every solver.
-#[inline(never)]
-fn new_sampled() -> Box<Sampled<f64, SAMPLES, SAMPLED_WORKERS>> {
-    Box::new(Sampled::new())
-}
-
-fn affine_zero() -> Cost<f64, MAX_POINTS> {
-    Cost::Affine(divload::cost::Affine::new(0.0, 0.0).unwrap_or_else(|_| unreachable!()))
 }
 
 /// A one-line progress bar on stderr, redrawn at most every percent.

@@ -471,15 +471,7 @@ pub(crate) fn prepare<N: Real, C: CostFn<N>, D: CostFn<N>>(
 ) -> Result<(), Error> {
     let p = problem.workers.len();
     let n = problem.items;
-    if p == 0 {
-        return Err(Error::no_workers());
-    }
-    if n == 0 {
-        return Err(Error::no_items());
-    }
-    if n > N::MAX_ITEMS {
-        return Err(Error::too_many_items(n, N::MAX_ITEMS, N::NAME));
-    }
+    crate::plan::check_sizes::<N>(p, n)?;
     if problem.root >= p {
         return Err(Error::root_out_of_range(problem.root, p));
     }

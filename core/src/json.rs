@@ -828,6 +828,24 @@ impl<'de, 'b> Visitor<'de> for CandidateSeed<'b> {
 }
 
 impl<'a> PlatformFile<'a> {
+    /// The file's entries in `entries`, once `workers` (the length of the caller's
+    /// expanded buffer) is known to be long enough.
+    fn entries_in<'e>(
+        &self,
+        entries: &'e [WorkerEntry<'a>],
+        workers: usize,
+    ) -> Result<&'e [WorkerEntry<'a>], Error> {
+        let entries = entries.get(..self.entries).ok_or(Error::buffer(
+            "worker entries",
+            self.entries,
+            entries.len(),
+        ))?;
+        if workers < self.workers {
+            return Err(Error::buffer("workers", self.workers, workers));
+        }
+        Ok(entries)
+    }
+
     /// Expands the entries into `workers` (one per worker, `count` copies per entry) and
     /// the candidates into `root_candidates`, and returns the planning problem.
     ///
@@ -845,14 +863,7 @@ impl<'a> PlatformFile<'a> {
         workers: &'w mut [Worker<N>],
         root_candidates: &'w mut [RootCandidate<N>],
     ) -> Result<Problem<'w, N>, Error> {
-        let entries = entries.get(..self.entries).ok_or(Error::buffer(
-            "worker entries",
-            self.entries,
-            entries.len(),
-        ))?;
-        if workers.len() < self.workers {
-            return Err(Error::buffer("workers", self.workers, workers.len()));
-        }
+        let entries = self.entries_in(entries, workers.len())?;
         if let Some(i) = entries.iter().position(|e| !e.is_affine()) {
             return Err(Error::json(
                 "tabulated or power-law costs need the exact or sampled solver",
@@ -912,14 +923,7 @@ impl<'a> PlatformFile<'a> {
         entries: &[WorkerEntry<'a>],
         workers: &'w mut [WorkerCosts<Cost<N, MAX_POINTS>>],
     ) -> Result<CostProblem<'w, Cost<N, MAX_POINTS>>, Error> {
-        let entries = entries.get(..self.entries).ok_or(Error::buffer(
-            "worker entries",
-            self.entries,
-            entries.len(),
-        ))?;
-        if workers.len() < self.workers {
-            return Err(Error::buffer("workers", self.workers, workers.len()));
-        }
+        let entries = self.entries_in(entries, workers.len())?;
         let Some(root) = self.root else {
             return Err(Error::json(
                 "the exact and sampled solvers need a fixed root, not root_candidates",

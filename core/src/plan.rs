@@ -271,9 +271,10 @@ pub fn plan<N: Real>(
     Ok(summary)
 }
 
-fn validate<N: Real>(workers: &[Worker<N>], items: u64, out: usize, scratch: usize) -> Result<(), Error> {
-    let p = workers.len();
-    if p == 0 {
+/// The checks every solver starts with: at least one worker, at least one item, and no
+/// more items than `N` can count.
+pub(crate) fn check_sizes<N: Real>(workers: usize, items: u64) -> Result<(), Error> {
+    if workers == 0 {
         return Err(Error::no_workers());
     }
     if items == 0 {
@@ -282,6 +283,12 @@ fn validate<N: Real>(workers: &[Worker<N>], items: u64, out: usize, scratch: usi
     if items > N::MAX_ITEMS {
         return Err(Error::too_many_items(items, N::MAX_ITEMS, N::NAME));
     }
+    Ok(())
+}
+
+fn validate<N: Real>(workers: &[Worker<N>], items: u64, out: usize, scratch: usize) -> Result<(), Error> {
+    let p = workers.len();
+    check_sizes::<N>(p, items)?;
     if out < p {
         return Err(Error::buffer("plan output", p, out));
     }

@@ -43,15 +43,7 @@ use crate::num::Real;
 /// ```
 pub fn solve<N: Real, C: CostFn<N>>(comp: &[C], items: u64, counts: &mut [u64]) -> Result<N, Error> {
     let p = comp.len();
-    if p == 0 {
-        return Err(Error::no_workers());
-    }
-    if items == 0 {
-        return Err(Error::no_items());
-    }
-    if items > N::MAX_ITEMS {
-        return Err(Error::too_many_items(items, N::MAX_ITEMS, N::NAME));
-    }
+    crate::plan::check_sizes::<N>(p, items)?;
     if counts.len() < p {
         return Err(Error::buffer("counts", p, counts.len()));
     }

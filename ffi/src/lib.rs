@@ -17,13 +17,10 @@ use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use divload::cost::{Affine, Cost, WorkerCosts};
-use divload::json::{self, CandidateEntry, WorkerEntry};
-use divload::sampled::Sampled;
 use divload::{
-    Assignment, ErrorCode, Options, OrderPolicy, Problem, Root, RootCandidate, RootMode, Rounding, Scratch,
-    Summary, Worker,
+    Assignment, ErrorCode, Options, OrderPolicy, Problem, Root, RootMode, Rounding, Scratch, Summary, Worker,
 };
+use divload_host::{filled, HostError, Parsed};
 
 /// What a divload function did. The numbers are stable and never reused.
 #[repr(u32)]
@@ -436,65 +433,25 @@ fn compute(
     options: Options,
 ) -> Result<Planned, Failure> {
     let p = workers.len();
-    let mut ws: Vec<Worker<f64>> = alloc_vec(p)?;
-    ws.extend(workers.iter().map(|w| Worker {
-        comm_latency: w.comm_latency,
-        comm_per_item: w.comm_per_item,
-        comp_latency: w.comp_latency,
-        comp_per_item: w.comp_per_item,
-    }));
-    let mut plan: Vec<Assignment<f64>> = alloc_vec(p)?;
-    plan.resize(p, Assignment::EMPTY);
-    let mut scratch: Vec<Scratch<f64>> = alloc_vec(p)?;
-    scratch.resize(p, Scratch::EMPTY);
+    let mut ws = filled("workers", p, Worker::linear(0.0, 1.0))?;
+    for (w, c) in ws.iter_mut().zip(workers) {
+        *w = Worker {
+            comm_latency: c.comm_latency,
+            comm_per_item: c.comm_per_item,
+            comp_latency: c.comp_latency,
+            comp_per_item: c.comp_per_item,
+        };
+    }
+    let mut plan = filled("plan", p, Assignment::EMPTY)?;
+    let mut scratch = filled("scratch", p, Scratch::EMPTY)?;
     let problem = Problem { workers: &ws, root: Root::Fixed(root), items, options };
     let summary = divload::plan(&problem, &mut plan, &mut scratch)?;
     Ok(Planned { plan, summary })
 }
 
 fn plan_json(text: &[u8]) -> Result<Vec<u8>, Failure> {
-    let bound = json::max_entries(text);
-    let mut entries = alloc_vec(bound)?;
-    entries.resize(bound, WorkerEntry::EMPTY);
-    let mut cands = alloc_vec(bound)?;
-    cands.resize(bound, CandidateEntry::EMPTY);
-    let file = json::parse_platform(text, &mut entries, &mut cands)?;
-    let solver = file.solver(None);
-    let needs = file.needs(solver)?;
-    let mut workers = alloc_vec(needs.workers)?;
-    workers.resize(needs.workers, Worker::linear(0.0, 1.0));
-    let mut root_cands = alloc_vec(needs.candidates)?;
-    root_cands.resize(needs.candidates, RootCandidate::local(0));
-    let mut costs = alloc_vec(needs.costs)?;
-    let zero = Cost::Affine(Affine::new(0.0, 0.0)?);
-    costs.resize(needs.costs, WorkerCosts { comm: zero.clone(), comp: zero });
-    let mut plan = alloc_vec(needs.workers)?;
-    plan.resize(needs.workers, Assignment::EMPTY);
-    let mut scratch = alloc_vec(needs.workers)?;
-    scratch.resize(needs.workers, Scratch::EMPTY);
-    let mut dp_choices = alloc_vec(needs.dp_choices)?;
-    dp_choices.resize(needs.dp_choices, 0u32);
-    let mut dp_costs = alloc_vec(needs.dp_costs)?;
-    dp_costs.resize(needs.dp_costs, 0.0f64);
-    let mut sampled = (solver == json::Solver::Sampled).then(new_sampled);
-    let buffers = json::Buffers {
-        workers: &mut workers,
-        candidates: &mut root_cands,
-        costs: &mut costs,
-        out: &mut plan,
-        scratch: &mut scratch,
-        dp_choices: &mut dp_choices,
-        dp_costs: &mut dp_costs,
-        sampled: sampled.as_deref_mut(),
-    };
-    let summary = json::solve(&file, &entries, &cands, solver, buffers, |_, _| {})?.summary;
-    let longest = entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
-    let size = json::max_result_len(plan.len(), longest);
-    let mut doc = alloc_vec(size)?;
-    doc.resize(size, 0u8);
-    let n = json::write_result(&file, &entries, &summary, &plan, &mut doc)?;
-    doc.truncate(n);
-    Ok(doc)
+    let planned = Parsed::new(text)?.solve::<SAMPLES, SAMPLED_WORKERS>(None, |_, _| {})?;
+    Ok(planned.document()?)
 }
 
 /// Sampled sizes and most workers of the sampled DP behind `divload_plan_json`
@@ -502,11 +459,13 @@ fn plan_json(text: &[u8]) -> Result<Vec<u8>, Failure> {
 const SAMPLES: usize = 1024;
 const SAMPLED_WORKERS: usize = 64;
 
-/// The sampled DP's workspace, built in a frame of its own so that it is never part of
-/// the caller's frame (C threads may have small stacks).
-#[inline(never)]
-fn new_sampled() -> Box<Sampled<f64, SAMPLES, SAMPLED_WORKERS>> {
-    Box::new(Sampled::new())
+impl From<HostError> for Failure {
+    fn from(e: HostError) -> Failure {
+        match e {
+            HostError::Core(e) => e.into(),
+            oom @ HostError::OutOfMemory { .. } => Failure::new(DIVLOAD_OUT_OF_MEMORY, oom.to_string()),
+        }
+    }
 }
 
 /// A failed call: its status and the message kept for `divload_last_error_message`.
@@ -568,18 +527,6 @@ fn boundary(f: impl FnOnce() -> Result<(), Failure>) -> divload_status {
         }
     });
     status
-}
-
-/// A Vec with room for `n` elements, or `DIVLOAD_OUT_OF_MEMORY` instead of an abort.
-fn alloc_vec<T>(n: usize) -> Result<Vec<T>, Failure> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| {
-        Failure::new(
-            DIVLOAD_OUT_OF_MEMORY,
-            format!("cannot allocate working memory for {n} elements of {} bytes", size_of::<T>()),
-        )
-    })?;
-    Ok(v)
 }
 
 /// Checks a length against what a slice of `T` can address.

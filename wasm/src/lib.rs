@@ -18,26 +18,16 @@
 
 use core::fmt::Write;
 
-use divload::cost::{Affine, Cost, WorkerCosts};
-use divload::json::{self, CandidateEntry, PlatformFile, Solver, WorkerEntry};
-use divload::sampled::Sampled;
-use divload::{Assignment, Options, OrderPolicy, Problem, Root, RootCandidate, Scratch, Worker};
+use divload::{Assignment, Options, OrderPolicy, Problem, Root, Scratch, Worker};
+use divload_host::Parsed;
 use wasm_bindgen::prelude::*;
 
 /// Most workers the page plans (about 200 MB of memory at this size).
 pub const MAX_WORKERS: usize = 1 << 20;
 
-/// Sampled sizes and most workers of the sampled DP (136 KiB).
+/// Sampled sizes and most workers of the sampled DP (136 KiB, allocated when used).
 const SAMPLES: usize = 1024;
 const SAMPLED_WORKERS: usize = 64;
-
-/// The sampled DP's workspace, built in a frame of its own: inlined into its caller, the
-/// value on the stack would be part of every call's frame, sampled or not (wasm's
-/// stack is 1 MiB).
-#[inline(never)]
-fn new_sampled() -> Box<Sampled<f64, SAMPLES, SAMPLED_WORKERS>> {
-    Box::new(Sampled::new())
-}
 
 /// Plans a scatter; returns the result document (a JSON string, as `divload plan --json`).
 ///
@@ -109,46 +99,22 @@ impl Planned {
     ///
     /// The core's message for any invalid input.
     pub fn new(text: &str) -> Result<Planned, String> {
-        let bytes = text.as_bytes();
-        let bound = json::max_entries(bytes);
-        let mut entries = vec![WorkerEntry::EMPTY; bound];
-        let mut cands = vec![CandidateEntry::EMPTY; bound];
-        let file: PlatformFile<'_> =
-            json::parse_platform(bytes, &mut entries, &mut cands).map_err(|e| e.to_string())?;
-        if file.workers > MAX_WORKERS {
-            return Err(format!("workers: at most {MAX_WORKERS} workers, got {}", file.workers));
+        let parsed = Parsed::new(text.as_bytes()).map_err(|e| e.to_string())?;
+        if parsed.file.workers > MAX_WORKERS {
+            return Err(format!("workers: at most {MAX_WORKERS} workers, got {}", parsed.file.workers));
         }
-        let solver = file.solver(None);
-        let needs = file.needs(solver).map_err(|e| e.to_string())?;
-        let mut workers = vec![Worker::linear(0.0, 1.0); needs.workers];
-        let mut root_cands = vec![RootCandidate::local(0); needs.candidates];
-        let zero = Cost::Affine(Affine::new(0.0, 0.0).map_err(|e| e.to_string())?);
-        let mut costs = vec![WorkerCosts { comm: zero.clone(), comp: zero }; needs.costs];
-        let mut out = vec![Assignment::EMPTY; needs.workers];
-        let mut scratch = vec![Scratch::EMPTY; needs.workers];
-        let mut dp_choices = vec![0u32; needs.dp_choices];
-        let mut dp_costs = vec![0.0f64; needs.dp_costs];
-        let mut sampled = (solver == Solver::Sampled).then(new_sampled);
-        let buffers = json::Buffers {
-            workers: &mut workers,
-            candidates: &mut root_cands,
-            costs: &mut costs,
-            out: &mut out,
-            scratch: &mut scratch,
-            dp_choices: &mut dp_choices,
-            dp_costs: &mut dp_costs,
-            sampled: sampled.as_deref_mut(),
-        };
-        let summary = json::solve(&file, &entries, &cands, solver, buffers, |_, _| {})
-            .map_err(|e| e.to_string())?
-            .summary;
-        let longest = entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
-        let mut doc = vec![0u8; json::max_result_len(out.len(), longest)];
-        let n = json::write_result(&file, &entries, &summary, &out, &mut doc).map_err(|e| e.to_string())?;
-        doc.truncate(n);
-        let document = String::from_utf8(doc).map_err(|_| "result document: not UTF-8".to_string())?;
-        let (options, items, affine) = (file.options, file.items, file.affine);
-        Ok(Planned { workers, plan: out, root: summary.root, options, items, document, affine })
+        let planned = parsed.solve::<SAMPLES, SAMPLED_WORKERS>(None, |_, _| {}).map_err(|e| e.to_string())?;
+        let document = String::from_utf8(planned.document().map_err(|e| e.to_string())?)
+            .map_err(|_| "result document: not UTF-8".to_string())?;
+        Ok(Planned {
+            affine: planned.file.affine && !planned.workers.is_empty(),
+            root: planned.solved.summary.root,
+            options: planned.file.options,
+            items: planned.file.items,
+            workers: planned.workers,
+            plan: planned.plan,
+            document,
+        })
     }
 
     fn need_affine(&self) -> Result<(), String> {

@@ -1,0 +1,209 @@
+//! The front ends' common path from a platform document to a result document, with the
+//! memory the core asks for allocated here (`divload` itself never allocates).
+//!
+//! [`Parsed::new`] reads a document into owned entry buffers; a front end may then change
+//! the file's options (the command line's overrides); [`Parsed::solve`] sizes every buffer
+//! from [`PlatformFile::needs`], allocates with `try_reserve` (so running out of memory
+//! is [`HostError::OutOfMemory`], not an abort) and calls [`json::solve`]. The command
+//! line, `libdivload` and the wasm bindings all go through here.
+
+use divload::cost::{Affine, Cost, WorkerCosts};
+use divload::json::{self, CandidateEntry, PlatformFile, Solved, Solver, WorkerEntry, MAX_POINTS};
+use divload::sampled::Sampled;
+use divload::{Assignment, RootCandidate, Scratch, Worker};
+
+/// Why a document could not be planned.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostError {
+    /// The core rejected the input; its message names the input.
+    Core(divload::Error),
+    /// The memory the plan needs is not available.
+    OutOfMemory {
+        /// What was being allocated.
+        what: &'static str,
+        /// How many bytes.
+        bytes: usize,
+    },
+}
+
+impl From<divload::Error> for HostError {
+    fn from(e: divload::Error) -> Self {
+        HostError::Core(e)
+    }
+}
+
+impl std::fmt::Display for HostError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HostError::Core(e) => e.fmt(f),
+            HostError::OutOfMemory { what, bytes } => write!(
+                f,
+                "{what}: cannot allocate {:.1} MiB of working memory",
+                *bytes as f64 / f64::from(1u32 << 20)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for HostError {}
+
+/// A vector of `n` copies of `value`, or [`HostError::OutOfMemory`].
+///
+/// # Errors
+///
+/// [`HostError::OutOfMemory`] when the allocation fails.
+pub fn filled<T: Clone>(what: &'static str, n: usize, value: T) -> Result<Vec<T>, HostError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| HostError::OutOfMemory { what, bytes: n.saturating_mul(std::mem::size_of::<T>()) })?;
+    v.resize(n, value);
+    Ok(v)
+}
+
+/// A parsed platform document, owning its entry buffers (names borrow the text).
+#[derive(Debug)]
+pub struct Parsed<'t> {
+    /// The scalars of the file; a front end may change the options before solving.
+    pub file: PlatformFile<'t>,
+    /// The `workers` entries (at least `file.entries`).
+    pub entries: Vec<WorkerEntry<'t>>,
+    /// The `root_candidates` entries.
+    pub candidates: Vec<CandidateEntry<'t>>,
+}
+
+/// A solved document: the plan in send order, its summary, and the affine workers when
+/// the closed form ran (for front ends that evaluate other schedules).
+#[derive(Debug)]
+pub struct Planned<'t> {
+    /// The file as solved.
+    pub file: PlatformFile<'t>,
+    /// Its entries.
+    pub entries: Vec<WorkerEntry<'t>>,
+    /// Summary of the plan, and of the closed form when it ran next to a DP.
+    pub solved: Solved<f64>,
+    /// The plan, in send order.
+    pub plan: Vec<Assignment<f64>>,
+    /// The workers by rank when every cost is affine, else empty.
+    pub workers: Vec<Worker<f64>>,
+    /// The solver used.
+    pub solver: Solver,
+}
+
+impl<'t> Parsed<'t> {
+    /// Reads a platform document.
+    ///
+    /// # Errors
+    ///
+    /// The core's JSON and range errors; [`HostError::OutOfMemory`].
+    pub fn new(text: &'t [u8]) -> Result<Parsed<'t>, HostError> {
+        let bound = json::max_entries(text);
+        let mut entries = filled("worker entries", bound, WorkerEntry::EMPTY)?;
+        let mut candidates = filled("root candidates", bound, CandidateEntry::EMPTY)?;
+        let file = json::parse_platform(text, &mut entries, &mut candidates)?;
+        entries.truncate(file.entries);
+        candidates.truncate(file.candidates);
+        Ok(Parsed { file, entries, candidates })
+    }
+
+    /// Plans with `solver` (`None`: the file's choice). `K` and `P` size the sampled DP's
+    /// workspace, allocated only when it is used. `progress` goes to the exact DP.
+    ///
+    /// # Errors
+    ///
+    /// As [`json::solve`]; [`HostError::OutOfMemory`] when the buffers cannot be allocated
+    /// (the message says how much the solver needed).
+    pub fn solve<const K: usize, const P: usize>(
+        self,
+        solver: Option<Solver>,
+        progress: impl FnMut(u64, u64),
+    ) -> Result<Planned<'t>, HostError> {
+        let file = self.file;
+        let solver = file.solver(solver);
+        let needs = file.needs(solver)?;
+        let mut workers = filled("workers", needs.workers, Worker::linear(0.0, 1.0))?;
+        let mut candidates = filled("root candidates", needs.candidates, RootCandidate::local(0))?;
+        let zero = Cost::Affine(Affine::new(0.0, 0.0)?);
+        let mut costs: Vec<WorkerCosts<Cost<f64, MAX_POINTS>>> =
+            filled("cost functions", needs.costs, WorkerCosts { comm: zero.clone(), comp: zero })?;
+        let mut plan = filled("plan", needs.workers, Assignment::EMPTY)?;
+        let mut scratch = filled("scratch", needs.workers, Scratch::EMPTY)?;
+        let dp_bytes = needs.dp_choices * 4 + needs.dp_costs * 8;
+        let dp_memory = |_| HostError::OutOfMemory { what: "exact DP", bytes: dp_bytes };
+        let mut dp_choices = filled("exact DP", needs.dp_choices, 0u32).map_err(dp_memory)?;
+        let mut dp_costs = filled("exact DP", needs.dp_costs, 0.0f64).map_err(dp_memory)?;
+        let mut sampled = (solver == Solver::Sampled).then(new_sampled::<K, P>);
+        let buffers = json::Buffers {
+            workers: &mut workers,
+            candidates: &mut candidates,
+            costs: &mut costs,
+            out: &mut plan,
+            scratch: &mut scratch,
+            dp_choices: &mut dp_choices,
+            dp_costs: &mut dp_costs,
+            sampled: sampled.as_deref_mut(),
+        };
+        let solved = json::solve(&file, &self.entries, &self.candidates, solver, buffers, progress)?;
+        // `workers` holds the affine costs only where the closed form expanded them.
+        if !(solver == Solver::ClosedForm || solved.closed_form.is_some()) {
+            workers.clear();
+        }
+        Ok(Planned { file, entries: self.entries, solved, plan, workers, solver })
+    }
+}
+
+/// The sampled DP's workspace, built in a frame of its own: inlined into its caller, the
+/// value would sit in every call's stack frame (wasm's whole stack is 1 MiB, C threads
+/// may have less).
+#[inline(never)]
+fn new_sampled<const K: usize, const P: usize>() -> Box<Sampled<f64, K, P>> {
+    Box::new(Sampled::new())
+}
+
+impl Planned<'_> {
+    /// The result document (`divload plan --json`).
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::OutOfMemory`]; the core's errors do not occur for a solved plan.
+    pub fn document(&self) -> Result<Vec<u8>, HostError> {
+        let longest = self.entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
+        let mut doc = filled("result document", json::max_result_len(self.plan.len(), longest), 0u8)?;
+        let n = json::write_result(&self.file, &self.entries, &self.solved.summary, &self.plan, &mut doc)?;
+        doc.truncate(n);
+        Ok(doc)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    const TABLE1: &str = include_str!("../../examples/table1.json");
+
+    #[test]
+    fn every_solver_from_one_path() {
+        for (solver, method) in
+            [(None, "closed_form"), (Some(Solver::Exact), "exact_dp"), (Some(Solver::Sampled), "sampled_dp")]
+        {
+            let planned =
+                Parsed::new(TABLE1.as_bytes()).unwrap().solve::<256, 16>(solver, |_, _| {}).unwrap();
+            assert_eq!(planned.solved.summary.method.name(), method);
+            assert_eq!(planned.plan.iter().map(|a| a.count).sum::<u64>(), 817_101);
+            assert_eq!(planned.workers.len(), 16, "affine workers are kept for schedules");
+            let doc = String::from_utf8(planned.document().unwrap()).unwrap();
+            assert!(doc.contains(&format!("\"method\":\"{method}\"")), "{doc}");
+        }
+        let e = Parsed::new(TABLE1.as_bytes()).unwrap().solve::<256, 8>(Some(Solver::Sampled), |_, _| {});
+        assert_eq!(e.unwrap_err().to_string(), "sampled DP: workers: at most 8, got 16");
+        let bad = Parsed::new(b"{\"items\": 3").unwrap_err();
+        assert_eq!(bad.to_string(), "platform JSON: items: truncated document (unexpected end)");
+    }
+
+    #[test]
+    fn out_of_memory_is_an_error() {
+        let e = filled("exact DP", usize::MAX / 2, 0u32).unwrap_err();
+        assert!(matches!(e, HostError::OutOfMemory { what: "exact DP", .. }));
+        assert!(e.to_string().starts_with("exact DP: cannot allocate"));
+    }
+}
