@@ -21,6 +21,10 @@
 //!   one is evaluated. On the paper's instance this touches a few dozen values per cell
 //!   instead of about a thousand, with no inverse of `T_comm` needed.
 //!
+//! Values of `T_comm` and `T_comp` are memoised per row in 32 slots (consecutive cells ask
+//! for mostly the same sizes): interpolating a table or calling `pow` costs more than a
+//! lookup, and the memo returns exactly what the function returned.
+//!
 //! Both variants choose the smallest `e` among equal values, so they return the same plan,
 //! not just the same makespan (tested). Ties and pruning are decided on the computed
 //! floating-point values, and every pruning step is exact for them: the pruned DP returns
@@ -288,8 +292,9 @@ impl<N: Real, R: ChoiceRows, F: FnMut(u64, u64)> Visit<N> for Pruned<'_, '_, N, 
     type Out = ();
     fn run<A: CostFn<N>, B: CostFn<N>>(self, comm: &A, comp: &B) {
         let row = self.0;
-        let comm_t = |e: usize| comm.time(e as u64);
-        let comp_t = |e: usize| comp.time(e as u64);
+        let (comm_memo, comp_memo) = (Memo::new(comm), Memo::new(comp));
+        let comm_t = |e: usize| comm_memo.time(e as u64);
+        let comp_t = |e: usize| comp_memo.time(e as u64);
         let n = row.costs.len() - 1;
         // e_max(n) by binary search: the first e with comp(e) >= cost[n - e].
         let mut e_max = {
@@ -346,6 +351,38 @@ impl<N: Real, R: ChoiceRows, F: FnMut(u64, u64)> Visit<N> for Pruned<'_, '_, N, 
             }
             row.store(d, best, sol);
         }
+    }
+}
+
+/// The last values of a cost function, by size (direct-mapped): consecutive cells of a
+/// row ask for mostly the same sizes, and a table lookup costs less than interpolating.
+struct Memo<'f, F, N> {
+    f: &'f F,
+    keys: [core::cell::Cell<u64>; MEMO],
+    values: [core::cell::Cell<N>; MEMO],
+}
+
+const MEMO: usize = 32;
+
+impl<'f, N: Real, F: CostFn<N>> Memo<'f, F, N> {
+    fn new(f: &'f F) -> Self {
+        Memo {
+            f,
+            keys: core::array::from_fn(|_| core::cell::Cell::new(u64::MAX)),
+            values: core::array::from_fn(|_| core::cell::Cell::new(N::ZERO)),
+        }
+    }
+
+    #[inline]
+    fn time(&self, x: u64) -> N {
+        let slot = (x as usize) % MEMO;
+        if self.keys[slot].get() == x {
+            return self.values[slot].get();
+        }
+        let t = self.f.time(x);
+        self.keys[slot].set(x);
+        self.values[slot].set(t);
+        t
     }
 }
 
