@@ -141,6 +141,18 @@ try {
   assert.deepEqual(api.wrongType, [true, 'platform: expected a JSON string or an object']);
   assert.equal(api.version, cli_version());
 
+  step = 'the solver select: the exact DP from the page';
+  await page.click('#load-table1').catch(() => {});
+  await page.selectOption('#solver', 'exact');
+  await page.click('#compute');
+  await page.waitForFunction(() => document.querySelector('#method')?.dataset.method === 'exact_dp');
+  const exactMakespan = Number(await page.getAttribute('#makespan', 'data-seconds'));
+  assert.ok(Number(await page.getAttribute('#method', 'data-gap')) < 1e-9);
+  await page.selectOption('#solver', 'closed_form');
+  await page.click('#compute');
+  await page.waitForFunction(() => document.querySelector('#method')?.dataset.method === 'closed_form');
+  assert.ok(exactMakespan <= Number(await page.getAttribute('#makespan', 'data-seconds')) + 1e-9);
+
   step = 'the dynamic programs in the browser: measured costs, exact and sampled';
   const measured = readFileSync(new URL('../../examples/measured.json', import.meta.url), 'utf8');
   const table1 = readFileSync(new URL('../../examples/table1.json', import.meta.url), 'utf8');

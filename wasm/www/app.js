@@ -69,7 +69,7 @@ function fill(platform) {
   for (const w of platform.workers ?? []) addRow(w);
   $('items').value = platform.items ?? '';
   for (const [id, key, dflt] of [['root-mode', 'root_mode', 'after_send'], ['order', 'order', 'bandwidth'],
-                                  ['rounding', 'rounding', 'greedy']]) {
+                                  ['rounding', 'rounding', 'greedy'], ['solver', 'solver', 'closed_form']]) {
     $(id).value = platform[key] ?? dflt;
   }
   refreshRoots();
@@ -130,7 +130,7 @@ function readForm() {
   if (!ok) return null;
   return {
     version: 1, items: n, root: $('root').value, root_mode: $('root-mode').value,
-    order: $('order').value, rounding: $('rounding').value, workers,
+    order: $('order').value, rounding: $('rounding').value, solver: $('solver').value, workers,
   };
 }
 
@@ -173,6 +173,10 @@ function render({ plan, even, reversed }) {
   $('results').hidden = false;
   setTime('makespan', plan.makespan);
   setTime('bound', plan.bound);
+  const methods = { closed_form: 'closed form + rounding', exact_dp: 'exact DP', sampled_dp: 'sampled DP' };
+  $('method').textContent = `${methods[plan.method] ?? plan.method}, ${plan.gap === 0 ? '0' : plan.gap.toPrecision(3)} s`;
+  $('method').dataset.method = plan.method;
+  $('method').dataset.gap = String(plan.gap);
   setTime('uniform', plan.uniform_makespan);
   $('gain').textContent = `${plan.speedup.toFixed(2)}× faster (${(100 * (1 - 1 / plan.speedup)).toFixed(1)}% shorter)`;
   setTime('reversed-makespan', reversed.makespan, ` (${(reversed.makespan / plan.makespan).toFixed(2)}× the plan)`);
