@@ -909,7 +909,7 @@ impl<'a> PlatformFile<'a> {
 
 impl<'a> PlatformFile<'a> {
     /// Expands the entries into cost functions for the dynamic programs
-    /// ([`dp::exact`](crate::dp::exact), [`Sampled`](crate::sampled::Sampled)).
+    /// ([`dp::exact`](crate::dp::exact), [`Sampled`]).
     ///
     /// # Errors
     ///

@@ -108,17 +108,22 @@ pub struct Summary<N> {
     pub root_transfer: N,
     /// Makespan of the integer plan (T').
     pub makespan: N,
-    /// Makespan of the rational plan that was rounded (T).
+    /// Makespan of the rational plan that was rounded (T). For the dynamic programs: the
+    /// rational relaxation's makespan when it was computed alongside (affine costs, see
+    /// `json::solve`), else the DP's own lower bound.
     pub rational_makespan: N,
     /// `true` when the rational plan is the proven optimum for this send order (all costs
-    /// linear). With latencies it comes from a heuristic; see `lower_bound`.
+    /// linear). With latencies it comes from a heuristic; see `lower_bound`. Always `false`
+    /// for the dynamic programs.
     pub rational_exact: bool,
     /// A certified lower bound on the makespan of any plan, rational or integer, in this
-    /// send order. Equal to `rational_makespan` when `rational_exact`.
+    /// send order. Equal to `rational_makespan` when `rational_exact`; the optimum itself
+    /// for the exact DP (up to the order of the additions).
     pub lower_bound: N,
     /// Guarantee on the integer plan (genaud2003 eq. 4, sharpened):
     /// `makespan ≤ bound = T + maxᵢ (Σ_{j≤i} λⱼ + μᵢ)` over participants. With linear costs
-    /// this is at most eq. (4)'s `T + Σ T_comm(j,1) + max T_comp(i,1)`.
+    /// this is at most eq. (4)'s `T + Σ T_comm(j,1) + max T_comp(i,1)`. For the dynamic
+    /// programs, the plan's own makespan.
     pub bound: N,
     /// Makespan of the even split (`MPI_Scatter`: ⌊n/P⌋ each, one more for the first
     /// `n mod P` in send order), same order and root.

@@ -5,7 +5,7 @@
 //! and memory; this module makes the trade measurable. With `h = ⌈n/(K − 1)⌉` items per
 //! sample:
 //!
-//! 1. **Plan.** The recursion of [`dp`](crate::dp) over multiples of `h`: each worker gets
+//! 1. **Plan.** The recursion of [`dp`] over multiples of `h`: each worker gets
 //!    `u·h` items, `Σ u = ⌊n/h⌋`. The `r = n − h·⌊n/h⌋ < h` items left over go one at a
 //!    time to the position where they raise the makespan least.
 //! 1. **Refinement.** Around that plan each worker keeps its count minus one step as a
