@@ -8,10 +8,10 @@
 use std::process::Command;
 use std::time::Instant;
 
-use divload::cost::{Affine, Tabulated, WorkerCosts};
+use divload::cost::{Affine, CostFn, Tabulated, WorkerCosts};
 use divload::dp::{exact, exact_memory, CostProblem, Pruning};
 use divload::sampled::Sampled;
-use divload::{Assignment, OrderPolicy, RootMode};
+use divload::{Assignment, OrderPolicy, RootMode, Summary};
 
 /// Table 1 (λ, μ in seconds per ray), root first.
 const TABLE1: [(f64, f64); 16] = [
@@ -72,67 +72,54 @@ fn peak_mib() -> f64 {
     kib / 1024.0
 }
 
-fn child(kind: &str, n: u64) {
-    if kind == "exact-table" {
-        let ws = tabulated();
-        let problem = CostProblem {
-            workers: &ws,
-            root: 0,
-            items: n,
-            root_mode: RootMode::AfterSend,
-            order: OrderPolicy::Bandwidth,
-        };
-        let mem = exact_memory(n, ws.len()).unwrap();
-        let (mut ch, mut co) = (vec![0u32; mem.choices], vec![0.0f64; mem.costs]);
-        let mut out = vec![Assignment::EMPTY; ws.len()];
-        let mut best = f64::INFINITY;
-        let mut s = None;
-        for _ in 0..3 {
-            let t = Instant::now();
-            s = Some(exact(&problem, Pruning::Monotone, &mut out, &mut ch, &mut co, |_, _| {}).unwrap());
-            best = best.min(t.elapsed().as_secs_f64());
-        }
-        let s = s.unwrap();
-        report(kind, n, best, mem.bytes::<f64>(), s.makespan, s.gap());
-        return;
-    }
-    let ws = workers();
+/// Best of three runs of `solve` on Table 1's send problem with `workers`.
+fn best_of_three<C, D>(
+    workers: &[WorkerCosts<C, D>],
+    n: u64,
+    mut solve: impl FnMut(&CostProblem<'_, C, D>, &mut [Assignment<f64>]) -> Summary<f64>,
+) -> (f64, Summary<f64>) {
     let problem = CostProblem {
-        workers: &ws,
+        workers,
         root: 0,
         items: n,
         root_mode: RootMode::AfterSend,
         order: OrderPolicy::Bandwidth,
     };
-    let mut out = vec![Assignment::EMPTY; ws.len()];
+    let mut out = vec![Assignment::EMPTY; workers.len()];
     let mut best = f64::INFINITY;
-    let (makespan, gap, bytes);
-    match kind {
-        "exact" => {
-            let mem = exact_memory(n, ws.len()).unwrap();
-            let (mut ch, mut co) = (vec![0u32; mem.choices], vec![0.0f64; mem.costs]);
-            let mut s = None;
-            for _ in 0..3 {
-                let t = Instant::now();
-                s = Some(exact(&problem, Pruning::Monotone, &mut out, &mut ch, &mut co, |_, _| {}).unwrap());
-                best = best.min(t.elapsed().as_secs_f64());
-            }
-            let s = s.unwrap();
-            (makespan, gap, bytes) = (s.makespan, s.gap(), mem.bytes::<f64>());
-        }
+    let mut summary = None;
+    for _ in 0..3 {
+        let t = Instant::now();
+        summary = Some(solve(&problem, &mut out));
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    (best, summary.unwrap())
+}
+
+/// The exact DP with buffers sized by `exact_memory`; returns them with the timing.
+fn time_exact<C: CostFn<f64>, D: CostFn<f64>>(
+    workers: &[WorkerCosts<C, D>],
+    n: u64,
+) -> (f64, usize, Summary<f64>) {
+    let mem = exact_memory(n, workers.len()).unwrap();
+    let (mut ch, mut co) = (vec![0u32; mem.choices], vec![0.0f64; mem.costs]);
+    let (best, s) = best_of_three(workers, n, |problem, out| {
+        exact(problem, Pruning::Monotone, out, &mut ch, &mut co, |_, _| {}).unwrap()
+    });
+    (best, mem.bytes::<f64>(), s)
+}
+
+fn child(kind: &str, n: u64) {
+    let (best, bytes, s) = match kind {
+        "exact" => time_exact(&workers(), n),
+        "exact-table" => time_exact(&tabulated(), n),
         _ => {
             let mut dp = Box::new(Sampled::<f64, 1024, 16>::new());
-            let mut s = None;
-            for _ in 0..3 {
-                let t = Instant::now();
-                s = Some(dp.solve(&problem, &mut out).unwrap());
-                best = best.min(t.elapsed().as_secs_f64());
-            }
-            let s = s.unwrap();
-            (makespan, gap, bytes) = (s.makespan, s.gap(), std::mem::size_of::<Sampled<f64, 1024, 16>>());
+            let (best, s) = best_of_three(&workers(), n, |problem, out| dp.solve(problem, out).unwrap());
+            (best, std::mem::size_of::<Sampled<f64, 1024, 16>>(), s)
         }
-    }
-    report(kind, n, best, bytes, makespan, gap);
+    };
+    report(kind, n, best, bytes, s.makespan, s.gap());
 }
 
 fn report(kind: &str, n: u64, best: f64, bytes: usize, makespan: f64, gap: f64) {
