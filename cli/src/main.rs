@@ -142,7 +142,7 @@ fn run_plan(args: &PlanArgs) -> Result<(), String> {
         SolverArg::Sampled => Solver::Sampled,
     }));
     let needs = file.needs(solver).map_err(|e| at(e.into()))?;
-    let mib = (needs.dp_choices * 4 + needs.dp_costs * 8) as f64 / f64::from(1u32 << 20);
+    let mib = needs.dp_bytes::<f64>() as f64 / f64::from(1u32 << 20);
     let show = args.progress || (needs.dp_choices as u64 >= PROGRESS_CELLS && io::stderr().is_terminal());
     let mut bar = Progress::new(show, mib);
     let planned =

@@ -483,20 +483,22 @@ pub fn exact<N: Real, C: CostFn<N>, D: CostFn<N>>(
         };
         run(&stages, costs, &mut rows, pruning, &mut progress);
     }
-    let mut d = n as usize;
-    for k in 0..p {
-        let e = if k + 1 == p { d } else { rows.get(k, d).min(d) };
-        counts_out(out, k, e as u64);
-        d -= e;
-    }
-    let optimum = costs[n as usize];
-    finish(problem, out, Method::ExactDp, optimum, optimum)
+    backtrack(&rows, p, n as usize, |k, e| {
+        if let Some(a) = out.get_mut(k) {
+            a.count = e as u64;
+            a.share = N::from_u64(e as u64);
+        }
+    });
+    finish(problem, out, Method::ExactDp, costs[n as usize])
 }
 
-fn counts_out<N: Real>(out: &mut [Assignment<N>], k: usize, count: u64) {
-    if let Some(a) = out.get_mut(k) {
-        a.count = count;
-        a.share = N::from_u64(count);
+/// Follows the choices from `d` states at the first of `p` positions: `put(k, e)` for each
+/// position, the last taking what is left.
+pub(crate) fn backtrack<R: ChoiceRows>(rows: &R, p: usize, mut d: usize, mut put: impl FnMut(usize, usize)) {
+    for k in 0..p {
+        let e = if k + 1 == p { d } else { rows.get(k, d).min(d) };
+        put(k, e);
+        d -= e;
     }
 }
 
@@ -580,13 +582,14 @@ pub(crate) fn check_cost<N: Real, C: CostFn<N>>(
     Ok(())
 }
 
-/// Fills times and displacements from `out[..].count` and builds the summary.
+/// Fills times and displacements from `out[..].count` and builds the summary, with
+/// `lower_bound` the solver's certified bound (also reported as the rational makespan:
+/// the dynamic programs have no rational plan of their own).
 pub(crate) fn finish<N: Real, C: CostFn<N>, D: CostFn<N>>(
     problem: &CostProblem<'_, C, D>,
     out: &mut [Assignment<N>],
     method: Method,
     lower_bound: N,
-    rational: N,
 ) -> Result<Summary<N>, Error> {
     let p = problem.workers.len();
     let out = &mut out[..p];
@@ -595,20 +598,10 @@ pub(crate) fn finish<N: Real, C: CostFn<N>, D: CostFn<N>>(
         let comm = if w == problem.root { N::ZERO } else { c.comm.time(x) };
         (comm, c.comp.time(x))
     };
-    let mut chain = Chain::new();
-    let mut offset = 0u64;
-    for a in out.iter_mut() {
-        let (comm, comp) = times(a.worker, a.count);
-        let t = chain.serve(comm, comp);
-        a.displacement = offset;
-        offset += a.count;
-        (a.start, a.received, a.finish) = (t.start, t.received, t.finish);
-    }
-    let makespan = chain.makespan();
+    let makespan = crate::chain::fill_plan(out, times);
     let mut even = Chain::new();
-    let (base, extra) = (problem.items / p as u64, (problem.items % p as u64) as usize);
     for (k, a) in out.iter().enumerate() {
-        let (comm, comp) = times(a.worker, base + u64::from(k < extra));
+        let (comm, comp) = times(a.worker, crate::plan::even_split_count(problem.items, p, k));
         even.serve(comm, comp);
     }
     let summary = Summary {
@@ -616,7 +609,7 @@ pub(crate) fn finish<N: Real, C: CostFn<N>, D: CostFn<N>>(
         root: problem.root,
         root_transfer: N::ZERO,
         makespan,
-        rational_makespan: rational,
+        rational_makespan: lower_bound,
         rational_exact: false,
         lower_bound: lower_bound.min_of(makespan),
         bound: makespan,

@@ -1010,6 +1010,13 @@ pub struct Needs {
     pub dp_costs: usize,
 }
 
+impl Needs {
+    /// Bytes of the exact DP's buffers with the number type `N` (0 for other solvers).
+    pub fn dp_bytes<N>(&self) -> usize {
+        crate::dp::DpMemory { choices: self.dp_choices, costs: self.dp_costs }.bytes::<N>()
+    }
+}
+
 /// The caller's memory for [`solve`], sized by [`PlatformFile::needs`].
 #[derive(Debug)]
 pub struct Buffers<'b, N, const K: usize, const P: usize> {
@@ -1060,12 +1067,10 @@ impl PlatformFile<'_> {
     /// costs that are not affine; as [`dp::exact_memory`](crate::dp::exact_memory) for
     /// the exact DP.
     pub fn needs(&self, solver: Solver) -> Result<Needs, Error> {
-        let closed = self.affine && (solver == Solver::ClosedForm || self.root.is_some());
+        let solver = self.solver(Some(solver));
+        let closed = self.runs_closed_form(solver);
         if solver == Solver::ClosedForm && !self.affine {
-            return Err(Error::json(
-                "closed_form needs affine costs; use \"exact\" or \"sampled\"",
-                Detail::Entry { list: "solver", index: usize::MAX, field: "" },
-            ));
+            return Err(closed_form_needs_affine());
         }
         let dp = if solver == Solver::Exact {
             crate::dp::exact_memory(self.items, self.workers)?
@@ -1080,6 +1085,21 @@ impl PlatformFile<'_> {
             dp_costs: dp.costs,
         })
     }
+}
+
+impl PlatformFile<'_> {
+    /// Whether [`solve`] runs the closed form with `solver` (resolved): when asked for, or
+    /// next to a dynamic program when every cost is affine and the root is fixed.
+    fn runs_closed_form(&self, solver: Solver) -> bool {
+        self.affine && (solver == Solver::ClosedForm || self.root.is_some())
+    }
+}
+
+fn closed_form_needs_affine() -> Error {
+    Error::json(
+        "closed_form needs affine costs; use \"exact\" or \"sampled\"",
+        Detail::Entry { list: "solver", index: usize::MAX, field: "" },
+    )
 }
 
 /// Plans a platform file with `solver` in the caller's buffers: the closed form, the
@@ -1103,20 +1123,20 @@ pub fn solve<'a, N: Real, const K: usize, const P: usize>(
     buf: Buffers<'_, N, K, P>,
     progress: impl FnMut(u64, u64),
 ) -> Result<Solved<N>, Error> {
+    let solver = file.solver(Some(solver));
     let needs = file.needs(solver)?;
-    let closed_form =
-        if needs.candidates > 0 || (file.affine && (solver == Solver::ClosedForm || file.root.is_some())) {
-            if buf.scratch.len() < needs.workers {
-                return Err(Error::buffer("scratch", needs.workers, buf.scratch.len()));
-            }
-            let problem = file.problem(entries, candidates, buf.workers, buf.candidates)?;
-            Some(crate::plan(&problem, buf.out, buf.scratch)?)
-        } else {
-            None
-        };
+    let closed_form = if file.runs_closed_form(solver) {
+        if buf.scratch.len() < needs.workers {
+            return Err(Error::buffer("scratch", needs.workers, buf.scratch.len()));
+        }
+        let problem = file.problem(entries, candidates, buf.workers, buf.candidates)?;
+        Some(crate::plan(&problem, buf.out, buf.scratch)?)
+    } else {
+        None
+    };
     let summary = match (solver, closed_form) {
         (Solver::ClosedForm | Solver::Auto, Some(s)) => return Ok(Solved { summary: s, closed_form: None }),
-        (Solver::ClosedForm | Solver::Auto, None) => return Err(Error::no_workers()),
+        (Solver::ClosedForm | Solver::Auto, None) => return Err(closed_form_needs_affine()),
         (Solver::Exact, _) => {
             let problem = file.cost_problem(entries, buf.costs)?;
             crate::dp::exact(

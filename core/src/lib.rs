@@ -88,7 +88,7 @@ pub mod json;
 pub use error::{Error, ErrorCode, Field};
 pub use model::{Options, OrderPolicy, RootCandidate, RootMode, Rounding, Worker};
 pub use num::{Real, Q32};
-pub use plan::{evaluate, plan, Assignment, Method, Problem, Root, Scratch, Summary};
+pub use plan::{evaluate, even_split_count, plan, Assignment, Method, Problem, Root, Scratch, Summary};
 
 /// Rounds rational shares to integer counts with an exact sum.
 ///

@@ -334,17 +334,10 @@ fn choose_root<N: Real>(
 
 /// Fills start, received, finish and displacement from the counts; returns the makespan.
 fn fill_times<N: Real>(costs: &Costs<'_, N>, plan: &mut [Assignment<N>]) -> N {
-    let mut chain = Chain::new();
-    let mut offset = 0u64;
-    for a in plan.iter_mut() {
-        let w = costs.of(a.worker);
-        let x = N::from_u64(a.count);
-        let t = chain.serve(w.comm_time(x), w.comp_time(x));
-        a.displacement = offset;
-        offset += a.count;
-        (a.start, a.received, a.finish) = (t.start, t.received, t.finish);
-    }
-    chain.makespan()
+    crate::chain::fill_plan(plan, |worker, count| {
+        let (w, x) = (costs.of(worker), N::from_u64(count));
+        (w.comm_time(x), w.comp_time(x))
+    })
 }
 
 /// `T + maxᵢ (Σ_{j≤i} λⱼ + μᵢ)` over workers with a positive rational share: rounding
@@ -370,15 +363,26 @@ fn uniform_makespan<N: Real>(
     order: impl Fn(usize) -> usize,
     items: u64,
 ) -> N {
-    let base = items / p as u64;
-    let extra = (items % p as u64) as usize;
     let mut chain = Chain::new();
     for k in 0..p {
         let w = costs.of(order(k));
-        let x = N::from_u64(base + u64::from(k < extra));
+        let x = N::from_u64(even_split_count(items, p, k));
         chain.serve(w.comm_time(x), w.comp_time(x));
     }
     chain.makespan()
+}
+
+/// The even split of `MPI_Scatter`, the baseline every summary compares with: the count
+/// of send position `k` among `workers` is `⌊items/workers⌋`, one more for the first
+/// `items mod workers` positions (0 when `workers` is 0).
+///
+/// ```
+/// let counts: Vec<u64> = (0..4).map(|k| divload::even_split_count(10, 4, k)).collect();
+/// assert_eq!(counts, [3, 3, 2, 2]);
+/// ```
+pub fn even_split_count(items: u64, workers: usize, k: usize) -> u64 {
+    let Some(p) = u64::try_from(workers).ok().filter(|&p| p > 0) else { return 0 };
+    items / p + u64::from((k as u64) < items % p)
 }
 
 /// Evaluates any integer plan: given `plan[..].worker` (send order) and `plan[..].count`,

@@ -58,7 +58,8 @@ impl<N: Real, const K: usize, const P: usize> Sampled<N, K, P> {
         Sampled { choices: [[0; K]; P], costs: [N::ZERO; K] }
     }
 
-    /// Plans `problem` on the sampled grid and finishes it item by item; the summary's
+    /// Plans `problem` on the sampled grid, refines it on finer grids around the plan and
+    /// finishes it item by item (see the module documentation); the summary's
     /// `lower_bound` is a certified lower bound on the optimum for the send order, so
     /// [`Summary::gap`] bounds the distance to it. `out` needs one element per worker.
     ///
@@ -111,9 +112,8 @@ impl<N: Real, const K: usize, const P: usize> Sampled<N, K, P> {
         let mut tail = [N::ZERO; P];
         let mut coarse = [0u64; P];
         let mut rows = Rows { choices: &mut self.choices };
-        let zero = [0u64; P];
-        let grid = Grid { inner: &positions, h, bottom: false, base: &zero };
-        level(&grid, &mut self.costs[..=q], &mut rows, &zero[..p], h, &mut coarse[..p]);
+        let grid = Grid { inner: &positions, h, bottom: false, base: &[] };
+        level(&grid, &mut self.costs[..=q], &mut rows, &[], h, &mut coarse[..p]);
         finish_items(&positions, &mut coarse[..p], &mut tail[..p], n - q as u64 * h);
 
         // Refinement: around the current counts, the same recursion on a finer grid
@@ -143,11 +143,12 @@ impl<N: Real, const K: usize, const P: usize> Sampled<N, K, P> {
             a.count = c;
             a.share = N::from_u64(c);
         }
-        dp::finish(problem, out, Method::SampledDp, bound, bound)
+        dp::finish(problem, out, Method::SampledDp, bound)
     }
 }
 
-/// One DP over `costs.len()` states of the grid; writes `base[k] + units·h` to `counts`.
+/// One DP over `costs.len()` states of the grid; writes `base[k] + units·h` to `counts`
+/// (an empty `base` is all zeros).
 fn level<N: Real, S: Stages<N>, R: ChoiceRows>(
     grid: &S,
     costs: &mut [N],
@@ -157,13 +158,11 @@ fn level<N: Real, S: Stages<N>, R: ChoiceRows>(
     counts: &mut [u64],
 ) {
     dp::run(grid, costs, rows, Pruning::Monotone, &mut |_, _| {});
-    let p = counts.len();
-    let mut d = costs.len() - 1;
-    for (k, c) in counts.iter_mut().enumerate() {
-        let u = if k + 1 == p { d } else { rows.get(k, d).min(d) };
-        *c = base.get(k).copied().unwrap_or(0) + u as u64 * h;
-        d -= u;
-    }
+    dp::backtrack(rows, counts.len(), costs.len() - 1, |k, u| {
+        if let Some(c) = counts.get_mut(k) {
+            *c = base.get(k).copied().unwrap_or(0) + u as u64 * h;
+        }
+    });
 }
 
 /// The makespan of `counts` (eq. 1–2).

@@ -127,7 +127,7 @@ impl<'t> Parsed<'t> {
             filled("cost functions", needs.costs, WorkerCosts { comm: zero.clone(), comp: zero })?;
         let mut plan = filled("plan", needs.workers, Assignment::EMPTY)?;
         let mut scratch = filled("scratch", needs.workers, Scratch::EMPTY)?;
-        let dp_bytes = needs.dp_choices * 4 + needs.dp_costs * 8;
+        let dp_bytes = needs.dp_bytes::<f64>();
         let dp_memory = |_| HostError::OutOfMemory { what: "exact DP", bytes: dp_bytes };
         let mut dp_choices = filled("exact DP", needs.dp_choices, 0u32).map_err(dp_memory)?;
         let mut dp_costs = filled("exact DP", needs.dp_costs, 0.0f64).map_err(dp_memory)?;

@@ -133,14 +133,14 @@ impl Planned {
     /// Only if the plan were inconsistent, which `plan` never returns.
     pub fn even(&self) -> Result<Vec<Assignment<f64>>, String> {
         self.need_affine()?;
-        let p = self.plan.len() as u64;
+        let p = self.plan.len();
         let mut even: Vec<Assignment<f64>> = self
             .plan
             .iter()
             .enumerate()
             .map(|(k, a)| Assignment {
                 worker: a.worker,
-                count: self.items / p + u64::from((k as u64) < self.items % p),
+                count: divload::even_split_count(self.items, p, k),
                 ..Assignment::EMPTY
             })
             .collect();
