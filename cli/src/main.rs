@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use divload::json::{self, PlatformFile, Solver, WorkerEntry};
+use divload::doc::scatter::{self as json, PlatformFile, Solver, WorkerEntry};
 use divload::{Assignment, Method, OrderPolicy, RootMode, Rounding, Summary};
 use divload_host::{HostError, Parsed};
 

@@ -9,8 +9,8 @@ use std::process::Command;
 use std::time::Instant;
 
 use divload::cost::{Affine, CostFn, Tabulated, WorkerCosts};
-use divload::dp::{exact, exact_memory, CostProblem, Pruning};
-use divload::sampled::Sampled;
+use divload::scatter::exact::{exact, exact_memory, CostProblem, Pruning};
+use divload::scatter::sampled::Sampled;
 use divload::{Assignment, OrderPolicy, RootMode, Summary};
 
 /// Table 1 (λ, μ in seconds per ray), root first.

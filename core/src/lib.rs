@@ -2,13 +2,18 @@
 //!
 //! Parallel codes on heterogeneous machines often split their data evenly
 //! (`MPI_Scatter`), so fast processors wait for slow ones. `divload` computes the split
-//! that balances the work, from each worker's communication and computation costs, for a
-//! root that sends to one worker at a time (the single-port scatter of Genaud, Giersch
-//! and Vivien, *Load-balancing scatter operations for grid computing*, 2003; the bus and
-//! star models of divisible-load theory). Feed the counts and displacements to
-//! `MPI_Scatterv`.
+//! that balances the work from each processor's communication and computation costs, with
+//! the models of divisible-load theory, one folder each:
 //!
-//! What it solves, for affine costs (`latency + per_item · x`):
+//! | model | module | paper | status |
+//! |---|---|---|---|
+//! | a root serves the workers one at a time, then they compute | [`scatter`] | genaud2003; slides "bus", "star" | closed forms, exact and sampled DP |
+//! | computation only, nonlinear costs | [`partition`] | cerin2006 §4 | exact threshold search |
+//! | workers send results back (LIFO, FIFO, best) | `returns` | slides "return messages" | to come |
+//! | iterative codes on clusters behind slow links | `multicluster` | heien | to come |
+//! | iterative codes on a ring over shared links | `ring` | legrand2003 | to come |
+//!
+//! The scatter, for affine costs (`latency + per_item · x`):
 //!
 //! * the rational optimum for a send order, with equal finish times among the workers that
 //!   take part ([`plan`]; exact for linear costs, a certified bound with latencies),
@@ -20,18 +25,25 @@
 //!
 //! For any non-decreasing costs ([`cost`]: tabulated measurements, power laws, closures):
 //!
-//! * the exact integer optimum for a send order ([`dp::exact`], genaud2003 Algorithm 2 with
-//!   sharper pruning; memory from the caller, sized by [`dp::exact_memory`]),
+//! * the exact integer optimum for a send order ([`scatter::exact::exact`], genaud2003
+//!   Algorithm 2 with sharper pruning; memory from the caller, sized by
+//!   [`scatter::exact::exact_memory`]),
 //! * the same recursion over sampled sizes in memory fixed at compile time, with a
-//!   certified bound on its distance to the optimum ([`sampled::Sampled`], for controllers),
+//!   certified bound on its distance to the optimum ([`scatter::sampled::Sampled`], for
+//!   controllers),
 //! * without communication, the exact optimum by a search on the makespan
-//!   ([`threshold::solve`], cerin2006 §4).
+//!   ([`partition::solve`], cerin2006 §4).
 //!
-//! Every plan says how it was obtained ([`Method`]) and its certified gap
-//! ([`Summary::gap`]).
+//! Every answer says how it was obtained and its certified gap, in the same terms for every
+//! model ([`Report`]: method, makespan, lower bound, gap, exact).
 //!
-//! What it does not solve: links shared between workers, result messages sent back to the
-//! root, the best send order for non-affine costs (the bandwidth order is used).
+//! ## Layers
+//!
+//! Numbers ([`Real`]) and errors ([`Error`]) → the [`report`] → the [`platform`]
+//! vocabulary (workers, cost functions) → shared kernels (the send chain, the stage DP;
+//! private) → one folder per model → the document layer (`doc`, feature `json`). Each
+//! layer imports only from those before it, and model folders never import each other
+//! (checked by `tests/tests/tidy.rs`).
 //!
 //! ## Everywhere
 //!
@@ -59,7 +71,7 @@
 //! # Ok::<(), divload::Error>(())
 //! ```
 //!
-//! With the `json` feature (default), [`json`] reads platform files and writes result
+//! With the `json` feature (default), `doc` reads platform documents and writes result
 //! documents without allocating.
 #![no_std]
 #![forbid(unsafe_code)]
@@ -69,91 +81,25 @@
 #[cfg(test)]
 extern crate std;
 
-mod chain;
-pub mod cost;
-pub mod dp;
-mod error;
-mod model;
-mod num;
-mod order;
-mod plan;
-mod round;
-pub mod sampled;
-mod star;
-pub mod threshold;
-
+// Layers, each importing only from those above it (checked by `tests/tests/tidy.rs`):
+// numbers and errors, the report, the platform vocabulary, shared kernels, one folder per
+// model, the document layer.
 #[cfg(feature = "json")]
-pub mod json;
+pub mod doc;
+mod error;
+pub(crate) mod kernel;
+mod num;
+pub mod partition;
+pub mod platform;
+pub mod report;
+pub mod scatter;
 
 pub use error::{Error, ErrorCode, Field};
-pub use model::{Options, OrderPolicy, RootCandidate, RootMode, Rounding, Worker};
 pub use num::{Real, Q32};
-pub use plan::{evaluate, even_split_count, plan, Assignment, Method, Problem, Root, Scratch, Summary};
-
-/// Rounds rational shares to integer counts with an exact sum.
-///
-/// `plan[..].worker` gives the send order (as [`plan`] produces it) and `plan[..].share`
-/// the rational shares; on success `plan[..].count` holds counts that add up to `items`,
-/// each within one item of its share, and the times are filled in as by [`evaluate`],
-/// whose makespan is returned. `scratch` needs one element per worker.
-///
-/// # Errors
-///
-/// Everything [`evaluate`] rejects, plus a share that is negative or not finite, shares
-/// that do not add up to `items` within 0.5, and a `scratch` shorter than `plan`.
-///
-/// ```
-/// use divload::{round, Assignment, RootMode, Rounding, Scratch, Worker};
-/// let workers = [Worker::linear(0.0, 1.0), Worker::linear(0.1, 1.0), Worker::linear(0.1, 2.0)];
-/// let mut plan = [
-///     Assignment { worker: 1, share: 3.4, ..Assignment::EMPTY },
-///     Assignment { worker: 2, share: 2.3, ..Assignment::EMPTY },
-///     Assignment { worker: 0, share: 4.3, ..Assignment::EMPTY },
-/// ];
-/// let mut scratch = [Scratch::EMPTY; 3];
-/// round(Rounding::LargestRemainder, &workers, 0, RootMode::AfterSend, 10, &mut plan, &mut scratch).unwrap();
-/// assert_eq!([plan[0].count, plan[1].count, plan[2].count], [4, 2, 4]);
-/// ```
-pub fn round<N: Real>(
-    scheme: Rounding,
-    workers: &[Worker<N>],
-    root: usize,
-    mode: RootMode,
-    items: u64,
-    plan: &mut [Assignment<N>],
-    scratch: &mut [Scratch<N>],
-) -> Result<N, Error> {
-    if scratch.len() < plan.len() {
-        return Err(Error::buffer("scratch", plan.len(), scratch.len()));
-    }
-    if items == 0 {
-        return Err(Error::no_items());
-    }
-    if items > N::MAX_ITEMS {
-        return Err(Error::too_many_items(items, N::MAX_ITEMS, N::NAME));
-    }
-    let mut sum = 0.0f64;
-    for (k, a) in plan.iter().enumerate() {
-        let s = a.share.to_f64();
-        if !(s.is_finite() && s >= 0.0 && a.share.is_finite()) {
-            return Err(Error::share_value(k, s));
-        }
-        sum += s;
-    }
-    let close = (sum - items as f64).abs() <= 0.5;
-    if !close {
-        return Err(Error::shares(sum, items));
-    }
-    // Checks the send order and the root position (counts are set just below).
-    for a in plan.iter_mut() {
-        a.count = 0;
-    }
-    if let Some(a) = plan.first_mut() {
-        a.count = items;
-    }
-    evaluate(workers, root, mode, items, plan)?;
-    let costs = model::Costs { workers, root };
-    let p = plan.len();
-    round::round(scheme, &costs, items, plan, &mut scratch[..p]);
-    evaluate(workers, root, mode, items, plan)
-}
+pub use platform::cost;
+pub use platform::worker::Worker;
+pub use report::{Method, Report};
+pub use scatter::{
+    evaluate, even_split_count, plan, round, Assignment, Options, OrderPolicy, Problem, Root, RootCandidate,
+    RootMode, Rounding, Scratch, Summary,
+};

@@ -15,8 +15,8 @@
 extern crate std;
 
 use divload::cost::{Affine, Tabulated, WorkerCosts};
-use divload::dp::CostProblem;
-use divload::sampled::Sampled;
+use divload::scatter::exact::CostProblem;
+use divload::scatter::sampled::Sampled;
 use divload::{Assignment, Error, OrderPolicy, Real, RootMode, Q32};
 
 /// Most nodes the controller manages.
@@ -140,13 +140,13 @@ mod tests {
             root_mode: RootMode::AfterSend,
             order: OrderPolicy::Bandwidth,
         };
-        let mem = divload::dp::exact_memory(20_000, 4).unwrap();
+        let mem = divload::scatter::exact::exact_memory(20_000, 4).unwrap();
         let mut choices = [0u32; 3 * 20_001];
         let mut costs = [0.0f64; 20_001];
         let mut out = [Assignment::EMPTY; 4];
-        let exact = divload::dp::exact(
+        let exact = divload::scatter::exact::exact(
             &problem,
-            divload::dp::Pruning::Monotone,
+            divload::scatter::exact::Pruning::Monotone,
             &mut out,
             &mut choices[..mem.choices],
             &mut costs,

@@ -8,8 +8,10 @@
 //! line, `libdivload` and the wasm bindings all go through here.
 
 use divload::cost::{Affine, Cost, WorkerCosts};
-use divload::json::{self, CandidateEntry, PlatformFile, Solved, Solver, WorkerEntry, MAX_POINTS};
-use divload::sampled::Sampled;
+use divload::doc::scatter::{
+    self as json, CandidateEntry, PlatformFile, Solved, Solver, WorkerEntry, MAX_POINTS,
+};
+use divload::scatter::sampled::Sampled;
 use divload::{Assignment, RootCandidate, Scratch, Worker};
 
 /// Why a document could not be planned.

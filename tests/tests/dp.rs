@@ -2,7 +2,7 @@
 //! against each other.
 
 use divload::cost::{Affine, Cost, CostFn, FnCost, Tabulated, WorkerCosts};
-use divload::dp::{exact, exact_memory, CostProblem, Pruning};
+use divload::scatter::exact::{exact, exact_memory, CostProblem, Pruning};
 use divload::{plan, Assignment, ErrorCode, Method, Options, OrderPolicy, Problem, Root, RootMode, Scratch};
 use divload_tests::table1;
 use proptest::prelude::*;
@@ -325,7 +325,7 @@ fn table1_exact_optimum_brackets_the_closed_form() {
 }
 
 fn sampled<const K: usize>(problem: &CostProblem<'_, C, C>) -> (Vec<u64>, divload::Summary<f64>) {
-    let mut dp = divload::sampled::Sampled::<f64, K, 8>::new();
+    let mut dp = divload::scatter::sampled::Sampled::<f64, K, 8>::new();
     let mut out = vec![Assignment::EMPTY; problem.workers.len()];
     let s = dp.solve(problem, &mut out).unwrap();
     assert_eq!(s.method, Method::SampledDp);
@@ -356,7 +356,7 @@ proptest! {
 /// honest against the exact optimum.
 #[test]
 fn sampled_on_table1_is_close_and_certified() {
-    use divload::sampled::Sampled;
+    use divload::scatter::sampled::Sampled;
     let ws: Vec<_> = table1().iter().enumerate().map(|(i, w)| w.costs(i).unwrap()).collect();
     let n = 817_101;
     let problem = CostProblem {
@@ -402,7 +402,7 @@ proptest! {
     #[test]
     fn threshold_equals_dp(comp in prop::collection::vec(arb_cost(1.0), 1..=5), n in 1u64..=200) {
         let mut counts = vec![0u64; comp.len()];
-        let t: f64 = divload::threshold::solve(&comp, n, &mut counts).unwrap();
+        let t: f64 = divload::partition::solve(&comp, n, &mut counts).unwrap();
         prop_assert_eq!(counts.iter().sum::<u64>(), n);
         let worst = comp.iter().zip(&counts).map(|(f, &x)| f.time(x)).fold(0.0, f64::max);
         prop_assert_eq!(worst, t);
@@ -422,17 +422,17 @@ fn threshold_rejects_bad_input() {
     let comp = [Affine::new(0.0, 1.0).unwrap(); 3];
     let mut counts = [0u64; 3];
     assert_eq!(
-        divload::threshold::solve(&comp, 0, &mut counts).unwrap_err().to_string(),
+        divload::partition::solve(&comp, 0, &mut counts).unwrap_err().to_string(),
         "items: must be at least 1, got 0"
     );
-    assert_eq!(divload::threshold::solve(&comp, 5, &mut counts[..2]).unwrap_err().needed(), Some(3));
+    assert_eq!(divload::partition::solve(&comp, 5, &mut counts[..2]).unwrap_err().needed(), Some(3));
     assert_eq!(
-        divload::threshold::solve::<f64, Affine<f64>>(&[], 5, &mut counts).unwrap_err().code(),
+        divload::partition::solve::<f64, Affine<f64>>(&[], 5, &mut counts).unwrap_err().code(),
         ErrorCode::InvalidInput
     );
     let down = [FnCost(|x: u64| if x == 2 { 0.5 } else { x as f64 })];
     assert_eq!(
-        divload::threshold::solve(&down, 5, &mut counts).unwrap_err().to_string(),
+        divload::partition::solve(&down, 5, &mut counts).unwrap_err().to_string(),
         "worker 0: comp time must not decrease with the item count, but 2 items take less than 1 \
          (use a solver without pruning, or repair the costs)"
     );
@@ -440,7 +440,7 @@ fn threshold_rejects_bad_input() {
     let comp: Vec<Affine<f64>> =
         table1().iter().map(|w| Affine::new(0.0, w.comp_per_item).unwrap()).collect();
     let mut counts = vec![0u64; 16];
-    let t = divload::threshold::solve(&comp, 1_000_000, &mut counts).unwrap();
+    let t = divload::partition::solve(&comp, 1_000_000, &mut counts).unwrap();
     assert_eq!(counts.iter().sum::<u64>(), 1_000_000);
     let worst = comp.iter().zip(&counts).map(|(f, &x)| f.time(x)).fold(0.0, f64::max);
     assert_eq!(worst, t);

@@ -15,14 +15,20 @@
 //!   it at O(p log p) in practice: taking an item can only raise the others' costs, so a
 //!   stale key is a lower bound.
 //!
-//! Scratch: the `Scratch` slots are free space here (the send order and shares are read
-//! from the plan), used as the sort buffer, the segment tree and the heap.
+//! Scratch: the send order and shares are read from the plan, so the `Scratch` slots are
+//! free space here, reused under the star solver's field names:
+//!
+//! | use | fields |
+//! |---|---|
+//! | sort by fractional part | `link` (position), `share` (key) |
+//! | greedy: segment tree | `line_c` (internal nodes `t[i]`), `line_r` (leaves `t[p + i]`), `reaching` (lazy adds) |
+//! | greedy: heap of candidates | `link` (position), `best` (resulting makespan), `share` (its own finish) |
 
 use core::cmp::Ordering;
 
-use crate::model::{Costs, Rounding};
 use crate::num::Real;
-use crate::plan::{Assignment, Scratch};
+use crate::scatter::options::{Costs, Rounding};
+use crate::scatter::types::{Assignment, Scratch};
 
 /// Rounds `plan[..].share` into `plan[..].count`. Shares must be finite, ≥ 0, and add up to
 /// `items` within 0.5 (checked by the public entry points).
@@ -62,9 +68,9 @@ fn frac<N: Real>(a: &Assignment<N>) -> N {
 fn sort_by_fraction<N: Real>(plan: &[Assignment<N>], slots: &mut [Scratch<N>]) {
     for (k, (s, a)) in slots.iter_mut().zip(plan).enumerate() {
         s.link = k;
-        s.x[0] = frac(a);
+        s.share = frac(a);
     }
-    slots.sort_unstable_by(|a, b| a.x[0].cmp_total(b.x[0]).then(a.link.cmp(&b.link)));
+    slots.sort_unstable_by(|a, b| a.share.cmp_total(b.share).then(a.link.cmp(&b.link)));
 }
 
 fn paper<N: Real>(items: u64, plan: &mut [Assignment<N>], slots: &mut [Scratch<N>]) {
@@ -76,7 +82,7 @@ fn paper<N: Real>(items: u64, plan: &mut [Assignment<N>], slots: &mut [Scratch<N
     let (mut lo, mut hi) = (0usize, p - 1);
     let mut e = N::ZERO; // Σ (n'ⱼ − nⱼ) over the shares rounded so far
     while lo < hi {
-        let (f_lo, f_hi) = (slots[lo].x[0], slots[hi].x[0]);
+        let (f_lo, f_hi) = (slots[lo].share, slots[hi].share);
         let up = if e < N::ZERO {
             true
         } else if e > N::ZERO {
@@ -115,7 +121,7 @@ fn largest_remainder<N: Real>(left: u64, plan: &mut [Assignment<N>], slots: &mut
     sort_by_fraction(plan, slots);
     let mut left = left;
     for s in slots.iter().rev() {
-        if left == 0 || s.x[0] <= N::ZERO {
+        if left == 0 || s.share <= N::ZERO {
             break;
         }
         plan[s.link].count += 1;
@@ -139,13 +145,6 @@ fn fix_sum<N: Real>(items: u64, plan: &mut [Assignment<N>]) {
         plan[big].count = plan[big].count.saturating_sub(sum - items);
     }
 }
-
-// Use of `Scratch::x` by the greedy scheme.
-const TREE_LOW: usize = 0; // t[i], 1 <= i < p (internal nodes)
-const TREE_HIGH: usize = 1; // t[p + i] (leaves)
-const LAZY: usize = 2; // d[i]
-const HEAP_KEY: usize = 3; // resulting makespan
-const HEAP_OWN: usize = 4; // the candidate's own finish time after its extra item
 
 fn greedy<N: Real>(costs: &Costs<'_, N>, left: u64, plan: &mut [Assignment<N>], slots: &mut [Scratch<N>]) {
     let p = plan.len();
@@ -176,8 +175,8 @@ fn greedy<N: Real>(costs: &Costs<'_, N>, left: u64, plan: &mut [Assignment<N>], 
         if frac(&plan[k]) > N::ZERO {
             let c = candidate(&mut tree, costs, plan, k);
             tree.s[len].link = k;
-            tree.s[len].x[HEAP_KEY] = c.makespan;
-            tree.s[len].x[HEAP_OWN] = c.own;
+            tree.s[len].best = c.makespan;
+            tree.s[len].share = c.own;
             len += 1;
         }
     }
@@ -189,8 +188,8 @@ fn greedy<N: Real>(costs: &Costs<'_, N>, left: u64, plan: &mut [Assignment<N>], 
     while left > 0 && len > 0 {
         let k = tree.s[0].link;
         let c = candidate(&mut tree, costs, plan, k);
-        tree.s[0].x[HEAP_KEY] = c.makespan;
-        tree.s[0].x[HEAP_OWN] = c.own;
+        tree.s[0].best = c.makespan;
+        tree.s[0].share = c.own;
         if len > 1 && less(&tree.s[best_child(tree.s, len, 0)], &tree.s[0]) {
             // The key was stale and another candidate is now better.
             sift_down(tree.s, len, 0);
@@ -253,26 +252,26 @@ impl<N: Real> Tree<'_, N> {
     #[inline]
     fn t(&self, i: usize) -> N {
         if i < self.n {
-            self.s[i].x[TREE_LOW]
+            self.s[i].line_c
         } else {
-            self.s[i - self.n].x[TREE_HIGH]
+            self.s[i - self.n].line_r
         }
     }
     #[inline]
     fn set_t(&mut self, i: usize, v: N) {
         if i < self.n {
-            self.s[i].x[TREE_LOW] = v;
+            self.s[i].line_c = v;
         } else {
-            self.s[i - self.n].x[TREE_HIGH] = v;
+            self.s[i - self.n].line_r = v;
         }
     }
     #[inline]
     fn d(&self, i: usize) -> N {
-        self.s[i].x[LAZY]
+        self.s[i].reaching
     }
     #[inline]
     fn set_d(&mut self, i: usize, v: N) {
-        self.s[i].x[LAZY] = v;
+        self.s[i].reaching = v;
     }
     fn apply(&mut self, i: usize, v: N) {
         let t = self.t(i) + v;
@@ -356,22 +355,18 @@ impl<N: Real> Tree<'_, N> {
 /// entry is a lower bound and lazy evaluation picks what a full re-scan would.
 #[inline]
 fn less<N: Real>(a: &Scratch<N>, b: &Scratch<N>) -> bool {
-    a.x[HEAP_KEY]
-        .cmp_total(b.x[HEAP_KEY])
-        .then(a.x[HEAP_OWN].cmp_total(b.x[HEAP_OWN]))
-        .then(b.link.cmp(&a.link))
-        == Ordering::Less
+    a.best.cmp_total(b.best).then(a.share.cmp_total(b.share)).then(b.link.cmp(&a.link)) == Ordering::Less
 }
 
 /// Swaps two heap entries, leaving the segment-tree fields that share the slots in place.
 fn swap_entries<N: Real>(h: &mut [Scratch<N>], i: usize, j: usize) {
     let (a, b) = (h[i], h[j]);
     h[i].link = b.link;
-    h[i].x[HEAP_KEY] = b.x[HEAP_KEY];
-    h[i].x[HEAP_OWN] = b.x[HEAP_OWN];
+    h[i].best = b.best;
+    h[i].share = b.share;
     h[j].link = a.link;
-    h[j].x[HEAP_KEY] = a.x[HEAP_KEY];
-    h[j].x[HEAP_OWN] = a.x[HEAP_OWN];
+    h[j].best = a.best;
+    h[j].share = a.share;
 }
 
 fn best_child<N: Real>(h: &[Scratch<N>], len: usize, i: usize) -> usize {

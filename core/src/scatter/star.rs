@@ -21,21 +21,16 @@
 //! keeping the best plan, until it stops improving. The result is feasible but not always
 //! optimal; [`lower_bound`] gives a certified lower bound for any plan in the same order.
 
-use crate::chain::Chain;
-use crate::model::{Costs, Worker};
+use crate::kernel::chain::Chain;
 use crate::num::Real;
-use crate::plan::Scratch;
+use crate::platform::worker::Worker;
+use crate::scatter::options::Costs;
+use crate::scatter::types::Scratch;
 
 /// `Scratch::link` value: the participant has no successor.
 pub(crate) const END: usize = usize::MAX;
 /// `Scratch::link` value: the worker does not take part.
 pub(crate) const SKIP: usize = usize::MAX - 1;
-
-// Use of `Scratch::x` in this module.
-const LINE_C: usize = 0;
-const LINE_R: usize = 1;
-const AMOUNT: usize = 2;
-const BEST: usize = 3;
 
 /// Upper limit on backward/forward rounds when latencies make participation depend on the
 /// load; each round is O(p) and the loop stops as soon as a round does not improve.
@@ -52,11 +47,11 @@ pub(crate) struct Rational<N> {
 
 /// Solves for rational shares of `items` over the send order in `slots[..].worker`.
 ///
-/// Writes `slots[k].share`. Uses `slots[k].link` and `slots[k].x`. O(p) per round.
+/// Writes `slots[k].share`. Uses every other field of `slots[k]`. O(p) per round.
 pub(crate) fn solve<N: Real>(costs: &Costs<'_, N>, items: N, slots: &mut [Scratch<N>]) -> Rational<N> {
     let linear = slots.iter().all(|s| costs.of(s.worker).is_linear());
     for s in slots.iter_mut() {
-        s.x[AMOUNT] = items;
+        s.reaching = items;
     }
     let mut best: Option<N> = None;
     for _ in 0..MAX_ROUNDS {
@@ -68,7 +63,7 @@ pub(crate) fn solve<N: Real>(costs: &Costs<'_, N>, items: N, slots: &mut [Scratc
             _ => {
                 best = Some(t);
                 for s in slots.iter_mut() {
-                    s.x[BEST] = s.share;
+                    s.best = s.share;
                 }
             }
         }
@@ -77,19 +72,19 @@ pub(crate) fn solve<N: Real>(costs: &Costs<'_, N>, items: N, slots: &mut [Scratc
         }
     }
     for s in slots.iter_mut() {
-        s.share = s.x[BEST];
+        s.share = s.best;
     }
     Rational { makespan: best.unwrap_or(N::ZERO), exact: linear }
 }
 
 /// Backward pass: decides who takes part, given the items reaching each position
-/// (`x[AMOUNT]`), and stores each participant's suffix line. Returns the first participant.
+/// (`reaching`), and stores each participant's suffix line. Returns the first participant.
 fn choose_backward<N: Real>(costs: &Costs<'_, N>, slots: &mut [Scratch<N>]) -> usize {
     let mut head = END;
     let (mut c, mut r) = (N::ZERO, N::ZERO);
     for k in (0..slots.len()).rev() {
         let w = costs.of(slots[k].worker);
-        let m = slots[k].x[AMOUNT];
+        let m = slots[k].reaching;
         let rate = w.comm_per_item + w.comp_per_item;
         let fixed = w.comm_latency + w.comp_latency;
 
@@ -118,8 +113,8 @@ fn choose_backward<N: Real>(costs: &Costs<'_, N>, slots: &mut [Scratch<N>]) -> u
             Some(t) if t <= choice.0 => slots[k].link = SKIP,
             _ => {
                 slots[k].link = choice.3;
-                slots[k].x[LINE_C] = choice.1;
-                slots[k].x[LINE_R] = choice.2;
+                slots[k].line_c = choice.1;
+                slots[k].line_r = choice.2;
                 (c, r, head) = (choice.1, choice.2, k);
             }
         }
@@ -128,12 +123,12 @@ fn choose_backward<N: Real>(costs: &Costs<'_, N>, slots: &mut [Scratch<N>]) -> u
 }
 
 /// Forward pass: gives each participant its equal-finish share of what reaches it, and
-/// records the items reaching every position in `x[AMOUNT]`.
+/// records the items reaching every position in `reaching`.
 fn distribute_forward<N: Real>(costs: &Costs<'_, N>, items: N, head: usize, slots: &mut [Scratch<N>]) {
     let mut remaining = items;
     let mut next = head;
     for k in 0..slots.len() {
-        slots[k].x[AMOUNT] = remaining;
+        slots[k].reaching = remaining;
         if k != next {
             slots[k].share = N::ZERO;
             continue;
@@ -143,7 +138,7 @@ fn distribute_forward<N: Real>(costs: &Costs<'_, N>, items: N, head: usize, slot
         let x = if after == END || after >= slots.len() {
             remaining
         } else {
-            let (c, r) = (slots[after].x[LINE_C], slots[after].x[LINE_R]);
+            let (c, r) = (slots[after].line_c, slots[after].line_r);
             let x = (r * (c - w.comp_latency) + remaining) / (w.comp_per_item * r + N::ONE);
             x.max_of(N::ZERO).min_of(remaining)
         };

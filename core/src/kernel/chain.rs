@@ -2,9 +2,9 @@
 //! worker at send position *k* starts receiving when the previous one has received, and
 //! finishes `comp` seconds after its own share has arrived. Every solver and evaluator
 //! in the crate walks the chain through [`Chain`], so they all agree on what a makespan is.
+//! The same one-port chain is the send phase of the return-message model.
 
 use crate::num::Real;
-use crate::plan::Assignment;
 
 /// When one position of the chain starts receiving, has received, and finishes.
 #[derive(Clone, Copy, Debug)]
@@ -43,20 +43,4 @@ impl<N: Real> Chain<N> {
     pub fn makespan(&self) -> N {
         self.makespan
     }
-}
-
-/// Fills displacements (contiguous in send order), start, received and finish times of an
-/// integer plan from its counts; `times(worker, count)` gives the receive and compute
-/// times. Returns the makespan.
-pub(crate) fn fill_plan<N: Real>(plan: &mut [Assignment<N>], times: impl Fn(usize, u64) -> (N, N)) -> N {
-    let mut chain = Chain::new();
-    let mut offset = 0u64;
-    for a in plan.iter_mut() {
-        let (comm, comp) = times(a.worker, a.count);
-        let t = chain.serve(comm, comp);
-        a.displacement = offset;
-        offset += a.count;
-        (a.start, a.received, a.finish) = (t.start, t.received, t.finish);
-    }
-    chain.makespan()
 }

@@ -5,7 +5,7 @@
 //! and memory; this module makes the trade measurable. With `h = ⌈n/(K − 1)⌉` items per
 //! sample:
 //!
-//! 1. **Plan.** The recursion of [`dp`] over multiples of `h`: each worker gets
+//! 1. **Plan.** The recursion of [`exact`] over multiples of `h`: each worker gets
 //!    `u·h` items, `Σ u = ⌊n/h⌋`. The `r = n − h·⌊n/h⌋ < h` items left over go one at a
 //!    time to the position where they raise the makespan least.
 //! 1. **Refinement.** Around that plan each worker keeps its count minus one step as a
@@ -26,12 +26,14 @@
 //! exact (gap 0). On Table 1 the refined plan is the optimum for K = 256, 1024 and 4096;
 //! the certified gap is then the lower bound's slack (about `h` items per worker).
 
-use crate::chain::Chain;
-use crate::cost::CostFn;
-use crate::dp::{self, ChoiceRows, CostProblem, Pruning, Stages, Visit};
 use crate::error::Error;
+use crate::kernel::chain::Chain;
+use crate::kernel::stages::{self, ChoiceRows, Pruning, Stages, Visit};
 use crate::num::Real;
-use crate::plan::{Assignment, Method, Summary};
+use crate::platform::cost::CostFn;
+use crate::report::Method;
+use crate::scatter::exact::{self, CostProblem};
+use crate::scatter::types::{Assignment, Summary};
 
 /// Working memory for the sampled DP, fixed at compile time: `K` sampled sizes
 /// (`2 ≤ K ≤ 65 536`) and at most `P` workers. Its size is `2·K·P + K·size_of::<N>()`
@@ -65,14 +67,14 @@ impl<N: Real, const K: usize, const P: usize> Sampled<N, K, P> {
     ///
     /// # Errors
     ///
-    /// As [`dp::exact`] (bad costs are named; costs must be non-decreasing), and
+    /// As [`exact::exact`] (bad costs are named; costs must be non-decreasing), and
     /// [`ErrorCode::Overflow`](crate::ErrorCode::Overflow) when there are more than `P`
     /// workers.
     ///
     /// ```
     /// use divload::cost::{Affine, WorkerCosts};
-    /// use divload::dp::CostProblem;
-    /// use divload::sampled::Sampled;
+    /// use divload::scatter::exact::CostProblem;
+    /// use divload::scatter::sampled::Sampled;
     /// use divload::{Assignment, OrderPolicy, RootMode};
     ///
     /// let w = |l: f64, m: f64| WorkerCosts { comm: Affine::new(0.0, l).unwrap(), comp: Affine::new(0.0, m).unwrap() };
@@ -95,17 +97,17 @@ impl<N: Real, const K: usize, const P: usize> Sampled<N, K, P> {
         if p > P {
             return Err(Error::too_large("sampled DP: workers", P as u64, p as u64));
         }
-        dp::prepare(problem, out, true)?;
+        exact::prepare(problem, out, true)?;
         let n = problem.items;
         let h = n.div_ceil(K as u64 - 1);
         let (q, upper_states) = ((n / h) as usize, n.div_ceil(h) as usize);
         let order = |k: usize| out[k].worker;
-        let positions = dp::Positions { workers: problem.workers, order, root: problem.root, len: p };
+        let positions = exact::Positions { workers: problem.workers, order, root: problem.root, len: p };
 
         // The lower bound: sizes charged at the bottom of their sample interval.
         let lower = Grid { inner: &positions, h, bottom: true, base: &[] };
         let costs = &mut self.costs[..=upper_states];
-        dp::run(&lower, costs, &mut dp::NoChoices, Pruning::Monotone, &mut |_, _| {});
+        stages::run(&lower, costs, &mut stages::NoChoices, Pruning::Monotone, &mut |_, _| {});
         let bound = costs[upper_states];
 
         // The plan on multiples of h, finished item by item.
@@ -143,7 +145,7 @@ impl<N: Real, const K: usize, const P: usize> Sampled<N, K, P> {
             a.count = c;
             a.share = N::from_u64(c);
         }
-        dp::finish(problem, out, Method::SampledDp, bound)
+        exact::finish(problem, out, Method::SampledDp, bound)
     }
 }
 
@@ -157,8 +159,8 @@ fn level<N: Real, S: Stages<N>, R: ChoiceRows>(
     h: u64,
     counts: &mut [u64],
 ) {
-    dp::run(grid, costs, rows, Pruning::Monotone, &mut |_, _| {});
-    dp::backtrack(rows, counts.len(), costs.len() - 1, |k, u| {
+    stages::run(grid, costs, rows, Pruning::Monotone, &mut |_, _| {});
+    stages::backtrack(rows, counts.len(), costs.len() - 1, |k, u| {
         if let Some(c) = counts.get_mut(k) {
             *c = base.get(k).copied().unwrap_or(0) + u as u64 * h;
         }

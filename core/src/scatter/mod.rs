@@ -1,185 +1,34 @@
-//! Planning a scatter end to end: validate, choose the root, order, solve, round, evaluate.
+//! Model 1, the scatter: a root serves the workers one at a time, then they compute
+//! (genaud2003; the slides' "bus" and "star"). How many items each worker gets, in which
+//! order, and when it finishes.
+//!
+//! * [`plan`]: the closed form for affine costs — validate, choose the root (§3.4), order
+//!   (Thm 3, `order.rs`), rational shares (Thm 1–2, `star.rs`), rounding (§3.3, [`round`]),
+//!   evaluate (eq. 1–2), certified bounds.
+//! * [`exact`]: the exact integer DP for any non-decreasing costs (§3.2).
+//! * [`sampled`]: the same DP on sampled sizes in fixed memory, with a certified gap.
+//! * [`evaluate`] and [`even_split_count`]: any plan's times, and the `MPI_Scatter` baseline.
 //!
 //! Memory: the caller passes `out` and `scratch`, each with one element per worker
-//! (`size_of::<Assignment<N>>() + size_of::<Scratch<N>>()` bytes per worker: 120 bytes for
+//! (`size_of::<Assignment<N>>() + size_of::<Scratch<N>>()` bytes per worker: 112 bytes for
 //! `f64` on 64-bit targets). Nothing else is allocated; the stack use is constant.
 
-use crate::chain::Chain;
+pub mod exact;
+pub mod options;
+pub(crate) mod order;
+mod round;
+pub mod sampled;
+mod star;
+pub mod types;
+
 use crate::error::Error;
-use crate::model::{Costs, Options, RootCandidate, RootMode, Worker};
+use crate::kernel::chain::Chain;
 use crate::num::Real;
-use crate::{order, round, star};
-
-/// One worker's part of a plan, in send order.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Assignment<N> {
-    /// Index of the worker in the input (its rank).
-    pub worker: usize,
-    /// Items it receives (an integer; the counts add up to the item count).
-    pub count: u64,
-    /// Offset of its block in the root's buffer: blocks are contiguous in send order.
-    pub displacement: u64,
-    /// Its rational share before rounding.
-    pub share: N,
-    /// When it starts receiving (the root: when it starts computing).
-    pub start: N,
-    /// When its share has arrived.
-    pub received: N,
-    /// When it finishes computing (equal to `received` for a worker with no items).
-    pub finish: N,
-}
-
-impl<N: Real> Assignment<N> {
-    /// An empty entry, for initialising fixed-size arrays.
-    pub const EMPTY: Self = Assignment {
-        worker: 0,
-        count: 0,
-        displacement: 0,
-        share: N::ZERO,
-        start: N::ZERO,
-        received: N::ZERO,
-        finish: N::ZERO,
-    };
-
-    /// `true` when the worker receives at least one item.
-    pub fn participating(&self) -> bool {
-        self.count > 0
-    }
-}
-
-impl<N: Real> Default for Assignment<N> {
-    fn default() -> Self {
-        Self::EMPTY
-    }
-}
-
-/// Working memory for [`plan`]: one per worker. Its contents are meaningless to callers.
-#[derive(Clone, Copy, Debug)]
-pub struct Scratch<N> {
-    pub(crate) worker: usize,
-    pub(crate) link: usize,
-    pub(crate) share: N,
-    pub(crate) x: [N; 5],
-}
-
-impl<N: Real> Scratch<N> {
-    /// An empty slot, for initialising fixed-size arrays.
-    pub const EMPTY: Self = Scratch { worker: 0, link: 0, share: N::ZERO, x: [N::ZERO; 5] };
-}
-
-impl<N: Real> Default for Scratch<N> {
-    fn default() -> Self {
-        Self::EMPTY
-    }
-}
-
-/// Which worker is the root.
-#[derive(Clone, Copy, Debug)]
-pub enum Root<'a, N> {
-    /// This worker holds the data and is the root.
-    Fixed(usize),
-    /// Choose the root among these candidates, adding each one's transfer time
-    /// (genaud2003 §3.4).
-    Choose(&'a [RootCandidate<N>]),
-}
-
-/// A planning problem.
-#[derive(Clone, Copy, Debug)]
-pub struct Problem<'a, N> {
-    /// The workers, root included, in input order.
-    pub workers: &'a [Worker<N>],
-    /// The root, or how to choose it.
-    pub root: Root<'a, N>,
-    /// Number of items to scatter (n ≥ 1).
-    pub items: u64,
-    /// Root behaviour, send order, rounding.
-    pub options: Options,
-}
-
-/// What [`plan`] reports besides the per-worker assignments. All times in seconds.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Summary<N> {
-    /// Number of items.
-    pub items: u64,
-    /// The root's worker index.
-    pub root: usize,
-    /// Time to move the data to the root first (0 unless the root was chosen among
-    /// candidates that do not hold it). Not included in the makespans below.
-    pub root_transfer: N,
-    /// Makespan of the integer plan (T').
-    pub makespan: N,
-    /// Makespan of the rational plan that was rounded (T). For the dynamic programs: the
-    /// rational relaxation's makespan when it was computed alongside (affine costs, see
-    /// `json::solve`), else the DP's own lower bound.
-    pub rational_makespan: N,
-    /// `true` when the rational plan is the proven optimum for this send order (all costs
-    /// linear). With latencies it comes from a heuristic; see `lower_bound`. Always `false`
-    /// for the dynamic programs.
-    pub rational_exact: bool,
-    /// A certified lower bound on the makespan of any plan, rational or integer, in this
-    /// send order. Equal to `rational_makespan` when `rational_exact`; the optimum itself
-    /// for the exact DP (up to the order of the additions).
-    pub lower_bound: N,
-    /// Guarantee on the integer plan (genaud2003 eq. 4, sharpened):
-    /// `makespan ≤ bound = T + maxᵢ (Σ_{j≤i} λⱼ + μᵢ)` over participants. With linear costs
-    /// this is at most eq. (4)'s `T + Σ T_comm(j,1) + max T_comp(i,1)`. For the dynamic
-    /// programs, the plan's own makespan.
-    pub bound: N,
-    /// Makespan of the even split (`MPI_Scatter`: ⌊n/P⌋ each, one more for the first
-    /// `n mod P` in send order), same order and root.
-    pub uniform_makespan: N,
-    /// Number of workers that receive items.
-    pub participating: usize,
-    /// How the counts were obtained.
-    pub method: Method,
-}
-
-/// How a plan's counts were obtained.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Method {
-    /// Rational shares in closed form (genaud2003 Thm 1–2, affine costs), then rounded.
-    #[default]
-    ClosedForm,
-    /// The exact integer dynamic program ([`dp::exact`](crate::dp::exact)): optimal for
-    /// the send order.
-    ExactDp,
-    /// The dynamic program over sampled sizes with a bounded memory, finished item by
-    /// item ([`sampled`](crate::sampled)); `lower_bound` certifies its distance to the optimum.
-    SampledDp,
-    /// The threshold search for computation-only costs ([`threshold`](crate::threshold)):
-    /// optimal.
-    Threshold,
-}
-
-impl Method {
-    /// The name used in result documents and on the command line.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Method::ClosedForm => "closed_form",
-            Method::ExactDp => "exact_dp",
-            Method::SampledDp => "sampled_dp",
-            Method::Threshold => "threshold",
-        }
-    }
-}
-
-impl<N: Real> Summary<N> {
-    /// The certified distance to the optimum for this send order, in seconds:
-    /// `makespan − lower_bound` (0 for the exact solvers, up to rounding).
-    pub fn gap(&self) -> N {
-        (self.makespan - self.lower_bound).max_of(N::ZERO)
-    }
-
-    /// How much faster than the even split: `uniform_makespan / makespan`.
-    pub fn speedup(&self) -> f64 {
-        let m = self.makespan.to_f64();
-        if m > 0.0 {
-            self.uniform_makespan.to_f64() / m
-        } else {
-            1.0
-        }
-    }
-}
+use crate::platform::worker::Worker;
+use crate::report::Method;
+pub(crate) use options::Costs;
+pub use options::{Options, OrderPolicy, RootCandidate, RootMode, Rounding};
+pub use types::{Assignment, Problem, Root, Scratch, Summary};
 
 /// Plans a scatter: how many items each worker gets, in which order, and when it finishes.
 ///
@@ -276,24 +125,9 @@ pub fn plan<N: Real>(
     Ok(summary)
 }
 
-/// The checks every solver starts with: at least one worker, at least one item, and no
-/// more items than `N` can count.
-pub(crate) fn check_sizes<N: Real>(workers: usize, items: u64) -> Result<(), Error> {
-    if workers == 0 {
-        return Err(Error::no_workers());
-    }
-    if items == 0 {
-        return Err(Error::no_items());
-    }
-    if items > N::MAX_ITEMS {
-        return Err(Error::too_many_items(items, N::MAX_ITEMS, N::NAME));
-    }
-    Ok(())
-}
-
 fn validate<N: Real>(workers: &[Worker<N>], items: u64, out: usize, scratch: usize) -> Result<(), Error> {
     let p = workers.len();
-    check_sizes::<N>(p, items)?;
+    crate::platform::check_sizes::<N>(p, items)?;
     if out < p {
         return Err(Error::buffer("plan output", p, out));
     }
@@ -334,7 +168,7 @@ fn choose_root<N: Real>(
 
 /// Fills start, received, finish and displacement from the counts; returns the makespan.
 fn fill_times<N: Real>(costs: &Costs<'_, N>, plan: &mut [Assignment<N>]) -> N {
-    crate::chain::fill_plan(plan, |worker, count| {
+    fill_plan(plan, |worker, count| {
         let (w, x) = (costs.of(worker), N::from_u64(count));
         (w.comm_time(x), w.comp_time(x))
     })
@@ -463,6 +297,90 @@ pub fn evaluate<N: Real>(
     }
 }
 
+/// Rounds rational shares to integer counts with an exact sum.
+///
+/// `plan[..].worker` gives the send order (as [`plan`] produces it) and `plan[..].share`
+/// the rational shares; on success `plan[..].count` holds counts that add up to `items`,
+/// each within one item of its share, and the times are filled in as by [`evaluate`],
+/// whose makespan is returned. `scratch` needs one element per worker.
+///
+/// # Errors
+///
+/// Everything [`evaluate`] rejects, plus a share that is negative or not finite, shares
+/// that do not add up to `items` within 0.5, and a `scratch` shorter than `plan`.
+///
+/// ```
+/// use divload::{round, Assignment, RootMode, Rounding, Scratch, Worker};
+/// let workers = [Worker::linear(0.0, 1.0), Worker::linear(0.1, 1.0), Worker::linear(0.1, 2.0)];
+/// let mut plan = [
+///     Assignment { worker: 1, share: 3.4, ..Assignment::EMPTY },
+///     Assignment { worker: 2, share: 2.3, ..Assignment::EMPTY },
+///     Assignment { worker: 0, share: 4.3, ..Assignment::EMPTY },
+/// ];
+/// let mut scratch = [Scratch::EMPTY; 3];
+/// round(Rounding::LargestRemainder, &workers, 0, RootMode::AfterSend, 10, &mut plan, &mut scratch).unwrap();
+/// assert_eq!([plan[0].count, plan[1].count, plan[2].count], [4, 2, 4]);
+/// ```
+pub fn round<N: Real>(
+    scheme: Rounding,
+    workers: &[Worker<N>],
+    root: usize,
+    mode: RootMode,
+    items: u64,
+    plan: &mut [Assignment<N>],
+    scratch: &mut [Scratch<N>],
+) -> Result<N, Error> {
+    if scratch.len() < plan.len() {
+        return Err(Error::buffer("scratch", plan.len(), scratch.len()));
+    }
+    if items == 0 {
+        return Err(Error::no_items());
+    }
+    if items > N::MAX_ITEMS {
+        return Err(Error::too_many_items(items, N::MAX_ITEMS, N::NAME));
+    }
+    let mut sum = 0.0f64;
+    for (k, a) in plan.iter().enumerate() {
+        let s = a.share.to_f64();
+        if !(s.is_finite() && s >= 0.0 && a.share.is_finite()) {
+            return Err(Error::share_value(k, s));
+        }
+        sum += s;
+    }
+    let close = (sum - items as f64).abs() <= 0.5;
+    if !close {
+        return Err(Error::shares(sum, items));
+    }
+    // Checks the send order and the root position (counts are set just below).
+    for a in plan.iter_mut() {
+        a.count = 0;
+    }
+    if let Some(a) = plan.first_mut() {
+        a.count = items;
+    }
+    evaluate(workers, root, mode, items, plan)?;
+    let costs = Costs { workers, root };
+    let p = plan.len();
+    round::round(scheme, &costs, items, plan, &mut scratch[..p]);
+    evaluate(workers, root, mode, items, plan)
+}
+
+/// Fills displacements (contiguous in send order), start, received and finish times of an
+/// integer plan from its counts; `times(worker, count)` gives the receive and compute
+/// times. Returns the makespan.
+pub(crate) fn fill_plan<N: Real>(plan: &mut [Assignment<N>], times: impl Fn(usize, u64) -> (N, N)) -> N {
+    let mut chain = Chain::new();
+    let mut offset = 0u64;
+    for a in plan.iter_mut() {
+        let (comm, comp) = times(a.worker, a.count);
+        let t = chain.serve(comm, comp);
+        a.displacement = offset;
+        offset += a.count;
+        (a.start, a.received, a.finish) = (t.start, t.received, t.finish);
+    }
+    chain.makespan()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -472,6 +390,6 @@ mod tests {
     #[cfg(target_pointer_width = "64")]
     fn per_worker_memory_is_as_documented() {
         assert_eq!(core::mem::size_of::<Assignment<f64>>(), 56);
-        assert_eq!(core::mem::size_of::<Scratch<f64>>(), 64);
+        assert_eq!(core::mem::size_of::<Scratch<f64>>(), 56);
     }
 }

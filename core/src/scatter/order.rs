@@ -10,9 +10,10 @@
 //! [`RootMode::Overlap`] puts the root first (it computes from time 0 and costs the
 //! others nothing); [`RootMode::AfterSend`] puts it last.
 
-use crate::model::{OrderPolicy, RootMode, Worker};
 use crate::num::Real;
-use crate::plan::Scratch;
+use crate::platform::worker::Worker;
+use crate::scatter::options::{OrderPolicy, RootMode};
+use crate::scatter::types::Scratch;
 
 /// Writes the send order into `slots[..].worker`. `slots.len()` must equal
 /// `workers.len()` and `root < workers.len()` (checked by the caller).

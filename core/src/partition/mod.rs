@@ -13,9 +13,9 @@
 //! the answer is exactly one of the values `fᵢ(x)`, not an approximation. Memory: the
 //! output counts only.
 
-use crate::cost::CostFn;
 use crate::error::Error;
 use crate::num::Real;
+use crate::platform::cost::{check_cost, CostFn};
 
 /// The optimal counts for computation-only costs `comp` (one per worker), written to
 /// `counts` in the same order; returns the makespan `maxᵢ compᵢ(countsᵢ)`, the optimum.
@@ -36,19 +36,19 @@ use crate::num::Real;
 ///     Cost::PowerLaw(PowerLaw::new(0.0, 0.01, 2.0)?),
 /// ];
 /// let mut counts = [0u64; 2];
-/// let t = divload::threshold::solve(&comp, 100, &mut counts)?;
+/// let t = divload::partition::solve(&comp, 100, &mut counts)?;
 /// assert_eq!(counts, [38, 62]);
 /// assert!((t - 38.44).abs() < 1e-12); // 62 items on the quadratic worker; 39 on the other would take longer
 /// # Ok::<(), divload::Error>(())
 /// ```
 pub fn solve<N: Real, C: CostFn<N>>(comp: &[C], items: u64, counts: &mut [u64]) -> Result<N, Error> {
     let p = comp.len();
-    crate::plan::check_sizes::<N>(p, items)?;
+    crate::platform::check_sizes::<N>(p, items)?;
     if counts.len() < p {
         return Err(Error::buffer("counts", p, counts.len()));
     }
     for (i, f) in comp.iter().enumerate() {
-        crate::dp::check_cost(f, i, "comp", items, true)?;
+        check_cost(f, i, "comp", items, true)?;
     }
     // Items that fit in `t` seconds, over all workers, stopping once `items` is reached.
     let fit = |t: f64| -> u64 {

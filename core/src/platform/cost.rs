@@ -3,7 +3,7 @@
 //! genaud2003 §3.2 only asks that `T_comm(i, x)` and `T_comp(i, x)` be non-negative and 0
 //! for 0 items (Algorithm 1), and non-decreasing for the pruned Algorithm 2. Real timings
 //! are rarely affine (caches, paging, `n log n` sorts), so the dynamic programs in
-//! [`dp`](crate::dp) take any [`CostFn`]:
+//! [`scatter::exact`](crate::scatter::exact) take any [`CostFn`]:
 //!
 //! * [`Affine`]: `latency + per_item·x`, the closed forms' model;
 //! * [`Tabulated`]: measured points `(items, seconds)`, interpolated piecewise-linearly and
@@ -470,6 +470,35 @@ impl<N: Real> crate::Worker<N> {
             comp: Affine::checked(self.comp_latency, self.comp_per_item),
         })
     }
+}
+
+/// Checks a cost function the type does not vouch for, on every size in `0..=n`.
+pub(crate) fn check_cost<N: Real, C: CostFn<N>>(
+    f: &C,
+    worker: usize,
+    part: &'static str,
+    n: u64,
+    monotone: bool,
+) -> Result<(), Error> {
+    if f.non_decreasing() {
+        return Ok(());
+    }
+    let zero = f.time(0);
+    if zero != N::ZERO {
+        return Err(Error::time_value(worker, part, 0, zero.to_f64()));
+    }
+    let mut prev = N::ZERO;
+    for x in 1..=n {
+        let t = f.time(x);
+        if !(t.is_finite() && t >= N::ZERO) {
+            return Err(Error::time_value(worker, part, x, t.to_f64()));
+        }
+        if monotone && t < prev {
+            return Err(Error::decreasing(worker, part, x));
+        }
+        prev = t;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

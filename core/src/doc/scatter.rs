@@ -34,13 +34,15 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor
 use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
 
-use crate::cost::{Affine, Cost, PowerLaw, Tabulated, WorkerCosts};
-use crate::dp::CostProblem;
 use crate::error::{Detail, Error, Field};
-use crate::model::{check, Options, OrderPolicy, RootCandidate, RootMode, Rounding, Worker};
 use crate::num::Real;
-use crate::plan::{Assignment, Problem, Root, Scratch, Summary};
-use crate::sampled::Sampled;
+use crate::platform::cost::{Affine, Cost, PowerLaw, Tabulated, WorkerCosts};
+use crate::platform::worker::{check, Worker};
+use crate::scatter::exact::CostProblem;
+use crate::scatter::sampled::Sampled;
+use crate::scatter::{
+    Assignment, Options, OrderPolicy, Problem, Root, RootCandidate, RootMode, Rounding, Scratch, Summary,
+};
 
 /// Most points of a tabulated cost in a platform file.
 pub const MAX_POINTS: usize = 32;
@@ -78,9 +80,9 @@ pub enum Solver {
     Auto,
     /// Rational closed form and rounding ([`plan`](crate::plan)); affine costs only.
     ClosedForm,
-    /// The exact integer DP ([`dp::exact`](crate::dp::exact)).
+    /// The exact integer DP ([`scatter::exact::exact`](crate::scatter::exact::exact)).
     Exact,
-    /// The sampled DP in fixed memory ([`sampled`](crate::sampled)).
+    /// The sampled DP in fixed memory ([`sampled`](crate::scatter::sampled)).
     Sampled,
 }
 
@@ -199,7 +201,7 @@ pub fn max_entries(json: &[u8]) -> usize {
 /// short ([`Error::needed`] gives the length needed).
 ///
 /// ```
-/// use divload::json::{parse_platform, WorkerEntry};
+/// use divload::doc::scatter::{parse_platform, WorkerEntry};
 /// let doc = br#"{"items": 10, "root": "a", "workers": [
 ///     {"name": "a", "comm_per_item": 0, "comp_per_item": 1},
 ///     {"name": "b", "count": 2, "comm_per_item": 0.1, "comp_per_item": 2}]}"#;
@@ -909,7 +911,7 @@ impl<'a> PlatformFile<'a> {
 
 impl<'a> PlatformFile<'a> {
     /// Expands the entries into cost functions for the dynamic programs
-    /// ([`dp::exact`](crate::dp::exact), [`Sampled`]).
+    /// ([`scatter::exact::exact`](crate::scatter::exact::exact), [`Sampled`]).
     ///
     /// # Errors
     ///
@@ -1004,7 +1006,7 @@ pub struct Needs {
     /// [`Buffers::costs`]: one per worker for the dynamic programs, else 0.
     pub costs: usize,
     /// [`Buffers::dp_choices`] and [`Buffers::dp_costs`] for the exact DP, else 0
-    /// (see [`dp::exact_memory`](crate::dp::exact_memory)).
+    /// (see [`scatter::exact::exact_memory`](crate::scatter::exact::exact_memory)).
     pub dp_choices: usize,
     /// See `dp_choices`.
     pub dp_costs: usize,
@@ -1013,7 +1015,7 @@ pub struct Needs {
 impl Needs {
     /// Bytes of the exact DP's buffers with the number type `N` (0 for other solvers).
     pub fn dp_bytes<N>(&self) -> usize {
-        crate::dp::DpMemory { choices: self.dp_choices, costs: self.dp_costs }.bytes::<N>()
+        crate::scatter::exact::DpMemory { choices: self.dp_choices, costs: self.dp_costs }.bytes::<N>()
     }
 }
 
@@ -1064,7 +1066,7 @@ impl PlatformFile<'_> {
     /// # Errors
     ///
     /// [`ErrorCode::Json`](crate::ErrorCode::Json) when the closed form is asked for
-    /// costs that are not affine; as [`dp::exact_memory`](crate::dp::exact_memory) for
+    /// costs that are not affine; as [`scatter::exact::exact_memory`](crate::scatter::exact::exact_memory) for
     /// the exact DP.
     pub fn needs(&self, solver: Solver) -> Result<Needs, Error> {
         let solver = self.solver(Some(solver));
@@ -1073,9 +1075,9 @@ impl PlatformFile<'_> {
             return Err(closed_form_needs_affine());
         }
         let dp = if solver == Solver::Exact {
-            crate::dp::exact_memory(self.items, self.workers)?
+            crate::scatter::exact::exact_memory(self.items, self.workers)?
         } else {
-            crate::dp::DpMemory { choices: 0, costs: 0 }
+            crate::scatter::exact::DpMemory { choices: 0, costs: 0 }
         };
         Ok(Needs {
             workers: self.workers,
@@ -1106,13 +1108,13 @@ fn closed_form_needs_affine() -> Error {
 /// exact DP or the sampled DP, as the command line, the C library and the browser do.
 /// With affine costs and a fixed root the closed form is also computed next to a dynamic
 /// program: its rational bound tightens the DP's `lower_bound`, and its plan is returned
-/// for comparison. `progress` is passed to [`dp::exact`](crate::dp::exact).
+/// for comparison. `progress` is passed to [`scatter::exact::exact`](crate::scatter::exact::exact).
 ///
 /// # Errors
 ///
 /// As [`PlatformFile::needs`], [`PlatformFile::problem`], [`PlatformFile::cost_problem`],
-/// [`plan`](crate::plan), [`dp::exact`](crate::dp::exact) and
-/// [`Sampled::solve`](crate::sampled::Sampled::solve); buffers shorter than
+/// [`plan`](crate::plan), [`scatter::exact::exact`](crate::scatter::exact::exact) and
+/// [`Sampled::solve`](crate::scatter::sampled::Sampled::solve); buffers shorter than
 /// [`PlatformFile::needs`] says are [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall),
 /// and so is a missing sampled workspace.
 pub fn solve<'a, N: Real, const K: usize, const P: usize>(
@@ -1139,9 +1141,9 @@ pub fn solve<'a, N: Real, const K: usize, const P: usize>(
         (Solver::ClosedForm | Solver::Auto, None) => return Err(closed_form_needs_affine()),
         (Solver::Exact, _) => {
             let problem = file.cost_problem(entries, buf.costs)?;
-            crate::dp::exact(
+            crate::scatter::exact::exact(
                 &problem,
-                crate::dp::Pruning::Monotone,
+                crate::scatter::exact::Pruning::Monotone,
                 buf.out,
                 buf.dp_choices,
                 buf.dp_costs,
@@ -1161,7 +1163,7 @@ pub fn solve<'a, N: Real, const K: usize, const P: usize>(
     let p = file.workers;
     let same_order = closed_form.is_some_and(|c| {
         let slots = &mut buf.scratch[..p];
-        crate::order::send_order(
+        crate::scatter::order::send_order(
             &buf.workers[..p],
             c.root,
             file.options.root_mode,

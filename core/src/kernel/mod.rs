@@ -1,0 +1,6 @@
+//! Algorithms several models use, on plain values and slices, knowing nothing of any
+//! model's documents: the one-port send chain (genaud2003 eq. 1–2) and the stage dynamic
+//! program (genaud2003 §3.2).
+
+pub mod chain;
+pub mod stages;

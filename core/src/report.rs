@@ -1,0 +1,66 @@
+//! What every model reports about an answer: how it was obtained, its makespan, a certified
+//! lower bound on the optimum, and so the gap. Front ends print and serialise a [`Report`]
+//! the same way for every model.
+
+use crate::num::Real;
+
+/// How a plan's counts were obtained.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// Rational shares in closed form (genaud2003 Thm 1–2, affine costs), then rounded.
+    #[default]
+    ClosedForm,
+    /// The exact integer dynamic program ([`scatter::exact`](crate::scatter::exact)): optimal for
+    /// the send order.
+    ExactDp,
+    /// The dynamic program over sampled sizes with a bounded memory, finished item by
+    /// item ([`scatter::sampled`](crate::scatter::sampled)); `lower_bound` certifies its distance to the optimum.
+    SampledDp,
+    /// The threshold search for computation-only costs ([`partition`](crate::partition), cerin2006 §4):
+    /// optimal.
+    Threshold,
+}
+
+impl Method {
+    /// The name used in result documents and on the command line.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Method::ClosedForm => "closed_form",
+            Method::ExactDp => "exact_dp",
+            Method::SampledDp => "sampled_dp",
+            Method::Threshold => "threshold",
+        }
+    }
+}
+
+/// An answer's quality, in the same terms for every model. All times in seconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Report<N> {
+    /// How the answer was obtained.
+    pub method: Method,
+    /// Makespan of the integer plan returned.
+    pub makespan: N,
+    /// A certified lower bound on the makespan of every plan the model allows (within the
+    /// model's stated scope, e.g. the send order), computed so that rounding errors can only
+    /// lower it.
+    pub lower_bound: N,
+    /// `true` when the plan is proven optimal within that scope.
+    pub exact: bool,
+}
+
+impl<N: Real> Report<N> {
+    /// `makespan − lower_bound`, never negative: how far the plan can be from the optimum.
+    pub fn gap(&self) -> N {
+        (self.makespan - self.lower_bound).max_of(N::ZERO)
+    }
+
+    /// The gap relative to the makespan (0 when the makespan is 0).
+    pub fn relative_gap(&self) -> f64 {
+        let m = self.makespan.to_f64();
+        if m > 0.0 {
+            self.gap().to_f64() / m
+        } else {
+            0.0
+        }
+    }
+}

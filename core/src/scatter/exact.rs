@@ -1,0 +1,295 @@
+//! Exact integer plans for any cost functions: the dynamic program of genaud2003 §3.2 over
+//! the scatter's send chain (Algorithm 1, or the pruned Algorithm 2), on the crate's stage DP
+//! (`kernel/stages.rs`).
+//!
+//! For the send order `P₁ … P_p`, `cost[d, i]`, the best makespan of `d` items over
+//! `Pᵢ … P_p` counted from the moment the root starts sending to `Pᵢ`, is
+//!
+//! `cost[d, i] = min_{0≤e≤d} T_comm(i, e) + max(T_comp(i, e), cost[d − e, i + 1])`
+//!
+//! (any non-negative costs that are 0 at 0 items). With non-decreasing costs the pruned
+//! search touches a few dozen values per cell on the paper's instance instead of about a
+//! thousand, and returns exactly Algorithm 1's plan (tested).
+//!
+//! Memory is the caller's ([`exact_memory`]): one `u32` choice per item count and
+//! position except the last, `(p − 1)·(n + 1)`, and one cost row of `n + 1` numbers.
+
+use crate::error::Error;
+use crate::kernel::chain::Chain;
+pub use crate::kernel::stages::Pruning;
+use crate::kernel::stages::{backtrack, run, FlatChoices, Stages, Visit, Zero};
+use crate::num::Real;
+use crate::platform::cost::{check_cost, CostFn, WorkerCosts};
+use crate::report::Method;
+use crate::scatter::options::{OrderPolicy, RootMode};
+use crate::scatter::types::{Assignment, Summary};
+
+/// A scatter with arbitrary cost functions.
+#[derive(Clone, Copy, Debug)]
+pub struct CostProblem<'a, C, D = C> {
+    /// The workers, root included, in input order.
+    pub workers: &'a [WorkerCosts<C, D>],
+    /// Index of the root; its `comm` is not used (it does not send to itself).
+    pub root: usize,
+    /// Number of items (n ≥ 1).
+    pub items: u64,
+    /// When the root computes.
+    pub root_mode: RootMode,
+    /// Send order: [`OrderPolicy::Given`], or [`OrderPolicy::Bandwidth`], which here sorts
+    /// by the time to receive all `items` (fastest link first), then by the time to
+    /// compute them, then by index (genaud2003 Thm 3 for non-affine costs).
+    pub order: OrderPolicy,
+}
+
+/// Working memory the exact dynamic program needs, in elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DpMemory {
+    /// Length of the `u32` choice buffer: `(p − 1)·(n + 1)`.
+    pub choices: usize,
+    /// Length of the cost row: `n + 1`.
+    pub costs: usize,
+}
+
+impl DpMemory {
+    /// Total bytes for the number type `N`.
+    pub fn bytes<N>(&self) -> usize {
+        self.choices
+            .saturating_mul(core::mem::size_of::<u32>())
+            .saturating_add(self.costs.saturating_mul(core::mem::size_of::<N>()))
+    }
+}
+
+/// How much memory [`exact`] needs for `items` items over `workers` workers.
+///
+/// For the paper's instance (817 101 items, 16 workers, `f64`): 49.0 MB of choices and
+/// 6.5 MB of costs, 55.6 MB in all.
+///
+/// # Errors
+///
+/// [`ErrorCode::Overflow`](crate::ErrorCode::Overflow) when `items` is above
+/// `u32::MAX − 1` (choices are stored as `u32`) or the sizes overflow `usize`;
+/// [`ErrorCode::InvalidInput`](crate::ErrorCode::InvalidInput) for no workers or no items.
+///
+/// ```
+/// let m = divload::scatter::exact::exact_memory(817_101, 16).unwrap();
+/// assert_eq!((m.choices, m.costs), (15 * 817_102, 817_102));
+/// assert_eq!(m.bytes::<f64>(), 55_562_936);
+/// ```
+pub fn exact_memory(items: u64, workers: usize) -> Result<DpMemory, Error> {
+    if workers == 0 {
+        return Err(Error::no_workers());
+    }
+    if items == 0 {
+        return Err(Error::no_items());
+    }
+    let max = u64::from(u32::MAX) - 1;
+    if items > max {
+        return Err(Error::too_large("exact DP: items", max, items));
+    }
+    let row = usize::try_from(items + 1)
+        .map_err(|_| Error::too_large("exact DP: items", usize::MAX as u64, items))?;
+    let choices = row.checked_mul(workers - 1).ok_or(Error::too_large(
+        "exact DP: workers × (items + 1)",
+        usize::MAX as u64,
+        u64::MAX,
+    ))?;
+    Ok(DpMemory { choices, costs: row })
+}
+
+/// Send positions of a [`CostProblem`]: `order[k]` is the worker at position `k`.
+pub(crate) struct Positions<'a, C, D, O> {
+    pub workers: &'a [WorkerCosts<C, D>],
+    pub order: O,
+    pub root: usize,
+    pub len: usize,
+}
+
+impl<N: Real, C: CostFn<N>, D: CostFn<N>, O: Fn(usize) -> usize> Stages<N> for Positions<'_, C, D, O> {
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn visit<V: Visit<N>>(&self, k: usize, v: V) -> V::Out {
+        let w = (self.order)(k);
+        match self.workers.get(w) {
+            Some(c) if w != self.root => v.run(&c.comm, &c.comp),
+            Some(c) => v.run(&Zero, &c.comp),
+            None => v.run(&Zero, &Zero),
+        }
+    }
+}
+
+/// The exact integer optimum for the send order of `problem` (genaud2003 Algorithm 1, or
+/// the pruned Algorithm 2 with [`Pruning::Monotone`]).
+///
+/// `out` receives one [`Assignment`] per worker in send order (`share` is the count: there
+/// is no rational plan). `choices` and `costs` are working memory of at least the lengths
+/// [`exact_memory`] gives. `progress(done, total)` is called every 65 536 cells and after
+/// each position, for a progress bar; pass `|_, _| {}` when not needed.
+///
+/// The returned [`Summary`] has `method` [`Method::ExactDp`], `makespan == bound` (the
+/// optimum, as the chain evaluates it), `lower_bound` equal to the optimum up to the
+/// order of the additions, and the even split's makespan under the same costs.
+///
+/// Time: O(p·n²) without pruning (and in the worst case with it); with monotone costs
+/// typically O(p·n·log n) evaluations: the paper's instance (p = 16, n = 817 101) takes
+/// 0.2–0.3 s on one core (BENCHMARKS.md).
+///
+/// # Errors
+///
+/// * [`ErrorCode::InvalidInput`](crate::ErrorCode::InvalidInput): no workers, no items,
+///   root out of range; a cost function that is not 0 at 0, not finite, negative, or (with
+///   [`Pruning::Monotone`]) decreasing, naming the worker and the size.
+/// * [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall): `out`, `choices` or
+///   `costs` too short ([`Error::needed`] says how long).
+/// * [`ErrorCode::Overflow`](crate::ErrorCode::Overflow): as [`exact_memory`], more items
+///   than `N` can count, or a makespan beyond the range of `N`.
+///
+/// ```
+/// use divload::cost::{Affine, Tabulated, WorkerCosts};
+/// use divload::scatter::exact::{exact, exact_memory, CostProblem, Pruning};
+/// use divload::{Assignment, OrderPolicy, RootMode};
+///
+/// // The root computes; worker 1's computation was measured and is superlinear.
+/// type T = Tabulated<f64, 4>;
+/// let workers = [
+///     WorkerCosts { comm: T::new(&[(1, 0.0)])?, comp: T::new(&[(100, 1.0)])? },
+///     WorkerCosts { comm: T::new(&[(100, 0.1)])?, comp: T::new(&[(50, 0.3), (100, 1.0)])? },
+/// ];
+/// let problem = CostProblem { workers: &workers, root: 0, items: 100, root_mode: RootMode::AfterSend, order: OrderPolicy::Given };
+/// let mem = exact_memory(100, 2)?;
+/// let (mut choices, mut costs) = ([0u32; 101], [0.0f64; 101]);
+/// let mut out = [Assignment::EMPTY; 2];
+/// let summary = exact(&problem, Pruning::Monotone, &mut out, &mut choices[..mem.choices], &mut costs, |_, _| {})?;
+/// assert_eq!(out[0].count + out[1].count, 100);
+/// assert!(summary.makespan < 1.0);
+/// # Ok::<(), divload::Error>(())
+/// ```
+pub fn exact<N: Real, C: CostFn<N>, D: CostFn<N>>(
+    problem: &CostProblem<'_, C, D>,
+    pruning: Pruning,
+    out: &mut [Assignment<N>],
+    choices: &mut [u32],
+    costs: &mut [N],
+    mut progress: impl FnMut(u64, u64),
+) -> Result<Summary<N>, Error> {
+    let p = problem.workers.len();
+    let n = problem.items;
+    let mem = exact_memory(n, p)?;
+    prepare(problem, out, pruning == Pruning::Monotone)?;
+    if choices.len() < mem.choices {
+        return Err(Error::buffer("DP choices", mem.choices, choices.len()));
+    }
+    if costs.len() < mem.costs {
+        return Err(Error::buffer("DP costs", mem.costs, costs.len()));
+    }
+    let (costs, row) = (&mut costs[..mem.costs], mem.costs);
+    let mut rows = FlatChoices { data: &mut choices[..mem.choices], row };
+    {
+        let stages = Positions {
+            workers: problem.workers,
+            order: |k: usize| out[k].worker,
+            root: problem.root,
+            len: p,
+        };
+        run(&stages, costs, &mut rows, pruning, &mut progress);
+    }
+    backtrack(&rows, p, n as usize, |k, e| {
+        if let Some(a) = out.get_mut(k) {
+            a.count = e as u64;
+            a.share = N::from_u64(e as u64);
+        }
+    });
+    finish(problem, out, Method::ExactDp, costs[n as usize])
+}
+
+/// Validates the problem and writes the send order into `out[..].worker`.
+pub(crate) fn prepare<N: Real, C: CostFn<N>, D: CostFn<N>>(
+    problem: &CostProblem<'_, C, D>,
+    out: &mut [Assignment<N>],
+    monotone: bool,
+) -> Result<(), Error> {
+    let p = problem.workers.len();
+    let n = problem.items;
+    crate::platform::check_sizes::<N>(p, n)?;
+    if problem.root >= p {
+        return Err(Error::root_out_of_range(problem.root, p));
+    }
+    if out.len() < p {
+        return Err(Error::buffer("plan output", p, out.len()));
+    }
+    for (i, w) in problem.workers.iter().enumerate() {
+        if i != problem.root {
+            check_cost(&w.comm, i, "comm", n, monotone)?;
+        }
+        check_cost(&w.comp, i, "comp", n, monotone)?;
+    }
+    let out = &mut out[..p];
+    for (k, a) in out.iter_mut().enumerate() {
+        *a = Assignment { worker: k, ..Assignment::EMPTY };
+    }
+    let root = problem.root;
+    let others = match problem.root_mode {
+        RootMode::AfterSend => {
+            out.swap(root, p - 1);
+            let (others, _) = out.split_at_mut(p - 1);
+            others
+        }
+        RootMode::Overlap => {
+            out.swap(root, 0);
+            &mut out[1..]
+        }
+    };
+    // Keep input order among the others, then sort if asked.
+    others.sort_unstable_by_key(|a| a.worker);
+    if problem.order == OrderPolicy::Bandwidth {
+        let key = |w: usize| {
+            problem.workers.get(w).map_or((0.0, 0.0), |c| (c.comm.time(n).to_f64(), c.comp.time(n).to_f64()))
+        };
+        others.sort_unstable_by(|a, b| {
+            let (ka, kb) = (key(a.worker), key(b.worker));
+            ka.0.total_cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(a.worker.cmp(&b.worker))
+        });
+    }
+    Ok(())
+}
+
+/// Fills times and displacements from `out[..].count` and builds the summary, with
+/// `lower_bound` the solver's certified bound (also reported as the rational makespan:
+/// the dynamic programs have no rational plan of their own).
+pub(crate) fn finish<N: Real, C: CostFn<N>, D: CostFn<N>>(
+    problem: &CostProblem<'_, C, D>,
+    out: &mut [Assignment<N>],
+    method: Method,
+    lower_bound: N,
+) -> Result<Summary<N>, Error> {
+    let p = problem.workers.len();
+    let out = &mut out[..p];
+    let times = |w: usize, x: u64| -> (N, N) {
+        let c = &problem.workers[w];
+        let comm = if w == problem.root { N::ZERO } else { c.comm.time(x) };
+        (comm, c.comp.time(x))
+    };
+    let makespan = crate::scatter::fill_plan(out, times);
+    let mut even = Chain::new();
+    for (k, a) in out.iter().enumerate() {
+        let (comm, comp) = times(a.worker, crate::scatter::even_split_count(problem.items, p, k));
+        even.serve(comm, comp);
+    }
+    let summary = Summary {
+        items: problem.items,
+        root: problem.root,
+        root_transfer: N::ZERO,
+        makespan,
+        rational_makespan: lower_bound,
+        rational_exact: false,
+        lower_bound: lower_bound.min_of(makespan),
+        bound: makespan,
+        uniform_makespan: even.makespan(),
+        participating: out.iter().filter(|a| a.count > 0).count(),
+        method,
+    };
+    if ![makespan, lower_bound, summary.uniform_makespan].iter().all(|t| t.is_finite()) {
+        return Err(Error::numeric_overflow(N::NAME));
+    }
+    Ok(summary)
+}

@@ -1,0 +1,185 @@
+//! The values a scatter plan is made of: the problem, one [`Assignment`] per worker in send
+//! order, the [`Summary`], and the [`Scratch`] memory the closed form works in.
+//!
+//! Memory: `size_of::<Assignment<N>>() + size_of::<Scratch<N>>()` bytes per worker, 112
+//! bytes for `f64` on 64-bit targets (pinned by a test).
+
+use crate::num::Real;
+use crate::platform::worker::Worker;
+use crate::report::{Method, Report};
+use crate::scatter::options::{Options, RootCandidate};
+
+/// One worker's part of a plan, in send order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Assignment<N> {
+    /// Index of the worker in the input (its rank).
+    pub worker: usize,
+    /// Items it receives (an integer; the counts add up to the item count).
+    pub count: u64,
+    /// Offset of its block in the root's buffer: blocks are contiguous in send order.
+    pub displacement: u64,
+    /// Its rational share before rounding.
+    pub share: N,
+    /// When it starts receiving (the root: when it starts computing).
+    pub start: N,
+    /// When its share has arrived.
+    pub received: N,
+    /// When it finishes computing (equal to `received` for a worker with no items).
+    pub finish: N,
+}
+
+impl<N: Real> Assignment<N> {
+    /// An empty entry, for initialising fixed-size arrays.
+    pub const EMPTY: Self = Assignment {
+        worker: 0,
+        count: 0,
+        displacement: 0,
+        share: N::ZERO,
+        start: N::ZERO,
+        received: N::ZERO,
+        finish: N::ZERO,
+    };
+
+    /// `true` when the worker receives at least one item.
+    pub fn participating(&self) -> bool {
+        self.count > 0
+    }
+}
+
+impl<N: Real> Default for Assignment<N> {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+/// Working memory for [`plan`](crate::plan): one per worker. Its contents are meaningless
+/// to callers.
+///
+/// The phases of a plan run one after the other and reuse the same slots: the send order
+/// and the rational solver (`star.rs`) own every field; rounding then keeps its
+/// sort keys, segment tree and heap in them (see `round.rs` for which field holds what).
+#[derive(Clone, Copy, Debug)]
+pub struct Scratch<N> {
+    /// The worker at this send position.
+    pub(crate) worker: usize,
+    /// The next participant after this position (or `star::END`, `star::SKIP`).
+    pub(crate) link: usize,
+    /// The share of the current round.
+    pub(crate) share: N,
+    /// The suffix line from this position on: it finishes `line_c + m/line_r` seconds after
+    /// the root starts sending to it, for `m` items.
+    pub(crate) line_c: N,
+    /// See `line_c`.
+    pub(crate) line_r: N,
+    /// Items reaching this position in the last forward pass.
+    pub(crate) reaching: N,
+    /// The share in the best round so far.
+    pub(crate) best: N,
+}
+
+impl<N: Real> Scratch<N> {
+    /// An empty slot, for initialising fixed-size arrays.
+    pub const EMPTY: Self = Scratch {
+        worker: 0,
+        link: 0,
+        share: N::ZERO,
+        line_c: N::ZERO,
+        line_r: N::ZERO,
+        reaching: N::ZERO,
+        best: N::ZERO,
+    };
+}
+
+impl<N: Real> Default for Scratch<N> {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+/// Which worker is the root.
+#[derive(Clone, Copy, Debug)]
+pub enum Root<'a, N> {
+    /// This worker holds the data and is the root.
+    Fixed(usize),
+    /// Choose the root among these candidates, adding each one's transfer time
+    /// (genaud2003 §3.4).
+    Choose(&'a [RootCandidate<N>]),
+}
+
+/// A planning problem.
+#[derive(Clone, Copy, Debug)]
+pub struct Problem<'a, N> {
+    /// The workers, root included, in input order.
+    pub workers: &'a [Worker<N>],
+    /// The root, or how to choose it.
+    pub root: Root<'a, N>,
+    /// Number of items to scatter (n ≥ 1).
+    pub items: u64,
+    /// Root behaviour, send order, rounding.
+    pub options: Options,
+}
+
+/// What [`plan`](crate::plan) reports besides the per-worker assignments. All times in seconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Summary<N> {
+    /// Number of items.
+    pub items: u64,
+    /// The root's worker index.
+    pub root: usize,
+    /// Time to move the data to the root first (0 unless the root was chosen among
+    /// candidates that do not hold it). Not included in the makespans below.
+    pub root_transfer: N,
+    /// Makespan of the integer plan (T').
+    pub makespan: N,
+    /// Makespan of the rational plan that was rounded (T). For the dynamic programs: the
+    /// rational relaxation's makespan when it was computed alongside (affine costs, see
+    /// `doc::scatter::solve`), else the DP's own lower bound.
+    pub rational_makespan: N,
+    /// `true` when the rational plan is the proven optimum for this send order (all costs
+    /// linear). With latencies it comes from a heuristic; see `lower_bound`. Always `false`
+    /// for the dynamic programs.
+    pub rational_exact: bool,
+    /// A certified lower bound on the makespan of any plan, rational or integer, in this
+    /// send order. Equal to `rational_makespan` when `rational_exact`; the optimum itself
+    /// for the exact DP (up to the order of the additions).
+    pub lower_bound: N,
+    /// Guarantee on the integer plan (genaud2003 eq. 4, sharpened):
+    /// `makespan ≤ bound = T + maxᵢ (Σ_{j≤i} λⱼ + μᵢ)` over participants. With linear costs
+    /// this is at most eq. (4)'s `T + Σ T_comm(j,1) + max T_comp(i,1)`. For the dynamic
+    /// programs, the plan's own makespan.
+    pub bound: N,
+    /// Makespan of the even split (`MPI_Scatter`: ⌊n/P⌋ each, one more for the first
+    /// `n mod P` in send order), same order and root.
+    pub uniform_makespan: N,
+    /// Number of workers that receive items.
+    pub participating: usize,
+    /// How the counts were obtained.
+    pub method: Method,
+}
+
+impl<N: Real> Summary<N> {
+    /// The answer's quality in the terms every model uses.
+    pub fn report(&self) -> Report<N> {
+        let exact = match self.method {
+            Method::ExactDp | Method::Threshold => true,
+            _ => self.makespan <= self.lower_bound,
+        };
+        Report { method: self.method, makespan: self.makespan, lower_bound: self.lower_bound, exact }
+    }
+
+    /// The certified distance to the optimum for this send order, in seconds:
+    /// `makespan − lower_bound` (0 for the exact solvers, up to rounding).
+    pub fn gap(&self) -> N {
+        (self.makespan - self.lower_bound).max_of(N::ZERO)
+    }
+
+    /// How much faster than the even split: `uniform_makespan / makespan`.
+    pub fn speedup(&self) -> f64 {
+        let m = self.makespan.to_f64();
+        if m > 0.0 {
+            self.uniform_makespan.to_f64() / m
+        } else {
+            1.0
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! House rules checked on the source text (as rust-analyzer's `tidy`): every file starts
+//! with a `//!` paragraph, the core's layers only import downwards, model folders never
+//! import each other, and no two modules of the core import each other, directly or not.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_source_file_starts_with_a_doc_paragraph() {
+    let mut files = Vec::new();
+    for krate in
+        ["core/src", "host/src", "cli/src", "ffi/src", "wasm/src", "firmware/src", "tests/src", "tests/tests"]
+    {
+        rust_files(&root().join(krate), &mut files);
+    }
+    assert!(files.len() > 20, "found only {} files", files.len());
+    let bare: Vec<_> = files
+        .iter()
+        .filter(|p| !fs::read_to_string(p).unwrap_or_default().starts_with("//!"))
+        .map(|p| p.strip_prefix(root()).unwrap_or(p).display().to_string())
+        .collect();
+    assert!(
+        bare.is_empty(),
+        "files without a leading `//!` paragraph (say what it solves, which paper section): {bare:?}"
+    );
+}
+
+/// A core module by its path from the crate root: `scatter::star`, `kernel`, `lib`.
+fn module_of(src: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(src).unwrap_or(file).with_extension("");
+    let mut parts: Vec<String> = rel.iter().map(|s| s.to_string_lossy().into_owned()).collect();
+    if parts.last().is_some_and(|l| l == "mod") {
+        parts.pop();
+    }
+    parts.join("::")
+}
+
+/// Layer of a module (by its top folder); `None` for the crate root, which only re-exports.
+fn layer(module: &str) -> Option<(u32, &str)> {
+    let top = module.split("::").next().unwrap_or("");
+    Some(match top {
+        "lib" => return None,
+        "num" | "error" => (0, top),
+        "report" => (1, top),
+        "platform" => (2, top),
+        "kernel" => (3, top),
+        "scatter" | "returns" | "multicluster" | "ring" | "partition" => (4, top),
+        "doc" => (5, top),
+        other => panic!("core/src/{other}: a top-level module the layer table does not know; add it to tests/tests/tidy.rs"),
+    })
+}
+
+/// Source without comments and without `#[cfg(test)]` modules (tests may look anywhere).
+fn code(text: &str) -> String {
+    let text = match text.find("#[cfg(test)]\nmod tests") {
+        Some(i) => &text[..i],
+        None => text,
+    };
+    text.lines()
+        .map(|l| match l.find("//") {
+            Some(i) => &l[..i],
+            None => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The core modules a file refers to: `crate::a::b::…` paths, resolved to the longest
+/// existing module, `super::…`, and `child::…` for children declared in the file.
+fn imports(module: &str, text: &str, modules: &BTreeSet<String>, is_mod_file: bool) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let resolve = |path: &[&str], found: &mut BTreeSet<String>| {
+        for n in (1..=path.len()).rev() {
+            let m = path[..n].join("::");
+            if modules.contains(&m) {
+                found.insert(m);
+                return;
+            }
+        }
+    };
+    let body = code(text);
+    let words: Vec<&str> = body.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).collect();
+    let children: BTreeSet<&str> = body
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let l = l.strip_prefix("pub(crate) ").or_else(|| l.strip_prefix("pub ")).unwrap_or(l);
+            l.strip_prefix("mod ").and_then(|r| r.strip_suffix(';'))
+        })
+        .collect();
+    let parent: Vec<&str> = {
+        let mut p: Vec<&str> = module.split("::").collect();
+        if !is_mod_file {
+            p.pop();
+        }
+        p
+    };
+    for w in words {
+        let segs: Vec<&str> = w.split("::").filter(|s| !s.is_empty()).collect();
+        match segs.first() {
+            Some(&"crate") => resolve(&segs[1..], &mut found),
+            Some(&"super") => {
+                let mut p = parent.clone();
+                p.pop();
+                p.extend(&segs[1..]);
+                resolve(&p, &mut found);
+            }
+            Some(first) if segs.len() > 1 && children.contains(first) => {
+                let mut p: Vec<&str> = module.split("::").collect();
+                p.extend(&segs);
+                resolve(&p, &mut found);
+            }
+            _ => {}
+        }
+    }
+    // Curly imports: `use crate::scatter::{exact, types::Summary}` names modules inside braces.
+    for (i, _) in body.match_indices("use crate::") {
+        let rest = &body[i + "use crate::".len()..];
+        let Some(end) = rest.find(';') else { continue };
+        let stmt = &rest[..end];
+        if let Some(open) = stmt.find('{') {
+            let base: Vec<&str> = stmt[..open].split("::").filter(|s| !s.is_empty()).collect();
+            for item in stmt[open + 1..].trim_end_matches('}').split(',') {
+                let mut p = base.clone();
+                p.extend(item.trim().split("::").map(|s| s.trim()).filter(|s| !s.is_empty() && *s != "self"));
+                resolve(&p, &mut found);
+            }
+        }
+    }
+    found.remove(module);
+    found
+}
+
+#[test]
+fn core_layers_import_downwards_and_have_no_cycles() {
+    let src = root().join("core/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let modules: BTreeSet<String> = files.iter().map(|f| module_of(&src, f)).collect();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut wrong = Vec::new();
+    for f in &files {
+        let m = module_of(&src, f);
+        let text = fs::read_to_string(f).unwrap_or_default();
+        let is_mod = f.file_name().is_some_and(|n| n == "mod.rs" || n == "lib.rs");
+        let deps = imports(&m, &text, &modules, is_mod);
+        if let Some((level, folder)) = layer(&m) {
+            for d in &deps {
+                let Some((dl, dfolder)) = layer(d) else {
+                    wrong.push(format!("{m} imports the crate root; import the module itself"));
+                    continue;
+                };
+                if dfolder == folder {
+                    continue;
+                }
+                if dl >= level {
+                    wrong.push(format!(
+                        "{m} (layer {level}) imports {d} (layer {dl}): layers only import downwards"
+                    ));
+                }
+            }
+        }
+        graph.insert(m, deps);
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    assert!(graph["scatter::sampled"].contains("scatter::exact"), "the checker must see imports: {graph:#?}");
+    assert!(graph["scatter"].contains("scatter::star"), "the checker must see child imports: {graph:#?}");
+
+    // Depth-first search for a cycle among modules.
+    fn visit<'g>(
+        m: &'g str,
+        graph: &'g BTreeMap<String, BTreeSet<String>>,
+        state: &mut BTreeMap<&'g str, u8>,
+        path: &mut Vec<&'g str>,
+    ) -> Option<Vec<String>> {
+        match state.get(m) {
+            Some(2) => return None,
+            Some(1) => {
+                let start = path.iter().position(|p| *p == m).unwrap_or(0);
+                let mut cycle: Vec<String> = path[start..].iter().map(|s| s.to_string()).collect();
+                cycle.push(m.to_string());
+                return Some(cycle);
+            }
+            _ => {}
+        }
+        state.insert(m, 1);
+        path.push(m);
+        for d in graph.get(m).into_iter().flatten() {
+            if let Some(c) = visit(d, graph, state, path) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        state.insert(m, 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for m in graph.keys() {
+        if let Some(cycle) = visit(m, &graph, &mut state, &mut Vec::new()) {
+            panic!("import cycle in core: {}", cycle.join(" -> "));
+        }
+    }
+}
