@@ -7,7 +7,8 @@ use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
+use divload::doc::names::{self, Names};
 use divload::doc::scatter::{self as json, PlatformFile, Solver, WorkerEntry};
 use divload::{Assignment, Method, OrderPolicy, RootMode, Rounding, Summary};
 use divload_host::{HostError, Parsed};
@@ -55,52 +56,32 @@ struct PlanArgs {
     /// Override the number of items.
     #[arg(long)]
     items: Option<u64>,
-    /// Override the send order.
-    #[arg(long, value_enum)]
-    order: Option<OrderArg>,
-    /// Override the rounding scheme.
-    #[arg(long, value_enum)]
-    rounding: Option<RoundingArg>,
-    /// Override when the root computes.
-    #[arg(long, value_enum)]
-    root_mode: Option<RootModeArg>,
+    /// Override the send order: bandwidth or given.
+    #[arg(long, value_parser = named(&names::ORDER))]
+    order: Option<OrderPolicy>,
+    /// Override the rounding scheme: greedy, largest-remainder or paper.
+    #[arg(long, value_parser = named(&names::ROUNDING))]
+    rounding: Option<Rounding>,
+    /// Override when the root computes: after-send or overlap.
+    #[arg(long, value_parser = named(&names::ROOT_MODE))]
+    root_mode: Option<RootMode>,
     /// How to compute the counts: closed form + rounding (affine costs), the exact DP
     /// (any non-decreasing costs, memory O(n·p)), or the sampled DP (fixed memory,
     /// certified gap). Default: the file's "solver", else closed form when every cost is
     /// affine and exact otherwise.
-    #[arg(long, value_enum)]
-    solver: Option<SolverArg>,
+    #[arg(long, value_parser = named(&names::SOLVER))]
+    solver: Option<Solver>,
     /// Show a progress bar on stderr during the exact DP (default: when stderr is a
     /// terminal and the run is long).
     #[arg(long)]
     progress: bool,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum SolverArg {
-    ClosedForm,
-    Exact,
-    Sampled,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum OrderArg {
-    Given,
-    Bandwidth,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum RoundingArg {
-    Paper,
-    LargestRemainder,
-    Greedy,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-#[value(rename_all = "snake_case")]
-enum RootModeArg {
-    AfterSend,
-    Overlap,
+/// A value parser for an option named in the core's tables; `-` and `_` are the same.
+fn named<T: Copy + PartialEq + Send + Sync + 'static>(
+    names: &'static Names<T>,
+) -> impl Fn(&str) -> Result<T, String> + Clone {
+    move |s: &str| names.parse_str(&s.replace('-', "_")).ok_or_else(|| names.expected.to_string())
 }
 
 fn main() -> ExitCode {
@@ -136,11 +117,7 @@ fn run_plan(args: &PlanArgs) -> Result<(), String> {
             file.workers
         ));
     }
-    let solver = file.solver(args.solver.map(|s| match s {
-        SolverArg::ClosedForm => Solver::ClosedForm,
-        SolverArg::Exact => Solver::Exact,
-        SolverArg::Sampled => Solver::Sampled,
-    }));
+    let solver = file.solver(args.solver);
     let needs = file.needs(solver).map_err(|e| at(e.into()))?;
     let mib = needs.dp_bytes::<f64>() as f64 / f64::from(1u32 << 20);
     let show = args.progress || (needs.dp_choices as u64 >= PROGRESS_CELLS && io::stderr().is_terminal());
@@ -206,23 +183,13 @@ fn apply_overrides(args: &PlanArgs, file: &mut PlatformFile<'_>) {
         file.items = items;
     }
     if let Some(o) = args.order {
-        file.options.order = match o {
-            OrderArg::Given => OrderPolicy::Given,
-            OrderArg::Bandwidth => OrderPolicy::Bandwidth,
-        };
+        file.options.order = o;
     }
     if let Some(r) = args.rounding {
-        file.options.rounding = match r {
-            RoundingArg::Paper => Rounding::Paper,
-            RoundingArg::LargestRemainder => Rounding::LargestRemainder,
-            RoundingArg::Greedy => Rounding::Greedy,
-        };
+        file.options.rounding = r;
     }
     if let Some(m) = args.root_mode {
-        file.options.root_mode = match m {
-            RootModeArg::AfterSend => RootMode::AfterSend,
-            RootModeArg::Overlap => RootMode::Overlap,
-        };
+        file.options.root_mode = m;
     }
 }
 
@@ -243,7 +210,11 @@ fn print_table(
     out: &[Assignment<f64>],
     closed_makespan: Option<f64>,
 ) -> io::Result<()> {
-    let (mode, order, rounding) = json::option_names(&file.options);
+    let (mode, order, rounding) = (
+        names::ROOT_MODE.name(file.options.root_mode),
+        names::ORDER.name(file.options.order),
+        names::ROUNDING.name(file.options.rounding),
+    );
     let root = json::name_of(entries, s.root);
     writeln!(w, "divload plan {source}")?;
     let how = match s.method {
@@ -253,14 +224,14 @@ fn print_table(
         Method::Threshold => "threshold search".to_string(),
     };
     writeln!(w, "{} items on {} workers, root {root} ({mode}), order {order}, {how}\n", s.items, out.len())?;
-    let width = entries.iter().map(|e| e.name.len()).max().unwrap_or(4).max(6);
+    let width = entries.iter().map(|e| e.name.decoded_len()).max().unwrap_or(4).max(6);
     writeln!(
         w,
         "{:>5}  {:<width$} {:>6} {:>10} {:>12} {:>10} {:>10} {:>10}",
         "send", "worker", "rank", "count", "displacement", "start s", "recv'd s", "finish s"
     )?;
     for (k, a) in out.iter().enumerate() {
-        let name = json::name_of(entries, a.worker);
+        let name = json::name_of(entries, a.worker).to_string();
         writeln!(
             w,
             "{:>5}  {:<width$} {:>6} {:>10} {:>12} {:>10.3} {:>10.3} {:>10.3}{}",

@@ -121,7 +121,7 @@ fn bad_input_gives_one_clear_line() {
     assert_clean_error(&with_file("{\"items\": 10,}", &[]), "trailing comma");
     assert_clean_error(
         &with_file(&GOOD.replace("0.5", "null"), &[]),
-        "workers[1].comp_per_item must be finite and > 0, got NaN",
+        "workers[1].comp_per_item: byte 166: expected a number",
     );
     assert_clean_error(&with_file(&GOOD.replace("0.5", "-0.5"), &[]), "got -0.5");
     assert_clean_error(
@@ -262,10 +262,10 @@ fn bad_tables_and_power_laws_give_one_clear_line() {
     );
     assert_clean_error(
         &with_file(&table("[[10, null]]"), &[]),
-        "workers[1].comp_table[0]: seconds must be finite and >= 0, got NaN",
+        "workers[1].comp_table: byte 166: expected a number",
     );
     assert_clean_error(&with_file(&table("[]"), &[]), "needs at least one");
-    assert_clean_error(&with_file(&table("[[10, 1], [20"), &[]), "expected ',' or ']'");
+    assert_clean_error(&with_file(&table("[[10, 1], [20"), &[]), "expected ',' or the closing bracket");
     let whole = table("[[10, 1], [20, 2]]");
     assert_clean_error(&with_file(&whole[..whole.find("[20").unwrap() + 3], &[]), "truncated");
     assert_clean_error(&with_file(&table("[[-10, 1]]"), &[]), "platform JSON");
@@ -310,4 +310,104 @@ fn bad_tables_and_power_laws_give_one_clear_line() {
         &divload(&["plan", "--solver", "exact", "--items", "5000000000"]),
         "exact DP: items: at most 4294967294",
     );
+}
+
+const SMALL: &str = r#"{"items": 10, "root": "a", "workers": [
+    {"name": "a", "comm_per_item": 0, "comp_per_item": 1},
+    {"name": "b", "comm_per_item": 0.5, "comp_per_item": 2}]}"#;
+
+/// `SMALL` with `key: value` added at the top.
+fn small_with(extra: &str) -> String {
+    SMALL.replacen('{', &format!("{{{extra}, "), 1)
+}
+
+#[test]
+fn only_strict_json_is_read() {
+    // Inside a key divload ignores, and in a value it reads.
+    assert_clean_error(&with_file(&small_with(r#""comment": hello world"#), &[]), "byte 12: bare word");
+    for (number, what) in [
+        (".5", "invalid number"),
+        ("+0.5", "invalid number"),
+        ("5.", "invalid number"),
+        ("05", "invalid number"),
+    ] {
+        let doc = SMALL.replace("\"comp_per_item\": 2", &format!("\"comp_per_item\": {number}"));
+        assert_clean_error(&with_file(&doc, &[]), what);
+        assert_clean_error(&with_file(&small_with(&format!("\"comment\": [{number}]")), &[]), what);
+    }
+    assert_clean_error(&with_file(&SMALL.replace("\"b\"", "'b'"), &[]), "single-quoted string");
+    let raw = SMALL.replace("\"b\"", "\"b\u{1}c\"");
+    assert_clean_error(&with_file(&raw, &[]), "workers[1].name: byte 114: raw control character");
+    assert_clean_error(&with_file(&small_with(r#""items": 5"#), &[]), "items: byte 13: duplicate key");
+    let twice = SMALL.replace(r#""comp_per_item": 2}"#, r#""comp_per_item": 2, "comp_per_item": 3}"#);
+    assert_clean_error(&with_file(&twice, &[]), "workers[1].comp_per_item: byte");
+    assert_clean_error(&with_file(&twice, &[]), "duplicate key");
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    for open in ["[", "{\"a\":"] {
+        let doc = small_with(&format!("\"comment\": {}", open.repeat(200_000)));
+        assert_clean_error(&with_file(&doc, &[]), "nesting deeper than 128");
+    }
+    let fine = small_with(&format!("\"comment\": {}{}", "[".repeat(100), "]".repeat(100)));
+    assert!(with_file(&fine, &[]).status.success());
+}
+
+#[test]
+fn names_are_written_back_exactly() {
+    let names = [
+        r#"q\"uote"#,
+        r#"back\\slash"#,
+        "caf\u{e9} \u{6f22}",
+        &r"\u0001".repeat(100),
+        r#"\ud83d\ude00 \n\t"#,
+    ];
+    let workers: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            format!(r#"{{"name": "{n}", "comm_per_item": {}, "comp_per_item": 1}}"#, i as f64 * 0.01)
+        })
+        .collect();
+    let doc = format!(r#"{{"items": 100, "root": "{}", "workers": [{}]}}"#, names[0], workers.join(", "));
+    let out = with_file(&doc, &["--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    let mut got: Vec<String> =
+        v["plan"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap().to_string()).collect();
+    let mut want: Vec<String> =
+        names.iter().map(|n| serde_json::from_str::<String>(&format!("\"{n}\"")).unwrap()).collect();
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+    assert_eq!(v["root"].as_str().unwrap(), "q\"uote");
+    // The table view prints the decoded names.
+    let table = with_file(&doc, &[]);
+    assert!(String::from_utf8_lossy(&table.stdout).contains("caf\u{e9} \u{6f22}"));
+}
+
+/// Runs the command line with its address space limited (`ulimit -v`, KiB).
+fn limited(contents: &str, kib: u64) -> Output {
+    let mut f = tempfile();
+    f.1.write_all(contents.as_bytes()).expect("write");
+    let script = format!("ulimit -v {kib}; exec '{}' plan '{}'", env!("CARGO_BIN_EXE_divload"), f.0);
+    let out = Command::new("sh").args(["-c", &script]).output().expect("run sh");
+    let _ = std::fs::remove_file(&f.0);
+    out
+}
+
+#[test]
+fn memory_is_bounded_by_the_document() {
+    // A 1 MiB comment of `{` once made the reader size 10^6 worker entries (1.16 GB);
+    // 4 MiB of `{` made it reserve 4.6 GB before failing.
+    let kib = 200 * 1024;
+    let comment = small_with(&format!("\"comment\": \"{}\"", "{".repeat(1 << 20)));
+    let out = limited(&comment, kib);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let braces = "{".repeat(4 << 20);
+    assert_clean_error(&limited(&braces, kib), "byte 1: expected a key");
+    // A worker count far beyond the front end's capacity is refused before allocating.
+    let many = SMALL.replace(r#""name": "b","#, r#""name": "b", "count": 1000000000000,"#);
+    assert_clean_error(&limited(&many, kib), "exceed this tool's capacity");
 }

@@ -4,7 +4,7 @@
 
 use crate::num::Real;
 
-/// How a plan's counts were obtained.
+/// How a plan's counts were obtained (named in documents by `doc::names::METHOD`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Method {
     /// Rational shares in closed form (genaud2003 Thm 1–2, affine costs), then rounded.
@@ -19,18 +19,6 @@ pub enum Method {
     /// The threshold search for computation-only costs ([`partition`](crate::partition), cerin2006 §4):
     /// optimal.
     Threshold,
-}
-
-impl Method {
-    /// The name used in result documents and on the command line.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Method::ClosedForm => "closed_form",
-            Method::ExactDp => "exact_dp",
-            Method::SampledDp => "sampled_dp",
-            Method::Threshold => "threshold",
-        }
-    }
 }
 
 /// An answer's quality, in the same terms for every model. All times in seconds.

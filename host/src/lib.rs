@@ -98,9 +98,11 @@ impl<'t> Parsed<'t> {
     ///
     /// The core's JSON and range errors; [`HostError::OutOfMemory`].
     pub fn new(text: &'t [u8]) -> Result<Parsed<'t>, HostError> {
-        let bound = json::max_entries(text);
-        let mut entries = filled("worker entries", bound, WorkerEntry::EMPTY)?;
-        let mut candidates = filled("root candidates", bound, CandidateEntry::EMPTY)?;
+        // Sized from what the reader found, so a document of B bytes never asks for more
+        // than a constant times B here.
+        let sizes = json::sizes(text)?;
+        let mut entries = filled("worker entries", sizes.entries, WorkerEntry::EMPTY)?;
+        let mut candidates = filled("root candidates", sizes.candidates, CandidateEntry::EMPTY)?;
         let file = json::parse_platform(text, &mut entries, &mut candidates)?;
         entries.truncate(file.entries);
         candidates.truncate(file.candidates);
@@ -168,9 +170,16 @@ impl Planned<'_> {
     ///
     /// [`HostError::OutOfMemory`]; the core's errors do not occur for a solved plan.
     pub fn document(&self) -> Result<Vec<u8>, HostError> {
-        let longest = self.entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
-        let mut doc = filled("result document", json::max_result_len(self.plan.len(), longest), 0u8)?;
-        let n = json::write_result(&self.file, &self.entries, &self.solved.summary, &self.plan, &mut doc)?;
+        let write = |out: &mut [u8]| {
+            json::write_result(&self.file, &self.entries, &self.solved.summary, &self.plan, out)
+        };
+        // The writer counts what it would write: one dry run gives the exact size.
+        let needed = match write(&mut []) {
+            Ok(n) => n,
+            Err(e) => e.needed().ok_or(HostError::Core(e))?,
+        };
+        let mut doc = filled("result document", needed, 0u8)?;
+        let n = write(&mut doc)?;
         doc.truncate(n);
         Ok(doc)
     }
@@ -190,7 +199,7 @@ mod tests {
         {
             let planned =
                 Parsed::new(TABLE1.as_bytes()).unwrap().solve::<256, 16>(solver, |_, _| {}).unwrap();
-            assert_eq!(planned.solved.summary.method.name(), method);
+            assert_eq!(divload::doc::names::METHOD.name(planned.solved.summary.method), method);
             assert_eq!(planned.plan.iter().map(|a| a.count).sum::<u64>(), 817_101);
             assert_eq!(planned.workers.len(), 16, "affine workers are kept for schedules");
             let doc = String::from_utf8(planned.document().unwrap()).unwrap();
@@ -199,7 +208,7 @@ mod tests {
         let e = Parsed::new(TABLE1.as_bytes()).unwrap().solve::<256, 8>(Some(Solver::Sampled), |_, _| {});
         assert_eq!(e.unwrap_err().to_string(), "sampled DP: workers: at most 8, got 16");
         let bad = Parsed::new(b"{\"items\": 3").unwrap_err();
-        assert_eq!(bad.to_string(), "platform JSON: items: truncated document (unexpected end)");
+        assert_eq!(bad.to_string(), "platform JSON: items: byte 11: truncated document (unexpected end)");
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Platform files in, result documents out: JSON without allocation (serde-json-core).
+//! The scatter model's documents: platform files in, result documents out, strict JSON
+//! without allocation (genaud2003; the slides' bus and star).
 //!
 //! A platform file (version 1):
 //!
@@ -21,28 +22,24 @@
 //! chooses `closed_form`, `exact` or `sampled` (default: closed form when every cost is
 //! affine, exact otherwise). Instead of
 //! `root`, `root_candidates` (`[{"name", "transfer_latency", "transfer_per_item"}]`) lets
-//! divload choose the root (genaud2003 §3.4). Unknown keys are errors, so a misspelt key
-//! never goes unnoticed. Names are used as written and may not contain escapes.
+//! divload choose the root (genaud2003 §3.4). Unknown and repeated keys are errors, so a
+//! misspelt key never goes unnoticed. Names may hold any JSON string; result documents
+//! spell them exactly as the platform did.
 //!
-//! Memory is the caller's: [`parse_platform`] fills a slice of [`WorkerEntry`] (one per
-//! object in `workers`; [`max_entries`] bounds how many a document can have), and
-//! [`PlatformFile::problem`] expands the entries into a slice of workers.
+//! Memory is the caller's: [`sizes`] reads the document to count its entries,
+//! [`parse_platform`] fills that many [`WorkerEntry`]s, and [`PlatformFile::problem`]
+//! expands the entries into a slice of workers.
 
-use core::fmt;
-
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::ser::{SerializeSeq, SerializeStruct};
-use serde::{Serialize, Serializer};
-
+use crate::doc::json::{Str, Writer};
+use crate::doc::{names, Doc, Keys};
 use crate::error::{Detail, Error, Field};
 use crate::num::Real;
 use crate::platform::cost::{Affine, Cost, PowerLaw, Tabulated, WorkerCosts};
 use crate::platform::worker::{check, Worker};
 use crate::scatter::exact::CostProblem;
 use crate::scatter::sampled::Sampled;
-use crate::scatter::{
-    Assignment, Options, OrderPolicy, Problem, Root, RootCandidate, RootMode, Rounding, Scratch, Summary,
-};
+pub use crate::scatter::Solver;
+use crate::scatter::{Assignment, Options, Problem, Root, RootCandidate, Scratch, Summary};
 
 /// Most points of a tabulated cost in a platform file.
 pub const MAX_POINTS: usize = 32;
@@ -72,37 +69,11 @@ pub enum CostModel {
     },
 }
 
-/// Which solver a platform file asks for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Solver {
-    /// Closed form when every cost is affine, the exact DP otherwise.
-    #[default]
-    Auto,
-    /// Rational closed form and rounding ([`plan`](crate::plan)); affine costs only.
-    ClosedForm,
-    /// The exact integer DP ([`scatter::exact::exact`](crate::scatter::exact::exact)).
-    Exact,
-    /// The sampled DP in fixed memory ([`sampled`](crate::scatter::sampled)).
-    Sampled,
-}
-
-impl Solver {
-    /// The name used in platform files and on the command line.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Solver::Auto => "auto",
-            Solver::ClosedForm => "closed_form",
-            Solver::Exact => "exact",
-            Solver::Sampled => "sampled",
-        }
-    }
-}
-
 /// One object of the `workers` array.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WorkerEntry<'a> {
     /// Machine name, as written in the file.
-    pub name: &'a str,
+    pub name: Str<'a>,
     /// How many identical workers this entry stands for (≥ 1).
     pub count: u64,
     /// Rank of the first of them in the expanded list.
@@ -131,7 +102,7 @@ impl WorkerEntry<'_> {
 
     /// An empty entry, for initialising buffers.
     pub const EMPTY: WorkerEntry<'static> = WorkerEntry {
-        name: "",
+        name: Str::EMPTY,
         count: 1,
         first_rank: 0,
         comm_latency: 0.0,
@@ -148,7 +119,7 @@ impl WorkerEntry<'_> {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CandidateEntry<'a> {
     /// Name of a worker entry.
-    pub name: &'a str,
+    pub name: Str<'a>,
     /// Seconds, ≥ 0.
     pub transfer_latency: f64,
     /// Seconds per item, ≥ 0.
@@ -158,7 +129,7 @@ pub struct CandidateEntry<'a> {
 impl CandidateEntry<'_> {
     /// An empty entry, for initialising buffers.
     pub const EMPTY: CandidateEntry<'static> =
-        CandidateEntry { name: "", transfer_latency: 0.0, transfer_per_item: 0.0 };
+        CandidateEntry { name: Str::EMPTY, transfer_latency: 0.0, transfer_per_item: 0.0 };
 }
 
 /// The scalar part of a platform file; the arrays are in the caller's buffers.
@@ -167,7 +138,7 @@ pub struct PlatformFile<'a> {
     /// Number of items to scatter.
     pub items: u64,
     /// Name of the root, unless candidates are given.
-    pub root: Option<&'a str>,
+    pub root: Option<Str<'a>>,
     /// Root mode, order, rounding.
     pub options: Options,
     /// Number of entries in `workers`.
@@ -182,30 +153,49 @@ pub struct PlatformFile<'a> {
     pub affine: bool,
 }
 
-/// An upper bound on the number of worker (or candidate) entries in a document: the number
-/// of `{` bytes. Use it to size the buffers for [`parse_platform`].
-pub fn max_entries(json: &[u8]) -> usize {
-    json.iter().filter(|&&b| b == b'{').count()
+/// How many entries a document holds, found by reading it whole: size the buffers for
+/// [`parse_platform`] from this, never from the document's length.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sizes {
+    /// Objects in `workers`.
+    pub entries: usize,
+    /// Objects in `root_candidates`.
+    pub candidates: usize,
 }
 
-/// Reads a platform file. Entries go into `entries` and `candidates` (pass an empty slice
-/// when no `root_candidates` are expected).
+/// Reads a document without keeping anything, to learn its [`Sizes`].
 ///
 /// # Errors
 ///
-/// [`ErrorCode::Json`](crate::ErrorCode::Json) for malformed or truncated JSON, unknown
-/// keys, missing required keys, and values of the wrong type, naming the key;
+/// Everything [`parse_platform`] rejects, except buffers that are too small.
+pub fn sizes(json: &[u8]) -> Result<Sizes, Error> {
+    read(json, &mut [], &mut []).map(|(_, sizes)| sizes)
+}
+
+/// Reads a platform file. Entries go into `entries` and `candidates`, whose lengths come
+/// from [`sizes`].
+///
+/// The JSON must be strict RFC 8259 (numbers like `.5`, `05` or `+1`, bare words, single
+/// quotes, raw control characters in strings and trailing commas are errors with their
+/// byte offset), nested at most 128 deep, and may not repeat a key.
+///
+/// # Errors
+///
+/// [`ErrorCode::Json`](crate::ErrorCode::Json) for malformed or truncated JSON, unknown or
+/// repeated keys, missing required keys, and values of the wrong type, naming the key;
 /// [`ErrorCode::InvalidInput`](crate::ErrorCode::InvalidInput) for a cost outside its range
 /// (`workers[3].comp_per_item must be finite and > 0, got -1`);
 /// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) when a buffer is too
-/// short ([`Error::needed`] gives the length needed).
+/// short ([`Error::needed`] gives the length needed), reported only for a document that
+/// is otherwise valid.
 ///
 /// ```
-/// use divload::doc::scatter::{parse_platform, WorkerEntry};
+/// use divload::doc::scatter::{parse_platform, sizes, WorkerEntry};
 /// let doc = br#"{"items": 10, "root": "a", "workers": [
 ///     {"name": "a", "comm_per_item": 0, "comp_per_item": 1},
 ///     {"name": "b", "count": 2, "comm_per_item": 0.1, "comp_per_item": 2}]}"#;
-/// let mut entries = [WorkerEntry::EMPTY; 4];
+/// assert_eq!(sizes(doc).unwrap().entries, 2);
+/// let mut entries = [WorkerEntry::EMPTY; 2];
 /// let file = parse_platform(doc, &mut entries, &mut []).unwrap();
 /// assert_eq!((file.items, file.entries, file.workers), (10, 2, 3));
 ///
@@ -218,494 +208,329 @@ pub fn parse_platform<'a>(
     entries: &mut [WorkerEntry<'a>],
     candidates: &mut [CandidateEntry<'a>],
 ) -> Result<PlatformFile<'a>, Error> {
-    let mut failure: Option<Error> = None;
-    let mut key: &'static str = "";
-    let seed = DocSeed { entries, candidates, failure: &mut failure, key: &mut key };
-    let mut de = serde_json_core::de::Deserializer::new(json, None);
-    let parsed = seed.deserialize(&mut de).and_then(|doc| de.end().map(|_| doc));
-    match parsed {
-        Ok(doc) => Ok(doc),
-        // A value divload rejects in a document cut short is reported as the cut: the
-        // value may be a fragment ("0" of "0.0096").
-        Err(_) if failure.is_some() && !brackets_closed(json) => {
-            Err(Error::json("truncated document (unexpected end)", Detail::None))
-        }
-        Err(e) => Err(failure.unwrap_or_else(|| syntax_error(e, key))),
+    let (file, sizes) = read(json, entries, candidates)?;
+    if sizes.entries > entries.len() {
+        return Err(Error::buffer("worker entries", sizes.entries, entries.len()));
     }
+    if sizes.candidates > candidates.len() {
+        return Err(Error::buffer("root candidate entries", sizes.candidates, candidates.len()));
+    }
+    Ok(file)
 }
 
-/// `true` when every `{` and `[` outside strings is closed by the end of the document.
-fn brackets_closed(json: &[u8]) -> bool {
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    for &b in json {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
+const TOP: Keys = Keys {
+    names: &[
+        "version",
+        "model",
+        "items",
+        "root",
+        "root_mode",
+        "order",
+        "rounding",
+        "solver",
+        "workers",
+        "root_candidates",
+        "comment",
+        "description",
+    ],
+    unknown: "unknown key (expected version, model, items, root, root_mode, order, rounding, solver, \
+              workers, root_candidates, comment, description)",
+};
+
+const WORKER: Keys = Keys {
+    names: &[
+        "name",
+        "count",
+        "repair",
+        "comm_latency",
+        "comm_per_item",
+        "comp_latency",
+        "comp_per_item",
+        "comm_table",
+        "comp_table",
+        "comm_power",
+        "comp_power",
+        "comment",
+    ],
+    unknown: "unknown key (expected name, count, comm_per_item, comm_latency, comp_per_item, \
+              comp_latency, comm_table, comp_table, comm_power, comp_power, repair, comment)",
+};
+
+const CANDIDATE: Keys = Keys {
+    names: &["name", "transfer_latency", "transfer_per_item"],
+    unknown: "unknown key (expected name, transfer_latency, transfer_per_item)",
+};
+
+const POWER: Keys = Keys {
+    names: &["coeff", "exponent", "latency"],
+    unknown: "unknown key (expected coeff, exponent, latency)",
+};
+
+/// Reads the whole document, keeping the entries that fit in the buffers.
+fn read<'a>(
+    json: &'a [u8],
+    entries: &mut [WorkerEntry<'a>],
+    candidates: &mut [CandidateEntry<'a>],
+) -> Result<(PlatformFile<'a>, Sizes), Error> {
+    let mut d = Doc::new(json);
+    d.object()?;
+    let mut seen = 0u64;
+    let mut items: Option<u64> = None;
+    let mut root: Option<Str<'a>> = None;
+    let mut options = Options::default();
+    let mut workers: Option<(usize, u64, bool)> = None;
+    let mut cands: Option<usize> = None;
+    let mut solver = Solver::Auto;
+    loop {
+        d.at("", usize::MAX, "");
+        let Some(k) = d.key(&TOP, &mut seen)? else { break };
+        d.at(k, usize::MAX, "");
+        let offset = d.offset();
+        match k {
+            "version" => {
+                let v = d.u64()?;
+                if v != 1 {
+                    return Err(Error::json(
+                        "only version 1 is supported",
+                        Detail::Value { field: "version", value: v },
+                    ));
+                }
             }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            _ => {}
+            "model" => {
+                let m = d.string()?;
+                if !m.eq_str("scatter") {
+                    return Err(d.error("must be \"scatter\" for this reader", offset));
+                }
+            }
+            "items" => items = Some(d.u64()?),
+            "root" => root = Some(d.string()?),
+            "root_mode" => options.root_mode = d.name(&names::ROOT_MODE)?,
+            "order" => options.order = d.name(&names::ORDER)?,
+            "rounding" => options.rounding = d.name(&names::ROUNDING)?,
+            "solver" => solver = d.name(&names::SOLVER)?,
+            "workers" => workers = Some(read_workers(&mut d, entries)?),
+            "root_candidates" => cands = Some(read_candidates(&mut d, candidates)?),
+            _ => d.skip()?,
         }
     }
-    depth == 0 && !in_string
-}
-
-fn syntax_error(e: serde_json_core::de::Error, key: &'static str) -> Error {
-    use serde_json_core::de::Error as E;
-    let message = match e {
-        E::EofWhileParsingList
-        | E::EofWhileParsingObject
-        | E::EofWhileParsingString
-        | E::EofWhileParsingNumber
-        | E::EofWhileParsingValue => "truncated document (unexpected end)",
-        E::ExpectedColon => "expected ':'",
-        E::ExpectedListCommaOrEnd => "expected ',' or ']'",
-        E::ExpectedObjectCommaOrEnd => "expected ',' or '}'",
-        E::ExpectedSomeIdent => "expected true, false or null",
-        E::ExpectedSomeValue => "expected a value",
-        E::InvalidNumber => "invalid number (items and count must be whole numbers)",
-        E::InvalidType => "value of the wrong type",
-        E::InvalidUnicodeCodePoint => "invalid unicode code point",
-        E::KeyMustBeAString => "object keys must be strings",
-        E::TrailingCharacters => "unexpected characters after the document",
-        E::TrailingComma => "trailing comma",
-        E::EscapedStringIsTooLong | E::InvalidEscapeSequence => "unsupported escape sequence",
-        _ => "malformed document",
-    };
-    if key.is_empty() {
-        Error::json(message, Detail::None)
-    } else {
+    d.end()?;
+    let missing = |key: &'static str, message: &'static str| {
         Error::json(message, Detail::Entry { list: key, index: usize::MAX, field: "" })
+    };
+    let Some(items) = items else {
+        return Err(missing("items", "missing (the number of items to scatter)"));
+    };
+    if items == 0 {
+        return Err(Error::no_items());
     }
-}
-
-/// Parses the whole document, stopping at the first problem. A problem found by divload
-/// (rather than by the JSON reader) is stored in `failure` with its context; the reader
-/// then only needs to abort.
-struct DocSeed<'b, 'a> {
-    entries: &'b mut [WorkerEntry<'a>],
-    candidates: &'b mut [CandidateEntry<'a>],
-    failure: &'b mut Option<Error>,
-    key: &'b mut &'static str,
-}
-
-fn fail<E: de::Error>(slot: &mut Option<Error>, e: Error) -> E {
-    *slot = Some(e);
-    E::custom("divload")
-}
-
-impl<'de, 'b> DeserializeSeed<'de> for DocSeed<'b, 'de> {
-    type Value = PlatformFile<'de>;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
+    let Some((n_entries, expanded, affine)) = workers else {
+        return Err(missing("workers", "missing (the list of workers)"));
+    };
+    if n_entries == 0 {
+        return Err(Error::no_workers());
     }
+    match (root, cands) {
+        (None, None) => return Err(missing("root", "missing (or give root_candidates)")),
+        (Some(_), Some(_)) => return Err(missing("root", "give either root or root_candidates, not both")),
+        (None, Some(0)) => return Err(Error::no_root_candidates()),
+        _ => {}
+    }
+    let Ok(n_workers) = usize::try_from(expanded) else {
+        return Err(missing("workers", "too many workers for this machine"));
+    };
+    let file = PlatformFile {
+        items,
+        root,
+        options,
+        entries: n_entries,
+        candidates: cands.unwrap_or(0),
+        workers: n_workers,
+        solver,
+        affine,
+    };
+    Ok((file, Sizes { entries: n_entries, candidates: cands.unwrap_or(0) }))
 }
 
-impl<'de, 'b> Visitor<'de> for DocSeed<'b, 'de> {
-    type Value = PlatformFile<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a platform object")
+/// Reads `workers`; returns (entries, expanded worker count, every cost affine).
+fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [WorkerEntry<'a>]) -> Result<(usize, u64, bool), Error> {
+    d.array()?;
+    let (mut n, mut ranks, mut affine) = (0usize, 0u64, true);
+    while d.element()? {
+        d.at("workers", n, "");
+        let mut e = read_worker(d, n)?;
+        affine &= e.is_affine();
+        e.first_rank = ranks;
+        ranks = ranks.checked_add(e.count).ok_or(Error::json(
+            "total worker count overflows",
+            Detail::Entry { list: "workers", index: n, field: "count" },
+        ))?;
+        if let Some(slot) = buf.get_mut(n) {
+            *slot = e;
+        }
+        n += 1;
     }
+    Ok((n, ranks, affine))
+}
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut items: Option<u64> = None;
-        let mut root: Option<&'de str> = None;
-        let mut options = Options::default();
-        let mut workers: Option<(usize, u64, bool)> = None;
-        let mut candidates: Option<usize> = None;
-        let mut solver = Solver::Auto;
-        let fail_at = |slot: &mut Option<Error>, message: &'static str, field: &'static str| {
-            fail::<A::Error>(
-                slot,
-                Error::json(message, Detail::Entry { list: field, index: usize::MAX, field: "" }),
-            )
-        };
-        while let Some(k) = map.next_key::<&'de str>()? {
-            match k {
-                "version" => {
-                    *self.key = "version";
-                    let v: u64 = map.next_value()?;
-                    if v != 1 {
-                        return Err(fail(
-                            self.failure,
-                            Error::json(
-                                "only version 1 is supported",
-                                Detail::Value { field: "version", value: v },
-                            ),
-                        ));
-                    }
-                }
-                "items" => {
-                    *self.key = "items";
-                    items = Some(map.next_value()?);
-                }
-                "root" => {
-                    *self.key = "root";
-                    root = Some(map.next_value()?);
-                }
-                "root_mode" => {
-                    *self.key = "root_mode";
-                    options.root_mode = match map.next_value()? {
-                        "after_send" => RootMode::AfterSend,
-                        "overlap" => RootMode::Overlap,
-                        _ => {
-                            return Err(fail_at(
-                                self.failure,
-                                "must be \"after_send\" or \"overlap\"",
-                                "root_mode",
-                            ))
-                        }
-                    };
-                }
-                "order" => {
-                    *self.key = "order";
-                    options.order = match map.next_value()? {
-                        "given" => OrderPolicy::Given,
-                        "bandwidth" => OrderPolicy::Bandwidth,
-                        _ => {
-                            return Err(fail_at(self.failure, "must be \"given\" or \"bandwidth\"", "order"))
-                        }
-                    };
-                }
-                "rounding" => {
-                    *self.key = "rounding";
-                    options.rounding = match map.next_value()? {
-                        "paper" => Rounding::Paper,
-                        "largest_remainder" => Rounding::LargestRemainder,
-                        "greedy" => Rounding::Greedy,
-                        _ => {
-                            return Err(fail_at(
-                                self.failure,
-                                "must be \"paper\", \"largest_remainder\" or \"greedy\"",
-                                "rounding",
-                            ))
-                        }
-                    };
-                }
-                "solver" => {
-                    *self.key = "solver";
-                    solver = match map.next_value()? {
-                        "auto" => Solver::Auto,
-                        "closed_form" => Solver::ClosedForm,
-                        "exact" => Solver::Exact,
-                        "sampled" => Solver::Sampled,
-                        _ => {
-                            return Err(fail_at(
-                                self.failure,
-                                "must be \"auto\", \"closed_form\", \"exact\" or \"sampled\"",
-                                "solver",
-                            ))
-                        }
-                    };
-                }
-                "workers" => {
-                    *self.key = "workers";
-                    let seed = EntriesSeed { buf: &mut *self.entries, failure: &mut *self.failure };
-                    workers = Some(map.next_value_seed(seed)?);
-                }
-                "root_candidates" => {
-                    *self.key = "root_candidates";
-                    let seed = CandidatesSeed { buf: &mut *self.candidates, failure: &mut *self.failure };
-                    candidates = Some(map.next_value_seed(seed)?);
-                }
-                "comment" | "description" => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-                _ => {
-                    return Err(fail(
-                        self.failure,
-                        Error::json(
-                            "unknown key (expected version, items, root, root_mode, order, rounding, \
-                             solver, workers, root_candidates, comment)",
-                            Detail::None,
-                        ),
-                    ))
-                }
+fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> {
+    let at = |field: &'static str| Detail::Entry { list: "workers", index: i, field };
+    d.object()?;
+    let mut e = WorkerEntry::EMPTY;
+    let mut seen = 0u64;
+    let (mut name, mut comm, mut comp) = (false, false, false);
+    let (mut affine_comm, mut affine_comp) = (false, false);
+    while let Some(k) = d.key(&WORKER, &mut seen)? {
+        let field = match k {
+            "name" => {
+                e.name = d.string()?;
+                name = true;
+                continue;
             }
-        }
-        *self.key = "";
-        let Some(items) = items else {
-            return Err(fail_at(self.failure, "missing (the number of items to scatter)", "items"));
-        };
-        if items == 0 {
-            return Err(fail(self.failure, Error::no_items()));
-        }
-        let Some((entries, expanded, affine)) = workers else {
-            return Err(fail_at(self.failure, "missing (the list of workers)", "workers"));
-        };
-        if entries == 0 {
-            return Err(fail(self.failure, Error::no_workers()));
-        }
-        match (root, candidates) {
-            (None, None) => return Err(fail_at(self.failure, "missing (or give root_candidates)", "root")),
-            (Some(_), Some(_)) => {
-                return Err(fail_at(self.failure, "give either root or root_candidates, not both", "root"))
+            "count" => {
+                e.count = d.u64()?;
+                if e.count == 0 {
+                    return Err(Error::json("must be at least 1", at("count")));
+                }
+                continue;
             }
-            (None, Some(0)) => return Err(fail(self.failure, Error::no_root_candidates())),
-            _ => {}
-        }
-        let Ok(workers) = usize::try_from(expanded) else {
-            return Err(fail_at(self.failure, "too many workers for this machine", "workers"));
-        };
-        Ok(PlatformFile {
-            items,
-            root,
-            options,
-            entries,
-            candidates: candidates.unwrap_or(0),
-            workers,
-            solver,
-            affine,
-        })
-    }
-}
-
-/// Reads the `workers` array into the buffer; returns (entries, expanded worker count).
-struct EntriesSeed<'b, 'a> {
-    buf: &'b mut [WorkerEntry<'a>],
-    failure: &'b mut Option<Error>,
-}
-
-impl<'de, 'b> DeserializeSeed<'de> for EntriesSeed<'b, 'de> {
-    type Value = (usize, u64, bool);
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de, 'b> Visitor<'de> for EntriesSeed<'b, 'de> {
-    type Value = (usize, u64, bool);
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a list of workers")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut n = 0usize;
-        let mut ranks = 0u64;
-        let mut affine = true;
-        loop {
-            let seed = EntrySeed { index: n, failure: &mut *self.failure };
-            let Some(mut e) = seq.next_element_seed(seed)? else { break };
-            affine &= e.is_affine();
-            e.first_rank = ranks;
-            ranks = match ranks.checked_add(e.count) {
-                Some(r) => r,
-                None => {
-                    let d = Detail::Entry { list: "workers", index: n, field: "count" };
-                    return Err(fail(self.failure, Error::json("total worker count overflows", d)));
-                }
-            };
-            if let Some(slot) = self.buf.get_mut(n) {
-                *slot = e;
+            "repair" => {
+                e.repair = d.bool()?;
+                continue;
             }
-            n += 1;
-        }
-        if n > self.buf.len() {
-            return Err(fail(self.failure, Error::buffer("worker entries", n, self.buf.len())));
-        }
-        Ok((n, ranks, affine))
-    }
-}
-
-struct EntrySeed<'b> {
-    index: usize,
-    failure: &'b mut Option<Error>,
-}
-
-impl<'de, 'b> DeserializeSeed<'de> for EntrySeed<'b> {
-    type Value = WorkerEntry<'de>;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de, 'b> Visitor<'de> for EntrySeed<'b> {
-    type Value = WorkerEntry<'de>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a worker object")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let i = self.index;
-        let at = |field: &'static str| Detail::Entry { list: "workers", index: i, field };
-        let mut e = WorkerEntry { name: "", ..WorkerEntry::EMPTY };
-        let (mut name, mut comm, mut comp) = (false, false, false);
-        let (mut affine_comm, mut affine_comp) = (false, false);
-        while let Some(k) = map.next_key::<&'de str>()? {
-            let field = match k {
-                "name" => {
-                    e.name = map.next_value()?;
-                    name = true;
-                    continue;
+            "comm_table" | "comp_table" => {
+                let model = read_table(d, i, k)?;
+                if k == "comm_table" {
+                    (e.comm_model, comm) = (model, true);
+                } else {
+                    (e.comp_model, comp) = (model, true);
                 }
-                "count" => {
-                    e.count = map.next_value()?;
-                    if e.count == 0 {
-                        return Err(fail(self.failure, Error::json("must be at least 1", at("count"))));
-                    }
-                    continue;
-                }
-                "repair" => {
-                    e.repair = map.next_value()?;
-                    continue;
-                }
-                "comm_table" | "comp_table" => {
-                    let field = if k == "comm_table" { "comm_table" } else { "comp_table" };
-                    let seed = TableSeed { index: i, field, failure: &mut *self.failure };
-                    let model = map.next_value_seed(seed)?;
-                    if field == "comm_table" {
-                        (e.comm_model, comm) = (model, true);
-                    } else {
-                        (e.comp_model, comp) = (model, true);
-                    }
-                    continue;
-                }
-                "comm_power" | "comp_power" => {
-                    let field = if k == "comm_power" { "comm_power" } else { "comp_power" };
-                    let pw: PowerEntry = map.next_value()?;
-                    let bad = |message, value| {
-                        Error::json(message, Detail::Number { list: "workers", index: i, field, value })
-                    };
-                    if !(pw.latency.is_finite() && pw.latency >= 0.0) {
-                        return Err(fail(self.failure, bad("latency must be finite and >= 0", pw.latency)));
-                    }
-                    if !(pw.coeff.is_finite() && pw.coeff >= 0.0) {
-                        return Err(fail(self.failure, bad("coeff must be finite and >= 0", pw.coeff)));
-                    }
-                    if !(0.01..=64.0).contains(&pw.exponent) {
-                        return Err(fail(self.failure, bad("exponent must be in 0.01..=64", pw.exponent)));
-                    }
-                    let model =
-                        CostModel::Power { latency: pw.latency, coeff: pw.coeff, exponent: pw.exponent };
-                    if field == "comm_power" {
-                        (e.comm_model, comm) = (model, true);
-                    } else {
-                        (e.comp_model, comp) = (model, true);
-                    }
-                    continue;
-                }
-                "comm_latency" => Field::CommLatency,
-                "comm_per_item" => Field::CommPerItem,
-                "comp_latency" => Field::CompLatency,
-                "comp_per_item" => Field::CompPerItem,
-                _ => {
-                    return Err(fail(
-                        self.failure,
-                        Error::json(
-                            "unknown key (expected name, count, comm_per_item, comm_latency, \
-                             comp_per_item, comp_latency, comm_table, comp_table, comm_power, \
-                             comp_power, repair)",
-                            at(""),
-                        ),
-                    ))
-                }
-            };
-            let v: f64 = map.next_value()?;
-            if check(i, field, v).is_err() {
-                return Err(fail(self.failure, Error::entry_cost("workers", i, field, v)));
+                continue;
             }
-            match field {
-                Field::CommLatency => e.comm_latency = v,
-                Field::CommPerItem => (e.comm_per_item, affine_comm) = (v, true),
-                Field::CompLatency => e.comp_latency = v,
-                _ => (e.comp_per_item, affine_comp) = (v, true),
+            "comm_power" | "comp_power" => {
+                let model = read_power(d, i, k)?;
+                if k == "comm_power" {
+                    (e.comm_model, comm) = (model, true);
+                } else {
+                    (e.comp_model, comp) = (model, true);
+                }
+                continue;
             }
-        }
-        comm |= affine_comm;
-        comp |= affine_comp;
-        let mixed = if affine_comm && e.comm_model != CostModel::Affine {
-            "comm_per_item"
-        } else if affine_comp && e.comp_model != CostModel::Affine {
-            "comp_per_item"
-        } else {
-            ""
+            "comment" => {
+                d.skip()?;
+                continue;
+            }
+            "comm_latency" => Field::CommLatency,
+            "comm_per_item" => Field::CommPerItem,
+            "comp_latency" => Field::CompLatency,
+            _ => Field::CompPerItem,
         };
-        if !mixed.is_empty() {
-            return Err(fail(
-                self.failure,
-                Error::json("give one cost per part: *_per_item, *_table or *_power", at(mixed)),
-            ));
+        let v = d.f64()?;
+        if check(i, field, v).is_err() {
+            return Err(Error::entry_cost("workers", i, field, v));
         }
-        if let CostModel::Table { points, len } = e.comp_model {
-            check_table(&points[..len], i, "comp_table", e.repair).map_err(|er| fail(self.failure, er))?;
+        match field {
+            Field::CommLatency => e.comm_latency = v,
+            Field::CommPerItem => (e.comm_per_item, affine_comm) = (v, true),
+            Field::CompLatency => e.comp_latency = v,
+            _ => (e.comp_per_item, affine_comp) = (v, true),
         }
-        if let CostModel::Table { points, len } = e.comm_model {
-            check_table(&points[..len], i, "comm_table", e.repair).map_err(|er| fail(self.failure, er))?;
-        }
-        let missing = if !name {
-            "name"
-        } else if !comm {
-            "comm_per_item (or comm_table, comm_power)"
-        } else if !comp {
-            "comp_per_item (or comp_table, comp_power)"
-        } else {
-            ""
-        };
-        if !missing.is_empty() {
-            return Err(fail(self.failure, Error::json("missing", at(missing))));
-        }
-        if e.name.is_empty() || e.name.contains('\\') {
-            return Err(fail(
-                self.failure,
-                Error::json("must be a non-empty name without escapes", at("name")),
-            ));
-        }
-        Ok(e)
     }
+    comm |= affine_comm;
+    comp |= affine_comp;
+    let mixed = if affine_comm && e.comm_model != CostModel::Affine {
+        "comm_per_item"
+    } else if affine_comp && e.comp_model != CostModel::Affine {
+        "comp_per_item"
+    } else {
+        ""
+    };
+    if !mixed.is_empty() {
+        return Err(Error::json("give one cost per part: *_per_item, *_table or *_power", at(mixed)));
+    }
+    if let CostModel::Table { points, len } = e.comp_model {
+        check_table(&points[..len], i, "comp_table", e.repair)?;
+    }
+    if let CostModel::Table { points, len } = e.comm_model {
+        check_table(&points[..len], i, "comm_table", e.repair)?;
+    }
+    let missing = if !name {
+        "name"
+    } else if !comm {
+        "comm_per_item (or comm_table, comm_power)"
+    } else if !comp {
+        "comp_per_item (or comp_table, comp_power)"
+    } else {
+        ""
+    };
+    if !missing.is_empty() {
+        return Err(Error::json("missing", at(missing)));
+    }
+    if e.name.raw().is_empty() {
+        return Err(Error::json("must be a non-empty name", at("name")));
+    }
+    Ok(e)
 }
 
 /// `{"coeff", "exponent", "latency"}` of a power-law cost.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PowerEntry {
-    coeff: f64,
-    exponent: f64,
-    #[serde(default)]
-    latency: f64,
-}
-
-/// Reads `[[items, seconds], ...]` into a fixed-capacity table.
-struct TableSeed<'b> {
-    index: usize,
-    field: &'static str,
-    failure: &'b mut Option<Error>,
-}
-
-impl<'de, 'b> DeserializeSeed<'de> for TableSeed<'b> {
-    type Value = CostModel;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de, 'b> Visitor<'de> for TableSeed<'b> {
-    type Value = CostModel;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a list of [items, seconds] points")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut points = [(0u64, 0.0f64); MAX_POINTS];
-        let mut len = 0usize;
-        while let Some(point) = seq.next_element::<(u64, f64)>()? {
-            let Some(slot) = points.get_mut(len) else {
-                let at = Detail::Entry { list: "workers", index: self.index, field: self.field };
-                return Err(fail(self.failure, Error::json("at most 32 points", at)));
-            };
-            *slot = point;
-            len += 1;
+fn read_power(d: &mut Doc<'_>, i: usize, field: &'static str) -> Result<CostModel, Error> {
+    d.object()?;
+    let mut seen = 0u64;
+    let (mut coeff, mut exponent, mut latency) = (None, None, 0.0);
+    while let Some(k) = d.key(&POWER, &mut seen)? {
+        let v = d.f64()?;
+        match k {
+            "coeff" => coeff = Some(v),
+            "exponent" => exponent = Some(v),
+            _ => latency = v,
         }
-        if len == 0 {
-            let at = Detail::Entry { list: "workers", index: self.index, field: self.field };
-            return Err(fail(self.failure, Error::json("needs at least one [items, seconds] point", at)));
-        }
-        Ok(CostModel::Table { points, len })
     }
+    d.field(field);
+    let bad =
+        |message, value| Error::json(message, Detail::Number { list: "workers", index: i, field, value });
+    let (Some(coeff), Some(exponent)) = (coeff, exponent) else {
+        return Err(Error::json(
+            "needs coeff and exponent",
+            Detail::Entry { list: "workers", index: i, field },
+        ));
+    };
+    if !(latency.is_finite() && latency >= 0.0) {
+        return Err(bad("latency must be finite and >= 0", latency));
+    }
+    if !(coeff.is_finite() && coeff >= 0.0) {
+        return Err(bad("coeff must be finite and >= 0", coeff));
+    }
+    if !(0.01..=64.0).contains(&exponent) {
+        return Err(bad("exponent must be in 0.01..=64", exponent));
+    }
+    Ok(CostModel::Power { latency, coeff, exponent })
+}
+
+/// `[[items, seconds], ...]` into a fixed-capacity table.
+fn read_table(d: &mut Doc<'_>, i: usize, field: &'static str) -> Result<CostModel, Error> {
+    let at = Detail::Entry { list: "workers", index: i, field };
+    let mut points = [(0u64, 0.0f64); MAX_POINTS];
+    let mut len = 0usize;
+    d.array()?;
+    while d.element()? {
+        let offset = d.offset();
+        d.array()?;
+        let size =
+            if d.element()? { d.u64()? } else { return Err(d.error("expected [items, seconds]", offset)) };
+        let secs =
+            if d.element()? { d.f64()? } else { return Err(d.error("expected [items, seconds]", offset)) };
+        if d.element()? {
+            return Err(d.error("expected [items, seconds]", offset));
+        }
+        let Some(slot) = points.get_mut(len) else {
+            return Err(Error::json("at most 32 points", at));
+        };
+        *slot = (size, secs);
+        len += 1;
+    }
+    if len == 0 {
+        return Err(Error::json("needs at least one [items, seconds] point", at));
+    }
+    Ok(CostModel::Table { points, len })
 }
 
 /// Checks measured points: times finite and ≥ 0; unless `repair`, sizes strictly
@@ -736,85 +561,26 @@ fn check_table(points: &[(u64, f64)], index: usize, field: &'static str, repair:
     Ok(())
 }
 
-/// Reads `root_candidates` into the buffer; returns the number of entries.
-struct CandidatesSeed<'b, 'a> {
-    buf: &'b mut [CandidateEntry<'a>],
-    failure: &'b mut Option<Error>,
-}
-
-impl<'de, 'b> DeserializeSeed<'de> for CandidatesSeed<'b, 'de> {
-    type Value = usize;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de, 'b> Visitor<'de> for CandidatesSeed<'b, 'de> {
-    type Value = usize;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a list of root candidates")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut n = 0usize;
-        loop {
-            let seed = CandidateSeed { index: n, failure: &mut *self.failure };
-            let Some(c) = seq.next_element_seed(seed)? else { break };
-            if let Some(slot) = self.buf.get_mut(n) {
-                *slot = c;
-            }
-            n += 1;
-        }
-        if n > self.buf.len() {
-            return Err(fail(self.failure, Error::buffer("root candidate entries", n, self.buf.len())));
-        }
-        Ok(n)
-    }
-}
-
-struct CandidateSeed<'b> {
-    index: usize,
-    failure: &'b mut Option<Error>,
-}
-
-impl<'de, 'b> DeserializeSeed<'de> for CandidateSeed<'b> {
-    type Value = CandidateEntry<'de>;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de, 'b> Visitor<'de> for CandidateSeed<'b> {
-    type Value = CandidateEntry<'de>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a root candidate object")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let i = self.index;
-        let at = |field: &'static str| Detail::Entry { list: "root_candidates", index: i, field };
+/// Reads `root_candidates`; returns the number of entries.
+fn read_candidates<'a>(d: &mut Doc<'a>, buf: &mut [CandidateEntry<'a>]) -> Result<usize, Error> {
+    d.array()?;
+    let mut n = 0usize;
+    while d.element()? {
+        d.at("root_candidates", n, "");
+        d.object()?;
+        let mut seen = 0u64;
         let mut c = CandidateEntry::EMPTY;
         let mut name = false;
-        while let Some(k) = map.next_key::<&'de str>()? {
-            let field = match k {
-                "name" => {
-                    c.name = map.next_value()?;
-                    name = true;
-                    continue;
-                }
-                "transfer_latency" => Field::TransferLatency,
-                "transfer_per_item" => Field::TransferPerItem,
-                _ => {
-                    return Err(fail(
-                        self.failure,
-                        Error::json(
-                            "unknown key (expected name, transfer_latency, transfer_per_item)",
-                            at(""),
-                        ),
-                    ))
-                }
-            };
-            let v: f64 = map.next_value()?;
-            if check(i, field, v).is_err() {
-                return Err(fail(self.failure, Error::entry_cost("root_candidates", i, field, v)));
+        while let Some(k) = d.key(&CANDIDATE, &mut seen)? {
+            if k == "name" {
+                c.name = d.string()?;
+                name = true;
+                continue;
+            }
+            let field = if k == "transfer_latency" { Field::TransferLatency } else { Field::TransferPerItem };
+            let v = d.f64()?;
+            if check(n, field, v).is_err() {
+                return Err(Error::entry_cost("root_candidates", n, field, v));
             }
             if field == Field::TransferLatency {
                 c.transfer_latency = v;
@@ -823,10 +589,17 @@ impl<'de, 'b> Visitor<'de> for CandidateSeed<'b> {
             }
         }
         if !name {
-            return Err(fail(self.failure, Error::json("missing", at("name"))));
+            return Err(Error::json(
+                "missing",
+                Detail::Entry { list: "root_candidates", index: n, field: "name" },
+            ));
         }
-        Ok(c)
+        if let Some(slot) = buf.get_mut(n) {
+            *slot = c;
+        }
+        n += 1;
     }
+    Ok(n)
 }
 
 impl<'a> PlatformFile<'a> {
@@ -1186,7 +959,7 @@ pub fn solve<'a, N: Real, const K: usize, const P: usize>(
 /// Rank of the first worker of the entry called `name`.
 fn rank_of(
     entries: &[WorkerEntry<'_>],
-    name: &str,
+    name: Str<'_>,
     list: &'static str,
     index: usize,
 ) -> Result<usize, Error> {
@@ -1198,30 +971,25 @@ fn rank_of(
 }
 
 /// Name of the entry that worker `rank` belongs to.
-pub fn name_of<'a>(entries: &[WorkerEntry<'a>], rank: usize) -> &'a str {
+pub fn name_of<'a>(entries: &[WorkerEntry<'a>], rank: usize) -> Str<'a> {
     let rank = rank as u64;
     let i = entries.partition_point(|e| e.first_rank + e.count <= rank);
-    entries.get(i).map_or("", |e| e.name)
-}
-
-/// An upper bound on the size of the result document for `workers` workers whose entry
-/// names are at most `max_name_len` bytes long.
-pub fn max_result_len(workers: usize, max_name_len: usize) -> usize {
-    1024 + max_name_len + workers.saturating_mul(260 + max_name_len)
+    entries.get(i).map_or(Str::EMPTY, |e| e.name)
 }
 
 /// Writes the result document into `out` and returns its length in bytes.
 ///
-/// `{"version": 1, "items", "root", "root_rank", "root_mode", "order", "rounding",
-/// "method", "makespan", "rational_makespan", "rational_exact", "lower_bound", "bound", "gap",
-/// "uniform_makespan", "speedup", "root_transfer", "participating", "plan": [{"name",
-/// "rank", "count", "displacement", "share", "start", "received", "finish",
-/// "participating"}]}`, with `plan` in send order and times in seconds.
+/// `{"version": 1, "model": "scatter", "items", "root", "root_rank", "root_mode", "order",
+/// "rounding", "method", "makespan", "rational_makespan", "rational_exact", "lower_bound",
+/// "bound", "gap", "exact", "uniform_makespan", "speedup", "root_transfer",
+/// "participating", "plan": [{"name", "rank", "count", "displacement", "share", "start",
+/// "received", "finish", "participating"}]}`, with `plan` in send order and times in
+/// seconds. Names are written exactly as the platform document spelt them.
 ///
 /// # Errors
 ///
-/// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) when `out` is too small;
-/// [`max_result_len`] gives a size that is always enough.
+/// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) when `out` is too
+/// small; [`Error::needed`] gives the exact length (call with an empty buffer to learn it).
 pub fn write_result<N: Real>(
     file: &PlatformFile<'_>,
     entries: &[WorkerEntry<'_>],
@@ -1230,103 +998,78 @@ pub fn write_result<N: Real>(
     out: &mut [u8],
 ) -> Result<usize, Error> {
     let entries = entries.get(..file.entries).unwrap_or(entries);
-    let doc = ResultDoc { file, entries, summary, plan };
     let got = out.len();
-    serde_json_core::to_slice(&doc, out).map_err(|_| {
-        let longest = entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
-        Error::buffer("result JSON", max_result_len(plan.len(), longest), got)
-    })
-}
-
-struct ResultDoc<'r, 'a, N> {
-    file: &'r PlatformFile<'a>,
-    entries: &'r [WorkerEntry<'a>],
-    summary: &'r Summary<N>,
-    plan: &'r [Assignment<N>],
-}
-
-/// Names of the options as written in platform files.
-pub fn option_names(o: &Options) -> (&'static str, &'static str, &'static str) {
-    (
-        match o.root_mode {
-            RootMode::AfterSend => "after_send",
-            RootMode::Overlap => "overlap",
-        },
-        match o.order {
-            OrderPolicy::Given => "given",
-            OrderPolicy::Bandwidth => "bandwidth",
-        },
-        match o.rounding {
-            Rounding::Paper => "paper",
-            Rounding::LargestRemainder => "largest_remainder",
-            Rounding::Greedy => "greedy",
-        },
-    )
-}
-
-impl<N: Real> Serialize for ResultDoc<'_, '_, N> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let m = self.summary;
-        let (root_mode, order, rounding) = option_names(&self.file.options);
-        let mut st = s.serialize_struct("Result", 19)?;
-        st.serialize_field("version", &1u32)?;
-        st.serialize_field("items", &m.items)?;
-        st.serialize_field("root", name_of(self.entries, m.root))?;
-        st.serialize_field("root_rank", &(m.root as u64))?;
-        st.serialize_field("root_mode", root_mode)?;
-        st.serialize_field("order", order)?;
-        st.serialize_field("rounding", rounding)?;
-        st.serialize_field("method", m.method.name())?;
-        st.serialize_field("makespan", &m.makespan.to_f64())?;
-        st.serialize_field("rational_makespan", &m.rational_makespan.to_f64())?;
-        st.serialize_field("rational_exact", &m.rational_exact)?;
-        st.serialize_field("lower_bound", &m.lower_bound.to_f64())?;
-        st.serialize_field("bound", &m.bound.to_f64())?;
-        st.serialize_field("gap", &m.gap().to_f64())?;
-        st.serialize_field("uniform_makespan", &m.uniform_makespan.to_f64())?;
-        st.serialize_field("speedup", &m.speedup())?;
-        st.serialize_field("root_transfer", &m.root_transfer.to_f64())?;
-        st.serialize_field("participating", &(m.participating as u64))?;
-        st.serialize_field("plan", &PlanRows { entries: self.entries, plan: self.plan })?;
-        st.end()
+    let mut w = Writer::new(out);
+    let m = summary;
+    let report = m.report();
+    w.begin_object();
+    w.key("version");
+    w.u64(1);
+    w.key("model");
+    w.str("scatter");
+    w.key("items");
+    w.u64(m.items);
+    w.key("root");
+    w.raw_str(name_of(entries, m.root));
+    w.key("root_rank");
+    w.u64(m.root as u64);
+    w.key("root_mode");
+    w.str(names::ROOT_MODE.name(file.options.root_mode));
+    w.key("order");
+    w.str(names::ORDER.name(file.options.order));
+    w.key("rounding");
+    w.str(names::ROUNDING.name(file.options.rounding));
+    w.key("method");
+    w.str(names::METHOD.name(m.method));
+    w.key("makespan");
+    w.f64(m.makespan.to_f64());
+    w.key("rational_makespan");
+    w.f64(m.rational_makespan.to_f64());
+    w.key("rational_exact");
+    w.bool(m.rational_exact);
+    w.key("lower_bound");
+    w.f64(m.lower_bound.to_f64());
+    w.key("bound");
+    w.f64(m.bound.to_f64());
+    w.key("gap");
+    w.f64(report.gap().to_f64());
+    w.key("exact");
+    w.bool(report.exact);
+    w.key("uniform_makespan");
+    w.f64(m.uniform_makespan.to_f64());
+    w.key("speedup");
+    w.f64(m.speedup());
+    w.key("root_transfer");
+    w.f64(m.root_transfer.to_f64());
+    w.key("participating");
+    w.u64(m.participating as u64);
+    w.key("plan");
+    w.begin_array();
+    for a in plan {
+        w.begin_object();
+        w.key("name");
+        w.raw_str(name_of(entries, a.worker));
+        w.key("rank");
+        w.u64(a.worker as u64);
+        w.key("count");
+        w.u64(a.count);
+        w.key("displacement");
+        w.u64(a.displacement);
+        w.key("share");
+        w.f64(a.share.to_f64());
+        w.key("start");
+        w.f64(a.start.to_f64());
+        w.key("received");
+        w.f64(a.received.to_f64());
+        w.key("finish");
+        w.f64(a.finish.to_f64());
+        w.key("participating");
+        w.bool(a.participating());
+        w.end_object();
     }
-}
-
-struct PlanRows<'r, 'a, N> {
-    entries: &'r [WorkerEntry<'a>],
-    plan: &'r [Assignment<N>],
-}
-
-impl<N: Real> Serialize for PlanRows<'_, '_, N> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(self.plan.len()))?;
-        for a in self.plan {
-            seq.serialize_element(&Row { name: name_of(self.entries, a.worker), a })?;
-        }
-        seq.end()
-    }
-}
-
-struct Row<'r, N> {
-    name: &'r str,
-    a: &'r Assignment<N>,
-}
-
-impl<N: Real> Serialize for Row<'_, N> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let a = self.a;
-        let mut st = s.serialize_struct("Row", 9)?;
-        st.serialize_field("name", self.name)?;
-        st.serialize_field("rank", &(a.worker as u64))?;
-        st.serialize_field("count", &a.count)?;
-        st.serialize_field("displacement", &a.displacement)?;
-        st.serialize_field("share", &a.share.to_f64())?;
-        st.serialize_field("start", &a.start.to_f64())?;
-        st.serialize_field("received", &a.received.to_f64())?;
-        st.serialize_field("finish", &a.finish.to_f64())?;
-        st.serialize_field("participating", &a.participating())?;
-        st.end()
-    }
+    w.end_array();
+    w.end_object();
+    w.finish().map_err(|needed| Error::buffer("result JSON", needed, got))
 }
 
 #[cfg(test)]
@@ -1365,9 +1108,10 @@ mod tests {
         let n = write_result(&file, &entries, &summary, &out, &mut big).unwrap();
         assert!(n <= needed, "the stated size is enough: {n} <= {needed}");
         let text = core::str::from_utf8(&big[..n]).unwrap();
-        assert!(text.starts_with(r#"{"version":1,"items":10,"root":"a","#), "{text}");
-        assert_eq!(name_of(&entries, 2), "b");
-        assert_eq!(name_of(&entries, 0), "a");
+        assert!(text.starts_with(r#"{"version":1,"model":"scatter","items":10,"root":"a","#), "{text}");
+        assert_eq!(n, needed, "the stated size is exact");
+        assert!(name_of(&entries, 2).eq_str("b"));
+        assert!(name_of(&entries, 0).eq_str("a"));
     }
 
     const MEASURED: &[u8] = br#"{"items": 100, "root": "a", "solver": "sampled", "workers": [

@@ -166,11 +166,36 @@ enum Kind {
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(not(feature = "json"), allow(dead_code))]
 pub(crate) enum Detail {
-    None,
-    Entry { list: &'static str, index: usize, field: &'static str },
-    Value { field: &'static str, value: u64 },
-    Number { list: &'static str, index: usize, field: &'static str, value: f64 },
-    Point { list: &'static str, index: usize, field: &'static str, point: usize, value: f64 },
+    Entry {
+        list: &'static str,
+        index: usize,
+        field: &'static str,
+    },
+    Value {
+        field: &'static str,
+        value: u64,
+    },
+    Number {
+        list: &'static str,
+        index: usize,
+        field: &'static str,
+        value: f64,
+    },
+    Point {
+        list: &'static str,
+        index: usize,
+        field: &'static str,
+        point: usize,
+        value: f64,
+    },
+    /// Where a document stops being valid JSON, or a value has the wrong type: the byte
+    /// offset and the key being read (`list` empty at the top level).
+    Syntax {
+        offset: usize,
+        list: &'static str,
+        index: usize,
+        field: &'static str,
+    },
 }
 
 impl Error {
@@ -347,7 +372,6 @@ impl fmt::Display for Error {
             ),
             Kind::TooLarge { what, max, value } => write!(f, "{what}: at most {max}, got {value}"),
             Kind::Json { message, detail } => match detail {
-                Detail::None => write!(f, "platform JSON: {message}"),
                 Detail::Entry { list, index: usize::MAX, .. } => {
                     write!(f, "platform JSON: {list}: {message}")
                 }
@@ -365,6 +389,18 @@ impl fmt::Display for Error {
                 }
                 Detail::Point { list, index, field, point, value } => {
                     write!(f, "platform JSON: {list}[{index}].{field}[{point}]: {message}, got {value}")
+                }
+                Detail::Syntax { offset, list, index, field } => {
+                    f.write_str("platform JSON: ")?;
+                    match (list, index, field) {
+                        ("", _, "") => {}
+                        ("", _, k) => write!(f, "{k}: ")?,
+                        (l, usize::MAX, "") => write!(f, "{l}: ")?,
+                        (l, usize::MAX, k) => write!(f, "{l}.{k}: ")?,
+                        (l, i, "") => write!(f, "{l}[{i}]: ")?,
+                        (l, i, k) => write!(f, "{l}[{i}].{k}: ")?,
+                    }
+                    write!(f, "byte {offset}: {message}")
                 }
             },
         }

@@ -27,7 +27,7 @@ use crate::num::Real;
 use crate::platform::worker::Worker;
 use crate::report::Method;
 pub(crate) use options::Costs;
-pub use options::{Options, OrderPolicy, RootCandidate, RootMode, Rounding};
+pub use options::{Options, OrderPolicy, RootCandidate, RootMode, Rounding, Solver};
 pub use types::{Assignment, Problem, Root, Scratch, Summary};
 
 /// Plans a scatter: how many items each worker gets, in which order, and when it finishes.

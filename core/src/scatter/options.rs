@@ -113,3 +113,17 @@ impl<N: Real> Costs<'_, N> {
         }
     }
 }
+
+/// Which solver a platform file asks for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Solver {
+    /// Closed form when every cost is affine, the exact DP otherwise.
+    #[default]
+    Auto,
+    /// Rational closed form and rounding ([`plan`](crate::plan)); affine costs only.
+    ClosedForm,
+    /// The exact integer DP ([`scatter::exact::exact`](crate::scatter::exact::exact)).
+    Exact,
+    /// The sampled DP in fixed memory ([`sampled`](crate::scatter::sampled)).
+    Sampled,
+}

@@ -1,0 +1,112 @@
+//! The one table of names for every option a document can hold: the words a platform
+//! document uses, that result documents write back, and that front ends offer. A front end
+//! never spells these itself; it lists them from here.
+
+use crate::doc::json::Str;
+use crate::report::Method;
+use crate::scatter::{OrderPolicy, RootMode, Rounding, Solver};
+
+/// The names of one option's values, in the order they are offered.
+#[derive(Debug)]
+pub struct Names<T: 'static> {
+    /// The document key holding the option.
+    pub key: &'static str,
+    /// Every value with its name.
+    pub table: &'static [(&'static str, T)],
+    /// The valid names in words, for error messages: `"given" or "bandwidth"`.
+    pub expected: &'static str,
+}
+
+impl<T: Copy + PartialEq> Names<T> {
+    /// The value called `s`.
+    pub fn parse(&self, s: &Str<'_>) -> Option<T> {
+        self.table.iter().find(|(n, _)| s.eq_str(n)).map(|&(_, v)| v)
+    }
+
+    /// The value called `s` (a plain string).
+    pub fn parse_str(&self, s: &str) -> Option<T> {
+        self.table.iter().find(|(n, _)| *n == s).map(|&(_, v)| v)
+    }
+
+    /// The name of `v` (empty if the table misses it, which the tests rule out).
+    pub fn name(&self, v: T) -> &'static str {
+        self.table.iter().find(|(_, x)| *x == v).map_or("", |&(n, _)| n)
+    }
+}
+
+/// When the root computes ([`RootMode`]).
+pub const ROOT_MODE: Names<RootMode> = Names {
+    key: "root_mode",
+    table: &[("after_send", RootMode::AfterSend), ("overlap", RootMode::Overlap)],
+    expected: "must be \"after_send\" or \"overlap\"",
+};
+
+/// The send order ([`OrderPolicy`]).
+pub const ORDER: Names<OrderPolicy> = Names {
+    key: "order",
+    table: &[("bandwidth", OrderPolicy::Bandwidth), ("given", OrderPolicy::Given)],
+    expected: "must be \"bandwidth\" or \"given\"",
+};
+
+/// The rounding scheme ([`Rounding`]).
+pub const ROUNDING: Names<Rounding> = Names {
+    key: "rounding",
+    table: &[
+        ("greedy", Rounding::Greedy),
+        ("largest_remainder", Rounding::LargestRemainder),
+        ("paper", Rounding::Paper),
+    ],
+    expected: "must be \"greedy\", \"largest_remainder\" or \"paper\"",
+};
+
+/// The scatter's solver ([`Solver`]).
+pub const SOLVER: Names<Solver> = Names {
+    key: "solver",
+    table: &[
+        ("auto", Solver::Auto),
+        ("closed_form", Solver::ClosedForm),
+        ("exact", Solver::Exact),
+        ("sampled", Solver::Sampled),
+    ],
+    expected: "must be \"auto\", \"closed_form\", \"exact\" or \"sampled\"",
+};
+
+/// How an answer was obtained ([`Method`]), as result documents write it.
+pub const METHOD: Names<Method> = Names {
+    key: "method",
+    table: &[
+        ("closed_form", Method::ClosedForm),
+        ("exact_dp", Method::ExactDp),
+        ("sampled_dp", Method::SampledDp),
+        ("threshold", Method::Threshold),
+    ],
+    expected: "must be \"closed_form\", \"exact_dp\", \"sampled_dp\" or \"threshold\"",
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn complete<T: Copy + PartialEq + core::fmt::Debug>(names: &Names<T>, all: &[T]) {
+        for &v in all {
+            let n = names.name(v);
+            assert!(!n.is_empty(), "{}: {v:?} has no name", names.key);
+            assert_eq!(names.parse_str(n), Some(v));
+            assert!(
+                names.expected.contains(&["\"", n, "\""].concat()),
+                "{}: {n} missing from expected",
+                names.key
+            );
+        }
+        assert_eq!(names.table.len(), all.len());
+    }
+
+    #[test]
+    fn every_value_has_one_name_and_is_listed() {
+        complete(&ROOT_MODE, &[RootMode::AfterSend, RootMode::Overlap]);
+        complete(&ORDER, &[OrderPolicy::Given, OrderPolicy::Bandwidth]);
+        complete(&ROUNDING, &[Rounding::Paper, Rounding::LargestRemainder, Rounding::Greedy]);
+        complete(&SOLVER, &[Solver::Auto, Solver::ClosedForm, Solver::Exact, Solver::Sampled]);
+        complete(&METHOD, &[Method::ClosedForm, Method::ExactDp, Method::SampledDp, Method::Threshold]);
+    }
+}
