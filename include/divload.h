@@ -244,6 +244,14 @@ divload_status divload_plan_json(const char *json,
                                  size_t out_len,
                                  size_t *out_n);
 
+// Writes `[{"name", "title", "paper"}, …]`, the models a document can name in
+// `"model"`, into `out` as a NUL-terminated string; sizes as [`divload_plan_json`].
+//
+// # Safety
+//
+// `out` must be valid for `out_len` bytes, `out_n` for one `size_t`.
+divload_status divload_models_json(char *out, size_t out_len, size_t *out_n);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

@@ -39,8 +39,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Plan a scatter: counts, displacements, send order and predicted finish times.
+    /// Plan a document: counts, displacements, order and predicted finish times.
     Plan(PlanArgs),
+    /// List the models a document can name ("model": …).
+    Models,
+    /// Print a ready-to-edit platform document for MODEL.
+    Example {
+        /// A model from `divload models`.
+        model: String,
+    },
 }
 
 #[derive(clap::Args)]
@@ -88,6 +95,22 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Plan(args) => run_plan(&args),
+        Command::Models => {
+            for m in divload::doc::MODELS {
+                println!("{:<12} {}\n{:<12} {}", m.name, m.title, "", m.paper);
+            }
+            Ok(())
+        }
+        Command::Example { model } => match divload::doc::model(&model) {
+            Some(m) => {
+                print!("{}", m.example);
+                Ok(())
+            }
+            None => {
+                let known: Vec<&str> = divload::doc::MODELS.iter().map(|m| m.name).collect();
+                Err(format!("model: unknown model {model:?} (known: {})", known.join(", ")))
+            }
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -411,3 +411,22 @@ fn memory_is_bounded_by_the_document() {
     let many = SMALL.replace(r#""name": "b","#, r#""name": "b", "count": 1000000000000,"#);
     assert_clean_error(&limited(&many, kib), "exceed this tool's capacity");
 }
+
+#[test]
+fn models_and_examples_come_from_the_registry() {
+    let out = divload(&["models"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("scatter "));
+    let out = divload(&["example", "scatter"]);
+    assert!(out.status.success());
+    let example = String::from_utf8(out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&example).expect("the example is JSON");
+    assert_eq!(v["model"], "scatter");
+    // The example plans as printed, to the paper's makespan.
+    let planned = with_file(&example, &["--json"]);
+    assert!(planned.status.success(), "{}", String::from_utf8_lossy(&planned.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&planned.stdout).unwrap();
+    assert_eq!(r["model"], "scatter");
+    assert!((r["makespan"].as_f64().unwrap() - 403.975).abs() < 0.01);
+    assert_clean_error(&divload(&["example", "nonsense"]), "unknown model \"nonsense\" (known: scatter)");
+}

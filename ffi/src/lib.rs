@@ -407,17 +407,51 @@ pub unsafe extern "C" fn divload_plan_json(
             return Err(null_failure("out_n"));
         }
         let doc = plan_json(text)?;
-        let needed = doc.len() + 1;
-        if out.len() < needed {
-            // SAFETY: checked non-null above; the caller guarantees validity.
-            unsafe { out_n.write(needed) };
-            return Err(buffer_failure("out", needed, out.len()));
-        }
-        out[..doc.len()].copy_from_slice(&doc);
-        out[doc.len()] = 0;
-        unsafe { out_n.write(doc.len()) };
-        Ok(())
+        // SAFETY: `out_n` is non-null; the caller guarantees it is valid.
+        unsafe { write_document(&doc, out, out_n) }
     })
+}
+
+/// Writes `[{"name", "title", "paper"}, …]`, the models a document can name in
+/// `"model"`, into `out` as a NUL-terminated string; sizes as [`divload_plan_json`].
+///
+/// # Safety
+///
+/// `out` must be valid for `out_len` bytes, `out_n` for one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn divload_models_json(
+    out: *mut c_char,
+    out_len: usize,
+    out_n: *mut usize,
+) -> divload_status {
+    boundary(|| {
+        let out = unsafe { output(out.cast::<u8>(), out_len, "out")? };
+        if out_n.is_null() {
+            return Err(null_failure("out_n"));
+        }
+        let doc = divload_host::models_json()?;
+        // SAFETY: `out_n` is non-null; the caller guarantees it is valid.
+        unsafe { write_document(&doc, out, out_n) }
+    })
+}
+
+/// Copies `doc` and a NUL into `out`, or reports the size needed in `*out_n`.
+///
+/// # Safety
+///
+/// `out_n` must be non-null and valid for one `size_t`.
+unsafe fn write_document(doc: &[u8], out: &mut [u8], out_n: *mut usize) -> Result<(), Failure> {
+    let needed = doc.len() + 1;
+    if out.len() < needed {
+        // SAFETY: checked non-null by the callers; the caller guarantees validity.
+        unsafe { out_n.write(needed) };
+        return Err(buffer_failure("out", needed, out.len()));
+    }
+    out[..doc.len()].copy_from_slice(doc);
+    out[doc.len()] = 0;
+    // SAFETY: as above.
+    unsafe { out_n.write(doc.len()) };
+    Ok(())
 }
 
 /// The result of planning, kept in Rust until every check has passed.

@@ -62,6 +62,22 @@ pub fn filled<T: Clone>(what: &'static str, n: usize, value: T) -> Result<Vec<T>
     Ok(v)
 }
 
+/// `[{"name", "title", "paper"}, …]`: every model a document can name.
+///
+/// # Errors
+///
+/// [`HostError::OutOfMemory`].
+pub fn models_json() -> Result<Vec<u8>, HostError> {
+    let needed = match divload::doc::write_models(&mut []) {
+        Ok(n) => n,
+        Err(e) => e.needed().ok_or(HostError::Core(e))?,
+    };
+    let mut doc = filled("models JSON", needed, 0u8)?;
+    let n = divload::doc::write_models(&mut doc)?;
+    doc.truncate(n);
+    Ok(doc)
+}
+
 /// A parsed platform document, owning its entry buffers (names borrow the text).
 #[derive(Debug)]
 pub struct Parsed<'t> {

@@ -130,6 +130,14 @@ try {
       nan: caught(() => m.plan({ ...platform, items: 0 })),
       truncated: caught(() => m.schedules('{"version": 1, "items": 5')),
       wrongType: caught(() => m.plan(42)),
+      strict: [
+        caught(() => m.plan('{"comment": hello world, "items": 5}')),
+        caught(() => m.plan('{"items": .5}')),
+        caught(() => m.plan('{"items": 5, "items": 6}')),
+        caught(() => m.plan('{"root": "a\u0001b"}')),
+        caught(() => m.plan('{"comment": ' + '['.repeat(200000))),
+      ],
+      models: JSON.parse(m.models()).map((x) => x.name),
       version: m.version(),
     };
   });
@@ -137,8 +145,17 @@ try {
   assert.equal(api.sum, 10);
   assert.equal(api.rows, 3);
   assert.deepEqual(api.nan, [true, 'items: must be at least 1, got 0']);
-  assert.deepEqual(api.truncated, [true, 'platform JSON: items: truncated document (unexpected end)']);
+  assert.deepEqual(api.truncated, [true, 'platform JSON: items: byte 25: truncated document (unexpected end)']);
+  // Strict JSON in the browser too: byte offsets, duplicates, and no stack overflow on
+  // deep nesting (wasm's whole stack is 1 MiB).
+  const strict = ['byte 12: bare word', 'items: byte 10: invalid number', 'items: byte 13: duplicate key',
+    'raw control character', 'nesting deeper than 128'];
+  strict.forEach((needle, i) => {
+    assert.equal(api.strict[i]?.[0], true, `strict case ${i}: ${api.strict[i]}`);
+    assert.ok(api.strict[i][1].includes(needle), `strict case ${i}: ${api.strict[i][1]} lacks ${needle}`);
+  });
   assert.deepEqual(api.wrongType, [true, 'platform: expected a JSON string or an object']);
+  assert.deepEqual(api.models, ['scatter']);
   assert.equal(api.version, cli_version());
 
   step = 'the solver select: the exact DP from the page';

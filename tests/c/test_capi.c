@@ -6,6 +6,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,6 +317,91 @@ static void test_json_solvers(void) {
     }
 }
 
+/* Strict JSON (RFC 8259) from C: lenient forms, duplicate keys, raw control characters and
+ * deep nesting are DIVLOAD_JSON with the byte offset in the message, even on a thread with
+ * a small stack; names with escapes come back exactly as written. */
+static const char STRICT_HEAD[] = "{\"items\": 10, \"root\": \"a\", ";
+static const char STRICT_WORKERS[] =
+    "\"workers\": [{\"name\": \"a\", \"comm_per_item\": 0, \"comp_per_item\": 1},"
+    " {\"name\": \"b\", \"comm_per_item\": 0.5, \"comp_per_item\": 2}]}";
+
+static divload_status plan_text(const char *text, size_t n) {
+    static char out[8192];
+    size_t len = 0;
+    return divload_plan_json(text, n, out, sizeof out, &len);
+}
+
+static void expect_strict(const char *extra, const char *needle) {
+    char text[1024];
+    int n = snprintf(text, sizeof text, "%s%s, %s", STRICT_HEAD, extra, STRICT_WORKERS);
+    CHECK(n > 0 && (size_t)n < sizeof text);
+    CHECK_STATUS(plan_text(text, (size_t)n), DIVLOAD_JSON);
+    if (strstr(last_error(), needle) == NULL || strstr(last_error(), "byte ") == NULL) {
+        fprintf(stderr, "expected \"%s\" with a byte offset in \"%s\"\n", needle, last_error());
+        failures++;
+    }
+}
+
+static void *deep_nesting(void *arg) {
+    (void)arg;
+    size_t depth = 200000, head = strlen(STRICT_HEAD) + strlen("\"comment\": ");
+    char *text = malloc(head + depth + 1);
+    if (text == NULL) return NULL;
+    strcpy(text, STRICT_HEAD);
+    strcat(text, "\"comment\": ");
+    memset(text + head, '[', depth);
+    text[head + depth] = '\0';
+    CHECK_STATUS(plan_text(text, head + depth), DIVLOAD_JSON);
+    CHECK(strstr(last_error(), "nesting deeper than 128") != NULL);
+    free(text);
+    return NULL;
+}
+
+static void test_json_strict(void) {
+    expect_strict("\"comment\": hello world", "bare word");
+    expect_strict("\"comment\": .5", "invalid number");
+    expect_strict("\"comment\": +0.5", "invalid number");
+    expect_strict("\"comment\": 5.", "invalid number");
+    expect_strict("\"comment\": 05", "invalid number");
+    expect_strict("\"comment\": 'x'", "single-quoted");
+    expect_strict("\"comment\": \"a\x01b\"", "raw control character");
+    expect_strict("\"items\": 5", "items: byte");
+    expect_strict("\"order\": \"given\", \"order\": \"given\"", "duplicate key");
+
+    /* 256 KiB of stack: recursion over 200 000 levels would need megabytes. */
+    pthread_attr_t attr;
+    pthread_t t;
+    CHECK(pthread_attr_init(&attr) == 0);
+    CHECK(pthread_attr_setstacksize(&attr, 256 * 1024) == 0);
+    CHECK(pthread_create(&t, &attr, deep_nesting, NULL) == 0);
+    CHECK(pthread_join(t, NULL) == 0);
+    pthread_attr_destroy(&attr);
+
+    static const char ESCAPED[] =
+        "{\"items\": 10, \"root\": \"q\\\"uote\", \"workers\": ["
+        "{\"name\": \"q\\\"uote\", \"comm_per_item\": 0, \"comp_per_item\": 1},"
+        "{\"name\": \"caf\\u00e9 \\\\ \\u0001\", \"comm_per_item\": 0.5, \"comp_per_item\": 2}]}";
+    char out[4096];
+    size_t len = 0, needed = 0;
+    CHECK_STATUS(divload_plan_json(ESCAPED, strlen(ESCAPED), out, 8, &needed), DIVLOAD_BUFFER_TOO_SMALL);
+    CHECK_STATUS(divload_plan_json(ESCAPED, strlen(ESCAPED), out, needed, &len), DIVLOAD_OK);
+    CHECK(len + 1 == needed);
+    CHECK(strstr(out, "\"name\":\"q\\\"uote\"") != NULL);
+    CHECK(strstr(out, "\"name\":\"caf\\u00e9 \\\\ \\u0001\"") != NULL);
+}
+
+static void test_models(void) {
+    size_t needed = 0, len = 0;
+    char tiny[4];
+    CHECK_STATUS(divload_models_json(tiny, sizeof tiny, &needed), DIVLOAD_BUFFER_TOO_SMALL);
+    char out[4096];
+    CHECK(needed <= sizeof out);
+    CHECK_STATUS(divload_models_json(out, needed, &len), DIVLOAD_OK);
+    CHECK(len + 1 == needed && strlen(out) == len);
+    CHECK(strstr(out, "{\"name\":\"scatter\"") != NULL);
+    CHECK_STATUS(divload_models_json(NULL, 0, &len), DIVLOAD_NULL_PARAMETER);
+}
+
 static void test_last_error_truncates(void) {
     divload_worker w[1] = {{0, 0, 0, NAN}};
     int c[1], d[1];
@@ -335,6 +421,8 @@ int main(void) {
     test_bad_input();
     test_json();
     test_json_solvers();
+    test_json_strict();
+    test_models();
     test_last_error_truncates();
     if (failures) {
         fprintf(stderr, "test_capi: %d check(s) failed\n", failures);

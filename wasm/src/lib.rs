@@ -54,6 +54,17 @@ pub fn schedules(platform: JsValue) -> Result<String, JsError> {
     schedules_json(&text).map_err(|e| JsError::new(&e))
 }
 
+/// The models a document can name: `[{"name", "title", "paper"}, …]` as a JSON string.
+///
+/// # Errors
+///
+/// Throws an `Error` when memory runs out.
+#[wasm_bindgen]
+pub fn models() -> Result<String, JsError> {
+    let doc = divload_host::models_json().map_err(|e| JsError::new(&e.to_string()))?;
+    String::from_utf8(doc).map_err(|_| JsError::new("models: not UTF-8"))
+}
+
 /// The library version.
 #[wasm_bindgen]
 pub fn version() -> String {

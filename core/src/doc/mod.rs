@@ -1,12 +1,87 @@
 //! The document layer (feature `json`): platform documents in, result documents out, for
 //! every model, without allocation.
+//!
+//! A document is `{"version": 1, "model": "scatter" | …, …}`; without `"model"` it is a
+//! scatter document, so every platform file written before models had names still reads.
+//! [`MODELS`] is the one registry every front end lists (the command line's `divload
+//! models` and `divload example`, `divload_models_json` in C, `models()` in the browser).
 
 pub mod json;
 pub mod names;
 pub mod scatter;
 
 use crate::error::{Detail, Error};
-use json::{JsonError, Reader, Str};
+use json::{JsonError, Reader, Str, Writer};
+
+/// One model as front ends present it.
+#[derive(Debug)]
+pub struct ModelInfo {
+    /// The value of `"model"` in documents.
+    pub name: &'static str,
+    /// What it plans, in a line.
+    pub title: &'static str,
+    /// The paper and sections it follows.
+    pub paper: &'static str,
+    /// A ready-to-edit platform document.
+    pub example: &'static str,
+}
+
+/// Every model documents can name, in the order front ends offer them.
+pub const MODELS: &[ModelInfo] = &[ModelInfo {
+    name: "scatter",
+    title: "a root serves the workers one at a time, then they compute (MPI_Scatterv)",
+    paper: "Genaud, Giersch, Vivien 2003 (Thm 1-3, Algorithms 1-2); slides \"bus\" and \"star\"",
+    example: r#"{
+  "version": 1,
+  "model": "scatter",
+  "comment": "genaud2003 Table 1: 16 processors on two sites, root dinadan, 817101 rays. comm_per_item = lambda, comp_per_item = mu (s/item).",
+  "items": 817101,
+  "root": "dinadan",
+  "root_mode": "after_send",
+  "order": "bandwidth",
+  "rounding": "greedy",
+  "solver": "auto",
+  "workers": [
+    {"name": "dinadan",   "count": 1, "comm_per_item": 0,       "comp_per_item": 0.009288},
+    {"name": "pellinore", "count": 1, "comm_per_item": 1.12e-5, "comp_per_item": 0.009365},
+    {"name": "caseb",     "count": 1, "comm_per_item": 1.00e-5, "comp_per_item": 0.004629},
+    {"name": "sekhmet",   "count": 1, "comm_per_item": 1.70e-5, "comp_per_item": 0.004885},
+    {"name": "merlin",    "count": 2, "comm_per_item": 8.15e-5, "comp_per_item": 0.003976},
+    {"name": "seven",     "count": 2, "comm_per_item": 2.10e-5, "comp_per_item": 0.016156},
+    {"name": "leda",      "count": 8, "comm_per_item": 3.53e-5, "comp_per_item": 0.009677}
+  ]
+}
+"#,
+}];
+
+/// The model called `name`.
+pub fn model(name: &str) -> Option<&'static ModelInfo> {
+    MODELS.iter().find(|m| m.name == name)
+}
+
+/// Writes `[{"name", "title", "paper"}, …]` for every model into `out`; returns the length.
+///
+/// # Errors
+///
+/// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) with the exact length
+/// needed.
+pub fn write_models(out: &mut [u8]) -> Result<usize, Error> {
+    let got = out.len();
+    let mut w = Writer::new(out);
+    w.begin_array();
+    for m in MODELS {
+        w.begin_object();
+        w.key("name");
+        w.str(m.name);
+        w.key("title");
+        w.str(m.title);
+        w.key("paper");
+        w.str(m.paper);
+        w.end_object();
+    }
+    w.end_array();
+    w.finish().map_err(|needed| Error::buffer("models JSON", needed, got))
+}
 
 /// The keys one kind of JSON object may hold, and how an error lists them.
 #[derive(Debug)]
@@ -114,5 +189,23 @@ impl<'a> Doc<'a> {
         let offset = self.offset();
         let s = self.string()?;
         names.parse(&s).ok_or_else(|| self.error(names.expected, offset))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_example_plans_and_the_list_is_exact() {
+        for m in MODELS {
+            assert_eq!(model(m.name).map(|x| x.name), Some(m.name));
+            let sizes = scatter::sizes(m.example.as_bytes()).unwrap();
+            assert!(sizes.entries > 0, "{}", m.name);
+        }
+        let needed = write_models(&mut []).unwrap_err().needed().unwrap();
+        let mut buf = [0u8; 4096];
+        assert_eq!(write_models(&mut buf).unwrap(), needed);
+        assert!(model("nonsense").is_none());
     }
 }
