@@ -247,7 +247,7 @@ fn print_table(
         Method::Threshold => "threshold search".to_string(),
     };
     writeln!(w, "{} items on {} workers, root {root} ({mode}), order {order}, {how}\n", s.items, out.len())?;
-    let width = entries.iter().map(|e| e.name.decoded_len()).max().unwrap_or(4).max(6);
+    let width = entries.iter().map(|e| e.name.chars().count()).max().unwrap_or(4).max(6);
     writeln!(
         w,
         "{:>5}  {:<width$} {:>6} {:>10} {:>12} {:>10} {:>10} {:>10}",

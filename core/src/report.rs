@@ -28,9 +28,8 @@ pub struct Report<N> {
     pub method: Method,
     /// Makespan of the integer plan returned.
     pub makespan: N,
-    /// A certified lower bound on the makespan of every plan the model allows (within the
-    /// model's stated scope, e.g. the send order), computed so that rounding errors can only
-    /// lower it.
+    /// A lower bound on the makespan of every plan the model allows, within the model's
+    /// stated scope (e.g. the send order).
     pub lower_bound: N,
     /// `true` when the plan is proven optimal within that scope.
     pub exact: bool,
@@ -40,15 +39,5 @@ impl<N: Real> Report<N> {
     /// `makespan − lower_bound`, never negative: how far the plan can be from the optimum.
     pub fn gap(&self) -> N {
         (self.makespan - self.lower_bound).max_of(N::ZERO)
-    }
-
-    /// The gap relative to the makespan (0 when the makespan is 0).
-    pub fn relative_gap(&self) -> f64 {
-        let m = self.makespan.to_f64();
-        if m > 0.0 {
-            self.gap().to_f64() / m
-        } else {
-            0.0
-        }
     }
 }

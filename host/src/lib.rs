@@ -68,12 +68,21 @@ pub fn filled<T: Clone>(what: &'static str, n: usize, value: T) -> Result<Vec<T>
 ///
 /// [`HostError::OutOfMemory`].
 pub fn models_json() -> Result<Vec<u8>, HostError> {
-    let needed = match divload::doc::write_models(&mut []) {
+    written("models JSON", divload::doc::write_models)
+}
+
+/// A document from one of the core's writers, which count what they would write: a dry
+/// run with no buffer gives the exact size, allocated once.
+fn written(
+    what: &'static str,
+    write: impl Fn(&mut [u8]) -> Result<usize, divload::Error>,
+) -> Result<Vec<u8>, HostError> {
+    let needed = match write(&mut []) {
         Ok(n) => n,
         Err(e) => e.needed().ok_or(HostError::Core(e))?,
     };
-    let mut doc = filled("models JSON", needed, 0u8)?;
-    let n = divload::doc::write_models(&mut doc)?;
+    let mut doc = filled(what, needed, 0u8)?;
+    let n = write(&mut doc)?;
     doc.truncate(n);
     Ok(doc)
 }
@@ -186,18 +195,9 @@ impl Planned<'_> {
     ///
     /// [`HostError::OutOfMemory`]; the core's errors do not occur for a solved plan.
     pub fn document(&self) -> Result<Vec<u8>, HostError> {
-        let write = |out: &mut [u8]| {
+        written("result document", |out| {
             json::write_result(&self.file, &self.entries, &self.solved.summary, &self.plan, out)
-        };
-        // The writer counts what it would write: one dry run gives the exact size.
-        let needed = match write(&mut []) {
-            Ok(n) => n,
-            Err(e) => e.needed().ok_or(HostError::Core(e))?,
-        };
-        let mut doc = filled("result document", needed, 0u8)?;
-        let n = write(&mut doc)?;
-        doc.truncate(n);
-        Ok(doc)
+        })
     }
 }
 

@@ -169,7 +169,7 @@ pub struct Sizes {
 ///
 /// Everything [`parse_platform`] rejects, except buffers that are too small.
 pub fn sizes(json: &[u8]) -> Result<Sizes, Error> {
-    read(json, &mut [], &mut []).map(|(_, sizes)| sizes)
+    read(json, &mut [], &mut []).map(|f| Sizes { entries: f.entries, candidates: f.candidates })
 }
 
 /// Reads a platform file. Entries go into `entries` and `candidates`, whose lengths come
@@ -208,12 +208,12 @@ pub fn parse_platform<'a>(
     entries: &mut [WorkerEntry<'a>],
     candidates: &mut [CandidateEntry<'a>],
 ) -> Result<PlatformFile<'a>, Error> {
-    let (file, sizes) = read(json, entries, candidates)?;
-    if sizes.entries > entries.len() {
-        return Err(Error::buffer("worker entries", sizes.entries, entries.len()));
+    let file = read(json, entries, candidates)?;
+    if file.entries > entries.len() {
+        return Err(Error::buffer("worker entries", file.entries, entries.len()));
     }
-    if sizes.candidates > candidates.len() {
-        return Err(Error::buffer("root candidate entries", sizes.candidates, candidates.len()));
+    if file.candidates > candidates.len() {
+        return Err(Error::buffer("root candidate entries", file.candidates, candidates.len()));
     }
     Ok(file)
 }
@@ -271,7 +271,7 @@ fn read<'a>(
     json: &'a [u8],
     entries: &mut [WorkerEntry<'a>],
     candidates: &mut [CandidateEntry<'a>],
-) -> Result<(PlatformFile<'a>, Sizes), Error> {
+) -> Result<PlatformFile<'a>, Error> {
     let mut d = Doc::new(json);
     d.object()?;
     let mut seen = 0u64;
@@ -338,7 +338,7 @@ fn read<'a>(
     let Ok(n_workers) = usize::try_from(expanded) else {
         return Err(missing("workers", "too many workers for this machine"));
     };
-    let file = PlatformFile {
+    Ok(PlatformFile {
         items,
         root,
         options,
@@ -347,8 +347,7 @@ fn read<'a>(
         workers: n_workers,
         solver,
         affine,
-    };
-    Ok((file, Sizes { entries: n_entries, candidates: cands.unwrap_or(0) }))
+    })
 }
 
 /// Reads `workers`; returns (entries, expanded worker count, every cost affine).
@@ -397,18 +396,9 @@ fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> 
                 e.repair = d.bool()?;
                 continue;
             }
-            "comm_table" | "comp_table" => {
-                let model = read_table(d, i, k)?;
-                if k == "comm_table" {
-                    (e.comm_model, comm) = (model, true);
-                } else {
-                    (e.comp_model, comp) = (model, true);
-                }
-                continue;
-            }
-            "comm_power" | "comp_power" => {
-                let model = read_power(d, i, k)?;
-                if k == "comm_power" {
+            "comm_table" | "comp_table" | "comm_power" | "comp_power" => {
+                let model = if k.ends_with("_table") { read_table(d, i, k)? } else { read_power(d, i, k)? };
+                if k.starts_with("comm") {
                     (e.comm_model, comm) = (model, true);
                 } else {
                     (e.comp_model, comp) = (model, true);

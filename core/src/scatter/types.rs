@@ -170,7 +170,7 @@ impl<N: Real> Summary<N> {
     /// The certified distance to the optimum for this send order, in seconds:
     /// `makespan − lower_bound` (0 for the exact solvers, up to rounding).
     pub fn gap(&self) -> N {
-        (self.makespan - self.lower_bound).max_of(N::ZERO)
+        self.report().gap()
     }
 
     /// How much faster than the even split: `uniform_makespan / makespan`.
