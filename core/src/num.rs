@@ -49,9 +49,21 @@ pub trait Real:
     /// A value above every finite one, for which `is_finite()` is `false` (`Q32`: its
     /// saturated maximum).
     const INFINITY: Self;
+    /// Largest relative error of one correctly rounded operation (unit roundoff: 2⁻⁵³ for
+    /// `f64`, 2⁻²⁴ for `f32`; 0 for `Q32`, whose error is absolute). Bounds use it to stay
+    /// bounds when compared with values computed in this type (`kernel::fp`).
+    const ROUNDOFF: f64;
+    /// Largest absolute error of one operation beyond [`Real::ROUNDOFF`]: the spacing near
+    /// zero (subnormals for floats, 2⁻³² for `Q32`).
+    const QUANTUM: f64;
 
     /// Converts from `f64`; `None` for NaN, infinities, and values this type cannot hold.
     fn from_f64(x: f64) -> Option<Self>;
+    /// The largest value of this type not above `x` (saturating; NaN gives zero).
+    fn from_f64_below(x: f64) -> Self;
+    /// The smallest value of this type not below `x` (saturating to [`Real::INFINITY`];
+    /// NaN gives [`Real::INFINITY`]).
+    fn from_f64_above(x: f64) -> Self;
     /// Converts to `f64` (exact for all three implementations).
     fn to_f64(self) -> f64;
     /// Converts an item count; callers keep `n <= MAX_ITEMS` (larger values saturate).
@@ -94,6 +106,25 @@ impl Real for f64 {
     const MAX_ITEMS: u64 = 1 << 53;
     const NAME: &'static str = "f64";
     const INFINITY: Self = f64::INFINITY;
+    const ROUNDOFF: f64 = 1.0 / 9_007_199_254_740_992.0;
+    const QUANTUM: f64 = f64::MIN_POSITIVE * f64::EPSILON;
+
+    #[inline]
+    fn from_f64_below(x: f64) -> Self {
+        if x.is_nan() {
+            0.0
+        } else {
+            x
+        }
+    }
+    #[inline]
+    fn from_f64_above(x: f64) -> Self {
+        if x.is_nan() {
+            f64::INFINITY
+        } else {
+            x
+        }
+    }
 
     #[inline]
     fn from_f64(x: f64) -> Option<Self> {
@@ -125,6 +156,31 @@ impl Real for f32 {
     const MAX_ITEMS: u64 = 1 << 24;
     const NAME: &'static str = "f32";
     const INFINITY: Self = f32::INFINITY;
+    const ROUNDOFF: f64 = 1.0 / 16_777_216.0;
+    const QUANTUM: f64 = (f32::MIN_POSITIVE * f32::EPSILON) as f64;
+
+    fn from_f64_below(x: f64) -> Self {
+        if x.is_nan() {
+            return 0.0;
+        }
+        let y = x as f32;
+        if f64::from(y) > x {
+            f32_step(y, false)
+        } else {
+            y
+        }
+    }
+    fn from_f64_above(x: f64) -> Self {
+        if x.is_nan() {
+            return f32::INFINITY;
+        }
+        let y = x as f32;
+        if f64::from(y) < x {
+            f32_step(y, true)
+        } else {
+            y
+        }
+    }
 
     #[inline]
     fn from_f64(x: f64) -> Option<Self> {
@@ -146,6 +202,24 @@ impl Real for f32 {
     #[inline]
     fn is_finite(self) -> bool {
         f32::is_finite(self)
+    }
+}
+
+/// The neighbour of a finite `f32` towards +∞ (`up`) or −∞; infinities stay.
+fn f32_step(y: f32, up: bool) -> f32 {
+    if !y.is_finite() {
+        return y;
+    }
+    if y == 0.0 {
+        let tiny = f32::from_bits(1);
+        return if up { tiny } else { -tiny };
+    }
+    let bits = y.to_bits();
+    // Away from zero means a larger magnitude: one more in the bit pattern.
+    if (y > 0.0) == up {
+        f32::from_bits(bits + 1)
+    } else {
+        f32::from_bits(bits - 1)
     }
 }
 
@@ -229,6 +303,31 @@ impl Real for Q32 {
     const MAX_ITEMS: u64 = i32::MAX as u64;
     const NAME: &'static str = "Q32";
     const INFINITY: Self = Q32(I32F32::MAX);
+    const ROUNDOFF: f64 = 0.0;
+    const QUANTUM: f64 = 1.0 / 4_294_967_296.0;
+
+    fn from_f64_below(x: f64) -> Self {
+        if x.is_nan() {
+            return Q32::ZERO;
+        }
+        let q = Q32(I32F32::saturating_from_num(x));
+        if q.to_f64() > x {
+            Q32(q.0.saturating_sub(I32F32::DELTA))
+        } else {
+            q
+        }
+    }
+    fn from_f64_above(x: f64) -> Self {
+        if x.is_nan() {
+            return Q32::INFINITY;
+        }
+        let q = Q32(I32F32::saturating_from_num(x));
+        if q.to_f64() < x {
+            Q32(q.0.saturating_add(I32F32::DELTA))
+        } else {
+            q
+        }
+    }
 
     #[inline]
     fn from_f64(x: f64) -> Option<Self> {

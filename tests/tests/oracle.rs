@@ -466,3 +466,168 @@ fn measure_affine_heuristic_gap() {
     );
     assert!(exact * 10 >= total * 9, "the heuristic should be optimal on at least 90% of small instances");
 }
+
+/// Issue 11: bounds are bounds in floating point, and the rational optimum is accurate
+/// when one worker takes nearly everything.
+mod certified {
+    use super::*;
+    use divload::Q32;
+
+    fn overlap_given(root_mode: RootMode) -> Options {
+        Options { root_mode, order: OrderPolicy::Given, rounding: Rounding::Greedy }
+    }
+
+    /// `lower_bound ≤ exact optimum ≤ makespan ≤ bound`, and the rational makespan within
+    /// `1e-12` relative of the exact optimum (linear costs: it is the optimum).
+    fn check_exactly(w: &[Worker<f64>], root: usize, n: u64, o: Options) {
+        let (s, out) = solve(w, root, n, o);
+        let order: Vec<usize> = out.iter().map(|a| a.worker).collect();
+        let opt = rational_optimum(&chain(w, root, &order), &Q::from_integer(BigInt::from(n)));
+        assert!(
+            q(s.lower_bound) <= opt,
+            "lower bound {} above the optimum {}",
+            s.lower_bound,
+            opt.to_f64().unwrap()
+        );
+        assert!(s.lower_bound <= s.makespan, "lower bound {} above the plan {}", s.lower_bound, s.makespan);
+        assert!(s.makespan <= s.bound, "plan {} above its bound {}", s.makespan, s.bound);
+        if s.rational_exact {
+            let err = rel(s.rational_makespan, opt.to_f64().unwrap());
+            assert!(err <= 1e-12, "rational makespan {} off by {err:e}", s.rational_makespan);
+        }
+    }
+
+    /// The issue's first reproducer: a fast root computing while it sends, one slow link.
+    /// Before: lower bound = rational makespan = 150.79916763305664, 1.26e-5 s above the
+    /// integer plan 150.799155078 (exact optimum 150.79915507159).
+    #[test]
+    fn fast_root_next_to_a_slow_link() {
+        let w = [Worker::linear(0.0, 1.3e-8), Worker::linear(100.0, 1.0)];
+        check_exactly(&w, 0, 11_599_935_007, overlap_given(RootMode::Overlap));
+        let (s, _) = solve(&w, 0, 11_599_935_007, overlap_given(RootMode::Overlap));
+        assert!(rel(s.rational_makespan, 150.79915507159) < 1e-12, "{}", s.rational_makespan);
+    }
+
+    /// The issue's second reproducer: one item, makespan 7e-9, lower bound was 7.0000006e-9.
+    #[test]
+    fn one_item_on_a_fast_root() {
+        let w = [Worker::linear(0.0, 7e-9), Worker::linear(20.0, 1.0)];
+        check_exactly(&w, 0, 1, overlap_given(RootMode::Overlap));
+        let (s, out) = solve(&w, 0, 1, overlap_given(RootMode::Overlap));
+        assert_eq!(out[0].count, 1);
+        assert!(s.lower_bound <= 7e-9 && s.makespan == 7e-9);
+    }
+
+    /// Log-uniform in `[lo, hi]`.
+    fn log_uniform(g: &mut Lcg, lo: f64, hi: f64) -> f64 {
+        (lo.ln() + g.unit() * (hi.ln() - lo.ln())).exp()
+    }
+
+    fn random_instance(
+        g: &mut Lcg,
+        max_p: u64,
+        max_items: u64,
+        latency: bool,
+    ) -> (Vec<Worker<f64>>, usize, u64, Options) {
+        let p = 1 + g.below(max_p) as usize;
+        let w: Vec<Worker<f64>> = (0..p)
+            .map(|_| {
+                let lambda = if g.below(8) == 0 { 0.0 } else { log_uniform(g, 1e-9, 1e3) };
+                let (a, b) = if latency && g.below(2) == 0 {
+                    (log_uniform(g, 1e-9, 1e2), log_uniform(g, 1e-9, 1e2))
+                } else {
+                    (0.0, 0.0)
+                };
+                Worker {
+                    comm_latency: a,
+                    comm_per_item: lambda,
+                    comp_latency: b,
+                    comp_per_item: log_uniform(g, 1e-9, 1e3),
+                }
+            })
+            .collect();
+        let root = g.below(p as u64) as usize;
+        // Item counts spread over every magnitude up to `max_items`.
+        let items = (log_uniform(g, 1.0, max_items as f64) as u64).clamp(1, max_items);
+        let options = Options {
+            root_mode: [RootMode::AfterSend, RootMode::Overlap][g.below(2) as usize],
+            order: [OrderPolicy::Given, OrderPolicy::Bandwidth][g.below(2) as usize],
+            rounding: [Rounding::Paper, Rounding::LargestRemainder, Rounding::Greedy][g.below(3) as usize],
+        };
+        (w, root, items, options)
+    }
+
+    /// 10⁵ random plans with cost ratios up to 10¹² and items up to 2⁵³: the bounds hold as
+    /// computed, every time; on the small ones, against exact rationals too.
+    #[test]
+    fn bounds_hold_on_1e5_extreme_plans() {
+        let mut g = Lcg(0x1111_2222_3333_4444);
+        for case in 0..100_000u32 {
+            let exact_check = case % 20 == 0;
+            let (max_p, max_items) = if exact_check { (4, 1 << 40) } else { (12, 1 << 53) };
+            let (w, root, n, o) = random_instance(&mut g, max_p, max_items, case % 3 == 0);
+            if exact_check {
+                check_exactly(&w, root, n, o);
+                continue;
+            }
+            let problem = Problem { workers: &w, root: Root::Fixed(root), items: n, options: o };
+            let mut out = vec![Assignment::EMPTY; w.len()];
+            let mut scratch = vec![Scratch::EMPTY; w.len()];
+            let Ok(s) = plan(&problem, &mut out, &mut scratch) else { continue };
+            assert_eq!(out.iter().map(|a| a.count).sum::<u64>(), n, "case {case}");
+            assert!(
+                s.lower_bound <= s.makespan && s.makespan <= s.bound,
+                "case {case}: {} <= {} <= {} fails for {w:?} root {root} n {n} {o:?}",
+                s.lower_bound,
+                s.makespan,
+                s.bound
+            );
+        }
+    }
+
+    /// The same promise in `f32` and `Q32`, whose roundings are coarser.
+    #[test]
+    fn bounds_hold_in_f32_and_q32() {
+        fn check<N: divload::Real>(w: &[Worker<f64>], root: usize, n: u64, o: Options) -> bool {
+            let Some(w): Option<Vec<Worker<N>>> = w
+                .iter()
+                .map(|x| {
+                    Some(Worker {
+                        comm_latency: N::from_f64(x.comm_latency)?,
+                        comm_per_item: N::from_f64(x.comm_per_item)?,
+                        comp_latency: N::from_f64(x.comp_latency)?,
+                        comp_per_item: N::from_f64(x.comp_per_item).filter(|m| *m > N::ZERO)?,
+                    })
+                })
+                .collect()
+            else {
+                return false;
+            };
+            let problem = Problem { workers: &w, root: Root::Fixed(root), items: n, options: o };
+            let mut out = vec![Assignment::EMPTY; w.len()];
+            let mut scratch = vec![Scratch::EMPTY; w.len()];
+            let Ok(s) = plan(&problem, &mut out, &mut scratch) else { return false };
+            assert_eq!(out.iter().map(|a| a.count).sum::<u64>(), n);
+            assert!(
+                s.lower_bound <= s.makespan && s.makespan <= s.bound,
+                "{}: {} <= {} <= {} fails for {w:?} root {root} n {n} {o:?}",
+                N::NAME,
+                s.lower_bound,
+                s.makespan,
+                s.bound
+            );
+            true
+        }
+        let mut g = Lcg(0x5555_6666_7777_8888);
+        let (mut f32_plans, mut q32_plans) = (0, 0);
+        for case in 0..20_000u32 {
+            let (w, root, n, o) = random_instance(&mut g, 12, 1 << 24, case % 3 == 0);
+            f32_plans += u32::from(check::<f32>(&w, root, n, o));
+            q32_plans += u32::from(check::<Q32>(&w, root, n.min(1 << 20), o));
+        }
+        assert!(
+            f32_plans > 10_000 && q32_plans > 2_000,
+            "only {f32_plans} f32 and {q32_plans} Q32 plans ran"
+        );
+    }
+}

@@ -938,7 +938,7 @@ pub fn solve<'a, N: Real, const K: usize, const P: usize>(
     let summary = match closed_form {
         Some(c) if same_order => Summary {
             rational_makespan: c.rational_makespan,
-            lower_bound: summary.lower_bound.max_of(c.lower_bound.min_of(summary.makespan)),
+            lower_bound: summary.lower_bound.max_of(c.lower_bound),
             ..summary
         },
         _ => summary,

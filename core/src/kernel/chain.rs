@@ -6,6 +6,16 @@
 
 use crate::num::Real;
 
+/// Roundings behind a makespan that [`Chain`] computes over `positions` positions with
+/// affine times: a receive and a compute time of one multiplication and one addition each,
+/// and one addition per position along the chain. All terms are non-negative, so the
+/// computed makespan is within γ of this many roundings of the exact one
+/// ([`fp`](crate::kernel::fp)); for `Q32`, whose additions are exact, it counts the
+/// multiplications with room to spare.
+pub(crate) const fn chain_ops(positions: usize) -> u64 {
+    2 * positions as u64 + 4
+}
+
 /// When one position of the chain starts receiving, has received, and finishes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Served<N> {

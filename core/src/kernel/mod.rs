@@ -1,6 +1,7 @@
 //! Algorithms several models use, on plain values and slices, knowing nothing of any
-//! model's documents: the one-port send chain (genaud2003 eq. 1–2) and the stage dynamic
-//! program (genaud2003 §3.2).
+//! model's documents: the one-port send chain (genaud2003 eq. 1–2), the stage dynamic
+//! program (genaud2003 §3.2), and bounds that stay bounds in floating point (`fp`).
 
 pub mod chain;
+pub mod fp;
 pub mod stages;

@@ -15,7 +15,8 @@
 //! position except the last, `(p − 1)·(n + 1)`, and one cost row of `n + 1` numbers.
 
 use crate::error::Error;
-use crate::kernel::chain::Chain;
+use crate::kernel::chain::{chain_ops, Chain};
+use crate::kernel::fp;
 pub use crate::kernel::stages::Pruning;
 use crate::kernel::stages::{backtrack, run, FlatChoices, Stages, Visit, Zero};
 use crate::num::Real;
@@ -270,6 +271,11 @@ pub(crate) fn finish<N: Real, C: CostFn<N>, D: CostFn<N>>(
         (comm, c.comp.time(x))
     };
     let makespan = crate::scatter::fill_plan(out, times);
+    // The dynamic programs add the same costs in another association than the chain does:
+    // their optimum and the chain's makespan of a plan each lie within γ of the exact sum,
+    // so the bound is lowered by both (issue 11: a bound stays a bound as computed). The
+    // cost functions' own values are the model: they are not exact quantities approximated.
+    let safe_lower = fp::lower_for::<N>(lower_bound.to_f64(), 0, 3 * chain_ops(p));
     let mut even = Chain::new();
     for (k, a) in out.iter().enumerate() {
         let (comm, comp) = times(a.worker, crate::scatter::even_split_count(problem.items, p, k));
@@ -282,7 +288,7 @@ pub(crate) fn finish<N: Real, C: CostFn<N>, D: CostFn<N>>(
         makespan,
         rational_makespan: lower_bound,
         rational_exact: false,
-        lower_bound: lower_bound.min_of(makespan),
+        lower_bound: safe_lower,
         bound: makespan,
         uniform_makespan: even.makespan(),
         participating: out.iter().filter(|a| a.count > 0).count(),

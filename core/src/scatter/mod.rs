@@ -22,7 +22,8 @@ mod star;
 pub mod types;
 
 use crate::error::Error;
-use crate::kernel::chain::Chain;
+use crate::kernel::chain::{chain_ops, Chain};
+use crate::kernel::fp;
 use crate::num::Real;
 use crate::platform::worker::Worker;
 use crate::report::Method;
@@ -95,15 +96,19 @@ pub fn plan<N: Real>(
         *a = Assignment { worker: s.worker, share: s.share, ..Assignment::EMPTY };
     }
     round::round(opts.rounding, &costs, problem.items, out, slots);
+    if !shares_were_rounded(out, problem.items) {
+        return Err(Error::numeric_overflow(N::NAME));
+    }
     let makespan = fill_times(&costs, out);
 
-    let upper = makespan.max_of(rational.makespan);
-    let lower_bound = if rational.exact {
-        rational.makespan
-    } else {
-        star::lower_bound(&costs, p, |k| out[k].worker, items, upper).min_of(rational.makespan)
-    };
-    let bound = rounding_bound(&costs, out, rational.makespan);
+    // Bounds in floating point (issue 11): the lower bound is computed in f64 below the
+    // exact optimum, then lowered by what `N` may lose when it evaluates a plan's chain, so
+    // `lower_bound ≤ makespan ≤ bound` holds for the values as computed.
+    let n_ops = chain_ops(p);
+    let upper = fp::exact_at_most(makespan.max_of(rational.makespan), n_ops);
+    let lower = star::lower_bound(&costs, p, |k| out[k].worker, problem.items, upper);
+    let lower_bound = fp::lower_for::<N>(lower, 0, n_ops);
+    let bound = rounding_bound(&costs, out, n_ops);
     let uniform_makespan = uniform_makespan(&costs, p, |k| out[k].worker, problem.items);
 
     let summary = Summary {
@@ -174,20 +179,53 @@ fn fill_times<N: Real>(costs: &Costs<'_, N>, plan: &mut [Assignment<N>]) -> N {
     })
 }
 
-/// `T + maxᵢ (Σ_{j≤i} λⱼ + μᵢ)` over workers with a positive rational share: rounding
-/// changes each such share by less than one item, and a participant's latencies are paid
-/// either way (genaud2003 eq. 4 and (6), sharpened).
-fn rounding_bound<N: Real>(costs: &Costs<'_, N>, plan: &[Assignment<N>], rational: N) -> N {
-    let mut lambdas = N::ZERO;
-    let mut worst = N::ZERO;
+/// Whether the rational shares add up to the items (within half an item) and each count
+/// is within one item of its share: what the rounding guarantee of eq. (4) rests on. In
+/// `f64` and `f32` it always holds; `Q32` loses it when costs span more than its 2⁻³²
+/// resolution can follow (per-item times of 10⁻⁹ next to 10³), and a plan without its
+/// guarantee is an error rather than a bound that does not hold.
+fn shares_were_rounded<N: Real>(plan: &[Assignment<N>], items: u64) -> bool {
+    let mut sum = 0.0f64;
     for a in plan {
-        if a.share > N::ZERO {
-            let w = costs.of(a.worker);
-            lambdas = lambdas + w.comm_per_item;
-            worst = worst.max_of(lambdas + w.comp_per_item);
+        let share = a.share.to_f64();
+        if share.is_nan() || (a.count as f64 - share).abs() >= 1.0 {
+            return false;
+        }
+        sum += share;
+    }
+    (sum - items as f64).abs() <= 0.5 + sum * 1e-9
+}
+
+/// `T + maxᵢ (Σ_{j≤i} λⱼ + μᵢ)` over workers with a positive rational share, where `T` is
+/// the exact makespan of the rational shares that were rounded: rounding changes each such
+/// share by less than one item, and a participant's latencies are paid either way
+/// (genaud2003 eq. 4 and (6), sharpened). `T` is the chain over the rounded shares,
+/// computed in f64 and raised by its rounding error, and the sum is raised by what `N`
+/// may add when it evaluates the integer plan ([`fp::upper_for`]), so the bound is above
+/// the makespan as computed.
+fn rounding_bound<N: Real>(costs: &Costs<'_, N>, plan: &[Assignment<N>], n_ops: u64) -> N {
+    let mut chain = Chain::new();
+    let mut lambdas = 0.0f64;
+    let mut worst = 0.0f64;
+    for a in plan {
+        let w = costs.of(a.worker);
+        let x = a.share.to_f64();
+        let (comm, comp) = if x > 0.0 {
+            (
+                w.comm_latency.to_f64() + w.comm_per_item.to_f64() * x,
+                w.comp_latency.to_f64() + w.comp_per_item.to_f64() * x,
+            )
+        } else {
+            (0.0, 0.0)
+        };
+        chain.serve(comm, comp);
+        if x > 0.0 {
+            lambdas += w.comm_per_item.to_f64();
+            worst = worst.max(lambdas + w.comp_per_item.to_f64());
         }
     }
-    rational + worst
+    let p = plan.len() as u64;
+    fp::upper_for::<N>(chain.makespan() + worst, 2 * p + 8, n_ops)
 }
 
 /// Makespan of the even split in the given send order.

@@ -22,6 +22,7 @@
 //! optimal; [`lower_bound`] gives a certified lower bound for any plan in the same order.
 
 use crate::kernel::chain::Chain;
+use crate::kernel::fp;
 use crate::num::Real;
 use crate::platform::worker::Worker;
 use crate::scatter::options::Costs;
@@ -57,7 +58,14 @@ pub(crate) fn solve<N: Real>(costs: &Costs<'_, N>, items: N, slots: &mut [Scratc
     for _ in 0..MAX_ROUNDS {
         let head = choose_backward(costs, slots);
         distribute_forward(costs, items, head, slots);
-        let t = makespan_of_shares(costs, slots);
+        // Linear costs: every participant finishes at `T = items / r` of the head's suffix
+        // line, a quotient of sums and products of positive terms (relative error γ₄ₚ₊₁).
+        // Walking the chain over the shares instead adds up shares that were themselves
+        // derived from `T`, and loses the digits the issue 11 reproducers lost.
+        let t = match slots.get(head) {
+            Some(s) if linear && s.line_r > N::ZERO => items / s.line_r,
+            _ => makespan_of_shares(costs, slots),
+        };
         match best {
             Some(b) if t >= b => break,
             _ => {
@@ -124,6 +132,13 @@ fn choose_backward<N: Real>(costs: &Costs<'_, N>, slots: &mut [Scratch<N>]) -> u
 
 /// Forward pass: gives each participant its equal-finish share of what reaches it, and
 /// records the items reaching every position in `reaching`.
+///
+/// With linear costs what is left for the suffix is not computed as `remaining − x`: when
+/// one worker takes almost everything (a fast root next to a slow link) that difference
+/// cancels all but a few digits. From `x = m/(μ·r + 1)`, the rest is `m·μ·r/(μ·r + 1)`,
+/// a product and quotient of positive terms, accurate to a few ulps whatever the ratio of
+/// the costs. With latencies the rest `r·(μ·m + b − c)/(μ·r + 1)` subtracts anyway, and
+/// `remaining − x` keeps the shares adding up to the items in every number type.
 fn distribute_forward<N: Real>(costs: &Costs<'_, N>, items: N, head: usize, slots: &mut [Scratch<N>]) {
     let mut remaining = items;
     let mut next = head;
@@ -135,15 +150,21 @@ fn distribute_forward<N: Real>(costs: &Costs<'_, N>, items: N, head: usize, slot
         }
         let w = costs.of(slots[k].worker);
         let after = slots[k].link;
-        let x = if after == END || after >= slots.len() {
-            remaining
+        let (x, rest) = if after == END || after >= slots.len() {
+            (remaining, N::ZERO)
         } else {
             let (c, r) = (slots[after].line_c, slots[after].line_r);
-            let x = (r * (c - w.comp_latency) + remaining) / (w.comp_per_item * r + N::ONE);
-            x.max_of(N::ZERO).min_of(remaining)
+            let denominator = w.comp_per_item * r + N::ONE;
+            let x = (r * (c - w.comp_latency) + remaining) / denominator;
+            let rest = if c == N::ZERO && w.comp_latency == N::ZERO {
+                r * (w.comp_per_item * remaining) / denominator
+            } else {
+                remaining - x
+            };
+            (x.max_of(N::ZERO).min_of(remaining), rest.max_of(N::ZERO).min_of(remaining))
         };
         slots[k].share = x;
-        remaining = remaining - x;
+        remaining = rest;
         next = after;
     }
 }
@@ -159,43 +180,53 @@ pub(crate) fn makespan_of_shares<N: Real>(costs: &Costs<'_, N>, slots: &[Scratch
 }
 
 /// A certified lower bound on the makespan of *any* plan, rational or integer, that serves
-/// the workers in the order `order(0..len)` and whose makespan is at most `upper`.
+/// the workers in the order `order(0..len)` and whose exact makespan is at most `upper`
+/// (an upper bound on the exact makespan of a plan we have, see [`fp::exact_at_most`]).
 ///
 /// Relaxing `a + λx` (for `x > 0`, 0 at 0) to its convex envelope on `[0, u]`, the line
 /// `(λ + a/u)·x`, only lowers every finish time, and a plan with makespan `≤ upper` gives a
 /// participant at most `u = (upper − a − b)/(λ + μ)` items. The relaxed problem has linear
-/// costs, so the exact backward recursion solves it. With no latencies the bound equals
-/// the rational optimum.
+/// costs, so the exact backward recursion solves it: the suffix throughput is
+/// `max(r, (μ·r + 1)/(λ + μ))`, which is Thm 2's choice (`λ·r < 1`) written without a test
+/// that rounding could tip. With no latencies the bound is the rational optimum.
+///
+/// Computed in `f64` whatever `N` is, and safe in floating point: `u` is rounded up and the
+/// relaxed rates down (a weaker relaxation is still a relaxation), the recursion uses only
+/// sums, products and quotients of positive terms (4 roundings per worker, whose relative
+/// errors do not grow along the chain because `μ·r/(μ·r + 1) < 1`), and the result is
+/// lowered by that error bound ([`fp::below`]). The returned value is at most the exact
+/// optimum of the relaxation.
 pub(crate) fn lower_bound<N: Real>(
     costs: &Costs<'_, N>,
     len: usize,
     order: impl Fn(usize) -> usize,
-    items: N,
-    upper: N,
-) -> N {
-    let mut r = N::ZERO;
+    items: u64,
+    upper: f64,
+) -> f64 {
+    let items = items as f64;
+    let mut r = 0.0f64;
     for k in (0..len).rev() {
         let w: Worker<N> = costs.of(order(k));
-        let rate = w.comm_per_item + w.comp_per_item;
-        let fixed = w.comm_latency + w.comp_latency;
-        let (lambda, mu) = if fixed == N::ZERO {
-            (w.comm_per_item, w.comp_per_item)
+        let (lambda, mu) = (w.comm_per_item.to_f64(), w.comp_per_item.to_f64());
+        let (a, b) = (w.comm_latency.to_f64(), w.comp_latency.to_f64());
+        let (lambda, mu) = if a == 0.0 && b == 0.0 {
+            (lambda, mu)
         } else {
-            let u = ((upper - fixed) / rate).min_of(items);
-            if u <= N::ZERO {
+            // One rounding in the subtraction of two exact values, one in the quotient.
+            let room = upper - fp::below(a + b, 1);
+            if room <= 0.0 {
                 continue; // cannot take part in a plan that finishes by `upper`
             }
-            (w.comm_per_item + w.comm_latency / u, w.comp_per_item + w.comp_latency / u)
+            let u = fp::above(room / fp::below(lambda + mu, 1), 2).min(items);
+            (fp::below(lambda + a / u, 2), fp::below(mu + b / u, 2))
         };
-        if r == N::ZERO {
-            r = N::ONE / (lambda + mu);
-        } else if lambda * r < N::ONE {
-            r = (mu * r + N::ONE) / (lambda + mu);
-        }
+        r = r.max((mu * r + 1.0) / (lambda + mu));
     }
-    if r > N::ZERO {
-        items / r
+    if r > 0.0 {
+        // γ for 4 roundings per worker and the quotient, doubled to cover the first-order
+        // terms of both directions of the comparison.
+        fp::below(items / r, 8 * len as u64 + 8)
     } else {
-        upper
+        0.0
     }
 }

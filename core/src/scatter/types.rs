@@ -140,8 +140,11 @@ pub struct Summary<N> {
     /// for the dynamic programs.
     pub rational_exact: bool,
     /// A certified lower bound on the makespan of any plan, rational or integer, in this
-    /// send order. Equal to `rational_makespan` when `rational_exact`; the optimum itself
-    /// for the exact DP (up to the order of the additions).
+    /// send order: below the exact optimum and below `makespan` as computed, by
+    /// construction (`kernel::fp`: computed in `f64` with its rounding error bounded, then
+    /// lowered by what `N` may lose evaluating a plan). With linear costs it is the rational
+    /// optimum less a few units in the last place (γ of 8 roundings per worker); for the
+    /// exact DP, its optimum less the rounding of the chain's additions.
     pub lower_bound: N,
     /// Guarantee on the integer plan (genaud2003 eq. 4, sharpened):
     /// `makespan ≤ bound = T + maxᵢ (Σ_{j≤i} λⱼ + μᵢ)` over participants. With linear costs
