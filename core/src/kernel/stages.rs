@@ -239,6 +239,13 @@ impl<N: Real, R: ChoiceRows, F: FnMut(u64, u64)> Visit<N> for Pruned<'_, '_, N, 
             // The max matters only when no e satisfies the e_max condition (then e_max = d),
             // which needs costs that are not 0 for 0 items (the sampled DP's refinement).
             let (mut sol, mut best) = (e_max, comm_t(e_max) + comp_t(e_max).max_of(costs[d - e_max]));
+            // The value at e = 0 (this position takes nothing) prunes from the other end:
+            // a block whose bound exceeds it cannot hold the answer, since e = 0 is as good
+            // and smaller. Without it, a slow link whose best share is nothing (a λ of 1 s
+            // next to μ of 1 µs) walks every e one at a time: O(n²) per position, minutes
+            // for 2·10⁵ items (issue 11).
+            let zero = (e_max > 0).then(|| comm_t(0) + costs[d]);
+            let cap = |best: N| zero.map_or(best, |z| best.min_of(z));
             // Below e_max the value is comm(e) + cost[d - e], and on a block [a, b] it is at
             // least comm(a) + cost[d - b]. Walk down in blocks that grow while they can be
             // skipped and shrink when they cannot; a block of one is evaluated. Equal
@@ -247,7 +254,7 @@ impl<N: Real, R: ChoiceRows, F: FnMut(u64, u64)> Visit<N> for Pruned<'_, '_, N, 
             while hi > 0 {
                 let b = hi - 1;
                 let c = costs[d - b];
-                if c > best {
+                if c > cap(best) {
                     break; // cost[d - e] > best for every e <= b (the paper's break)
                 }
                 if width <= 1 {
@@ -260,11 +267,16 @@ impl<N: Real, R: ChoiceRows, F: FnMut(u64, u64)> Visit<N> for Pruned<'_, '_, N, 
                     continue;
                 }
                 let a = b.saturating_sub(width - 1);
-                if comm_t(a) + c > best {
+                if comm_t(a) + c > cap(best) {
                     hi = a;
                     width = width.saturating_mul(GROW);
                 } else {
                     width /= GROW;
+                }
+            }
+            if let Some(z) = zero {
+                if z <= best {
+                    (sol, best) = (0, z);
                 }
             }
             row.store(d, best, sol);

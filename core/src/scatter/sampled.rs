@@ -7,7 +7,7 @@
 //!
 //! 1. **Plan.** The recursion of [`exact`] over multiples of `h`: each worker gets
 //!    `u·h` items, `Σ u = ⌊n/h⌋`. The `r = n − h·⌊n/h⌋ < h` items left over go one at a
-//!    time to the position where they raise the makespan least.
+//!    time (in batches when many are left) to the position where they raise the makespan least.
 //! 1. **Refinement.** Around that plan each worker keeps its count minus one step as a
 //!    base, and the same recursion places the rest on a grid `K` times finer than the
 //!    window (costs shifted by the base, so not 0 at 0: the DP allows that). This repeats
@@ -22,7 +22,7 @@
 //!
 //! Memory: `K·P` `u16` choices and `K` numbers, in the [`Sampled`] value itself (`P` is the
 //! most workers it can plan), plus `O(P)` on the stack. Time: a few DPs over `K` states
-//! plus `O(h·p)` for the finishes. When `n < K` the grid is every size and the plan is
+//! plus `O(p²·log h)` for the finishes (batched, see `finish_items`), whatever `n` is. When `n < K` the grid is every size and the plan is
 //! exact (gap 0). On Table 1 the refined plan is the optimum for K = 256, 1024 and 4096;
 //! the certified gap is then the lower bound's slack (about `h` items per worker).
 
@@ -252,11 +252,20 @@ impl<N: Real, F: CostFn<N>> CostFn<N> for Scaled<'_, F> {
     }
 }
 
-/// Gives `left` more items, one at a time, each to the position where the makespan grows
-/// least (ties: the earliest position). O(p) per item; `tail` holds one number per position.
+/// Gives `left` more items to the positions where the makespan grows least (ties: the
+/// earliest position), in batches: a batch of `⌈left/(2p)⌉` items goes to one position,
+/// so each round places at least a `1/(2p)` part of what is left, and the last `2p` items
+/// go one at a time. That is at most about `2p·(ln(left) + 1)` rounds of O(p) each, where
+/// one item per round took O(left·p): with `n = 10¹²` items and `K = 4096`, `left` reaches
+/// 2.4·10⁸ and the item-by-item finish ran for 40 s (issue 11). A batch can overshoot
+/// where single items would have been spread; the refinement levels that follow work
+/// around these counts down to single items, so the final plan does not depend on it.
+/// `tail` holds one number per position.
 fn finish_items<N: Real, S: Stages<N>>(stages: &S, counts: &mut [u64], tail: &mut [N], left: u64) {
     let p = counts.len().min(tail.len());
-    for _ in 0..left {
+    let mut left = left;
+    while left > 0 && p > 0 {
+        let batch = left.div_ceil(2 * p as u64);
         // tail[k]: the latest finish among the positions after k.
         let mut chain = Chain::new();
         for k in 0..p {
@@ -271,7 +280,7 @@ fn finish_items<N: Real, S: Stages<N>>(stages: &S, counts: &mut [u64], tail: &mu
         let mut best: Option<(N, usize)> = None;
         for k in 0..p {
             let (comm0, comp0) = stages.visit(k, Times(counts[k]));
-            let (comm1, comp1) = stages.visit(k, Times(counts[k] + 1));
+            let (comm1, comp1) = stages.visit(k, Times(counts[k].saturating_add(batch)));
             let delay = comm1 - comm0;
             let makespan = before.max_of(sent + comm1 + comp1).max_of(tail[k] + delay);
             if best.is_none_or(|(b, _)| makespan < b) {
@@ -280,9 +289,11 @@ fn finish_items<N: Real, S: Stages<N>>(stages: &S, counts: &mut [u64], tail: &mu
             before = before.max_of(sent + comm0 + comp0);
             sent = sent + comm0;
         }
-        if let Some((_, k)) = best {
-            counts[k] += 1;
+        match best {
+            Some((_, k)) => counts[k] += batch,
+            None => break,
         }
+        left -= batch;
     }
 }
 
