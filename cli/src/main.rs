@@ -244,7 +244,7 @@ fn print_table(
         Method::ClosedForm => format!("closed form, rounding {rounding}"),
         Method::ExactDp => "exact DP (genaud2003 Algorithm 2, pruned)".to_string(),
         Method::SampledDp => format!("sampled DP ({SAMPLES} sizes, fixed memory)"),
-        Method::Threshold => "threshold search".to_string(),
+        other => names::METHOD.name(other).replace('_', " "),
     };
     writeln!(w, "{} items on {} workers, root {root} ({mode}), order {order}, {how}\n", s.items, out.len())?;
     let width = entries.iter().map(|e| e.name.chars().count()).max().unwrap_or(4).max(6);

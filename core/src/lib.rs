@@ -88,10 +88,12 @@ extern crate std;
 pub mod doc;
 mod error;
 pub(crate) mod kernel;
+pub mod multicluster;
 mod num;
 pub mod partition;
 pub mod platform;
 pub mod report;
+pub mod returns;
 pub mod scatter;
 
 pub use error::{Error, ErrorCode, Field};

@@ -19,6 +19,25 @@ pub enum Method {
     /// The threshold search for computation-only costs ([`partition`](crate::partition), cerin2006 §4):
     /// optimal.
     Threshold,
+    /// Return messages, LIFO (returns in the reverse send order): the closed form of the
+    /// slides' theorem (send by increasing `c + d`, everyone works, no idle), then rounded
+    /// ([`returns`](crate::returns)). The rational throughput is the LIFO optimum.
+    Lifo,
+    /// Return messages, FIFO (returns in the send order), then rounded: the closed form
+    /// for `d ∝ c`, the exhaustive scenario LP over FIFO orders for a few workers, else
+    /// the better of the two prefix rules ([`returns`](crate::returns)).
+    Fifo,
+    /// Return messages, a given scenario (send order, return order): the scenario's LP
+    /// (the slides' program (1)), then rounded ([`returns`](crate::returns)).
+    ScenarioLp,
+    /// Return messages, the best scenario: exhaustive over send and return orders for a
+    /// few workers, else the best of LIFO, FIFO and a local search over return orders,
+    /// then rounded ([`returns`](crate::returns)).
+    BestScenario,
+    /// Multi-cluster BIASED distribution (heien §3): equal step times in closed form over
+    /// processor classes, then the integer counts with the smallest integer step time for
+    /// the processors that take part ([`multicluster`](crate::multicluster)).
+    Biased,
 }
 
 /// An answer's quality, in the same terms for every model. All times in seconds.

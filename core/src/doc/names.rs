@@ -79,8 +79,13 @@ pub const METHOD: Names<Method> = Names {
         ("exact_dp", Method::ExactDp),
         ("sampled_dp", Method::SampledDp),
         ("threshold", Method::Threshold),
+        ("lifo", Method::Lifo),
+        ("fifo", Method::Fifo),
+        ("scenario_lp", Method::ScenarioLp),
+        ("best_scenario", Method::BestScenario),
+        ("biased", Method::Biased),
     ],
-    expected: "must be \"closed_form\", \"exact_dp\", \"sampled_dp\" or \"threshold\"",
+    expected: "must be \"closed_form\", \"exact_dp\", \"sampled_dp\", \"threshold\", \"lifo\", \"fifo\", \"scenario_lp\", \"best_scenario\" or \"biased\"",
 };
 
 #[cfg(test)]
@@ -107,6 +112,19 @@ mod tests {
         complete(&ORDER, &[OrderPolicy::Given, OrderPolicy::Bandwidth]);
         complete(&ROUNDING, &[Rounding::Paper, Rounding::LargestRemainder, Rounding::Greedy]);
         complete(&SOLVER, &[Solver::Auto, Solver::ClosedForm, Solver::Exact, Solver::Sampled]);
-        complete(&METHOD, &[Method::ClosedForm, Method::ExactDp, Method::SampledDp, Method::Threshold]);
+        complete(
+            &METHOD,
+            &[
+                Method::ClosedForm,
+                Method::ExactDp,
+                Method::SampledDp,
+                Method::Threshold,
+                Method::Lifo,
+                Method::Fifo,
+                Method::ScenarioLp,
+                Method::BestScenario,
+                Method::Biased,
+            ],
+        );
     }
 }

@@ -22,6 +22,9 @@ pub enum Field {
     TransferLatency,
     /// Time to move one item to a candidate root (seconds per item).
     TransferPerItem,
+    /// Time to send one item's results back to the master (seconds per item, `d`; model
+    /// `returns`).
+    ReturnPerItem,
 }
 
 impl Field {
@@ -34,6 +37,7 @@ impl Field {
             Field::CompPerItem => "comp_per_item",
             Field::TransferLatency => "transfer_latency",
             Field::TransferPerItem => "transfer_per_item",
+            Field::ReturnPerItem => "return_per_item",
         }
     }
 
@@ -159,6 +163,23 @@ enum Kind {
     Json {
         message: &'static str,
         detail: Detail,
+    },
+    Scenario {
+        list: &'static str,
+        position: usize,
+        worker: usize,
+        workers: usize,
+    },
+    ScenarioSets,
+    LpIterations {
+        iterations: usize,
+    },
+    EntryValue {
+        list: &'static str,
+        index: usize,
+        field: &'static str,
+        range: &'static str,
+        value: f64,
     },
 }
 
@@ -297,6 +318,31 @@ impl Error {
     pub(crate) const fn too_large(what: &'static str, max: u64, value: u64) -> Error {
         Error { kind: Kind::TooLarge { what, max, value } }
     }
+    pub(crate) const fn scenario(
+        list: &'static str,
+        position: usize,
+        worker: usize,
+        workers: usize,
+    ) -> Error {
+        Error { kind: Kind::Scenario { list, position, worker, workers } }
+    }
+    pub(crate) const fn scenario_sets() -> Error {
+        Error { kind: Kind::ScenarioSets }
+    }
+    pub(crate) const fn lp_iterations(iterations: usize) -> Error {
+        Error { kind: Kind::LpIterations { iterations } }
+    }
+    /// "`list[index].field`: must be `range`, got `value`" for one entry of an input list
+    /// (a cluster, a link pair), with [`ErrorCode::InvalidInput`].
+    pub(crate) const fn entry_value(
+        list: &'static str,
+        index: usize,
+        field: &'static str,
+        range: &'static str,
+        value: f64,
+    ) -> Error {
+        Error { kind: Kind::EntryValue { list, index, field, range, value } }
+    }
     #[cfg_attr(not(feature = "json"), allow(dead_code))]
     pub(crate) const fn json(message: &'static str, detail: Detail) -> Error {
         Error { kind: Kind::Json { message, detail } }
@@ -371,6 +417,22 @@ impl fmt::Display for Error {
                 items.saturating_sub(1)
             ),
             Kind::TooLarge { what, max, value } => write!(f, "{what}: at most {max}, got {value}"),
+            Kind::Scenario { list, position, worker, workers } => write!(
+                f,
+                "{list}[{position}]: worker {worker} is out of range 0..{workers} or appears twice; \
+                 each worker may appear at most once"
+            ),
+            Kind::ScenarioSets => f.write_str(
+                "return order: must hold exactly the workers of the send order (at least one), in any order",
+            ),
+            Kind::LpIterations { iterations } => write!(
+                f,
+                "scenario LP: no optimum after {iterations} simplex iterations; \
+                 the costs are too badly scaled for the f64 simplex"
+            ),
+            Kind::EntryValue { list, index, field, range, value } => {
+                write!(f, "{list}[{index}].{field}: must be {range}, got {value}")
+            }
             Kind::Json { message, detail } => match detail {
                 Detail::Entry { list, index: usize::MAX, .. } => {
                     write!(f, "platform JSON: {list}: {message}")

@@ -4,4 +4,6 @@
 
 pub mod chain;
 pub mod fp;
+pub mod lp;
+pub mod search;
 pub mod stages;

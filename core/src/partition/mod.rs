@@ -14,6 +14,7 @@
 //! output counts only.
 
 use crate::error::Error;
+use crate::kernel::search::smallest_reaching;
 use crate::num::Real;
 use crate::platform::cost::{check_cost, CostFn};
 
@@ -67,21 +68,7 @@ pub fn solve<N: Real, C: CostFn<N>>(comp: &[C], items: u64, counts: &mut [u64]) 
     for f in comp {
         hi = hi.min(f.time(items).to_f64());
     }
-    let (mut lo_bits, mut hi_bits) = (0u64, hi.to_bits());
-    if fit(0.0) >= items {
-        hi_bits = 0;
-    }
-    // Invariant: fit(from_bits(hi_bits)) >= items, and (lo_bits < hi_bits) every pattern
-    // below lo_bits is infeasible.
-    while lo_bits < hi_bits {
-        let mid = lo_bits + (hi_bits - lo_bits) / 2;
-        if fit(f64::from_bits(mid)) >= items {
-            hi_bits = mid;
-        } else {
-            lo_bits = mid + 1;
-        }
-    }
-    let t = f64::from_bits(hi_bits);
+    let t = smallest_reaching(items, hi, fit);
     let mut left = items;
     let mut makespan = N::ZERO;
     for (f, c) in comp.iter().zip(counts.iter_mut()) {

@@ -1,0 +1,239 @@
+//! A small dense simplex on caller memory: maximise `c·x` subject to `A·x ≤ b`, `x ≥ 0`,
+//! with `b ≥ 0`, so the origin is a feasible basis and no phase 1 is needed. The return
+//! messages model (slides "With return messages", programs (1)–(2)) solves one such LP per
+//! scenario; every entry of its `A` is ≥ 0 and every diagonal entry is > 0, so its LPs are
+//! bounded.
+//!
+//! The tableau holds `m` constraint rows and the objective row over `n` structural and `m`
+//! slack columns plus the right-hand side, then the `m` basic column indices (stored as
+//! exact small integers in `f64`, so one slice of one type is all the caller provides):
+//! [`tableau_len`] elements. Pivots follow Bland's rule (lowest entering index, ties in the
+//! ratio test to the lowest basic index), which cannot cycle in exact arithmetic;
+//! degenerate pivots do occur in these LPs (redundant port rows, ties between workers).
+//! In floating point a tolerance decides what counts as negative or as a tie, so the
+//! iteration count is also capped: running into the cap is an error, never a loop.
+
+use crate::error::Error;
+
+/// Reduced costs above `−EPS` count as non-negative, pivot entries at most `EPS` as zero,
+/// and ratios within `EPS` (relative) as ties. Callers scale their rows so entries are of
+/// order one (the returns model divides by a power of two, exactly), which makes an
+/// absolute tolerance meaningful: 1e-12 is ~4500 ulps of 1, far above the rounding noise
+/// of the few hundred pivots a scenario LP takes, and far below any entry of its matrix.
+const EPS: f64 = 1e-12;
+
+/// Number of `f64` the tableau of an LP with `rows` constraints and `cols` structural
+/// variables needs: `(rows + 1)·(cols + rows + 1) + rows`, or `None` on overflow.
+pub const fn tableau_len(rows: usize, cols: usize) -> Option<usize> {
+    let Some(width) = cols.checked_add(rows) else { return None };
+    let Some(width) = width.checked_add(1) else { return None };
+    let Some(height) = rows.checked_add(1) else { return None };
+    let Some(cells) = height.checked_mul(width) else { return None };
+    cells.checked_add(rows)
+}
+
+/// The iteration cap for an LP of this shape: Bland's rule in practice needs a small
+/// multiple of `rows + cols` pivots.
+pub const fn max_iterations(rows: usize, cols: usize) -> usize {
+    50 * (rows + cols) + 100
+}
+
+/// A dense tableau over a caller slice.
+#[derive(Debug)]
+pub struct Tableau<'a> {
+    rows: usize,
+    cols: usize,
+    width: usize,
+    t: &'a mut [f64],
+}
+
+impl<'a> Tableau<'a> {
+    /// An LP with `rows` constraints and `cols` variables, all coefficients 0, right-hand
+    /// sides 0, the slack basis.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) when `buf` is shorter
+    /// than [`tableau_len`].
+    pub fn new(rows: usize, cols: usize, buf: &'a mut [f64]) -> Result<Self, Error> {
+        let need =
+            tableau_len(rows, cols).ok_or(Error::too_large("LP tableau", usize::MAX as u64, u64::MAX))?;
+        let got = buf.len();
+        let Some(t) = buf.get_mut(..need) else {
+            return Err(Error::buffer("LP tableau", need, got));
+        };
+        t.fill(0.0);
+        let width = cols + rows + 1;
+        for i in 0..rows {
+            t[i * width + cols + i] = 1.0;
+            t[(rows + 1) * width + i] = (cols + i) as f64;
+        }
+        Ok(Tableau { rows, cols, width, t })
+    }
+
+    /// Sets `A[row][col]` (ignored outside the shape).
+    pub fn set(&mut self, row: usize, col: usize, v: f64) {
+        if row < self.rows && col < self.cols {
+            self.t[row * self.width + col] = v;
+        }
+    }
+
+    /// Sets `b[row]` (must be ≥ 0; ignored outside the shape).
+    pub fn set_rhs(&mut self, row: usize, v: f64) {
+        if row < self.rows {
+            self.t[row * self.width + self.width - 1] = v;
+        }
+    }
+
+    /// Sets the objective coefficient `c[col]` (ignored outside the shape).
+    pub fn set_objective(&mut self, col: usize, v: f64) {
+        if col < self.cols {
+            self.t[self.rows * self.width + col] = -v;
+        }
+    }
+
+    fn basis(&self, i: usize) -> usize {
+        self.t[(self.rows + 1) * self.width + i] as usize
+    }
+
+    /// Runs the simplex to optimality and returns the optimum `c·x`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::InvalidInput`](crate::ErrorCode::InvalidInput) when the LP is unbounded
+    /// or the iteration cap ([`max_iterations`]) is reached.
+    pub fn maximise(&mut self) -> Result<f64, Error> {
+        let (m, w) = (self.rows, self.width);
+        let obj = m * w;
+        let cap = max_iterations(m, self.cols);
+        for _ in 0..cap {
+            // Bland: the lowest column with a negative reduced cost enters.
+            let Some(enter) = (0..w - 1).find(|&j| self.t[obj + j] < -EPS) else {
+                return Ok(self.t[obj + w - 1]);
+            };
+            let mut leave: Option<(usize, f64)> = None;
+            for i in 0..m {
+                let a = self.t[i * w + enter];
+                if a <= EPS {
+                    continue;
+                }
+                let ratio = self.t[i * w + w - 1] / a;
+                leave = match leave {
+                    None => Some((i, ratio)),
+                    Some((l, best)) => {
+                        let tie = (ratio - best).abs() <= EPS * best.abs().max(1.0);
+                        if (tie && self.basis(i) < self.basis(l)) || (!tie && ratio < best) {
+                            Some((i, ratio))
+                        } else {
+                            Some((l, best))
+                        }
+                    }
+                };
+            }
+            let Some((piv, _)) = leave else {
+                return Err(Error::parameter("linear program", "bounded", f64::INFINITY));
+            };
+            self.pivot(piv, enter);
+        }
+        Err(Error::lp_iterations(cap))
+    }
+
+    fn pivot(&mut self, piv: usize, enter: usize) {
+        let (m, w) = (self.rows, self.width);
+        let pv = self.t[piv * w + enter];
+        for j in 0..w {
+            self.t[piv * w + j] /= pv;
+        }
+        self.t[piv * w + enter] = 1.0;
+        for i in 0..=m {
+            if i == piv {
+                continue;
+            }
+            let f = self.t[i * w + enter];
+            if f == 0.0 {
+                continue;
+            }
+            for j in 0..w {
+                let p = self.t[piv * w + j];
+                self.t[i * w + j] -= f * p;
+            }
+            self.t[i * w + enter] = 0.0;
+        }
+        // A right-hand side that rounding pushed below zero is a zero (degenerate) one.
+        for i in 0..m {
+            let b = &mut self.t[i * w + w - 1];
+            if *b < 0.0 {
+                *b = 0.0;
+            }
+        }
+        self.t[(m + 1) * w + piv] = enter as f64;
+    }
+
+    /// The value of variable `col` at the current basis (after [`Tableau::maximise`]):
+    /// its right-hand side if basic, else 0.
+    pub fn value(&self, col: usize) -> f64 {
+        let w = self.width;
+        (0..self.rows).find(|&i| self.basis(i) == col).map_or(0.0, |i| self.t[i * w + w - 1])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn solve(a: &[&[f64]], b: &[f64], c: &[f64]) -> (f64, std::vec::Vec<f64>) {
+        let (m, n) = (a.len(), c.len());
+        let mut buf = std::vec![0.0; tableau_len(m, n).unwrap()];
+        let mut t = Tableau::new(m, n, &mut buf).unwrap();
+        for (i, row) in a.iter().enumerate() {
+            for (j, &v) in row.iter().enumerate() {
+                t.set(i, j, v);
+            }
+            t.set_rhs(i, b[i]);
+        }
+        for (j, &v) in c.iter().enumerate() {
+            t.set_objective(j, v);
+        }
+        let z = t.maximise().unwrap();
+        (z, (0..n).map(|j| t.value(j)).collect())
+    }
+
+    #[test]
+    fn textbook_lp() {
+        // max 3x + 5y, x ≤ 4, 2y ≤ 12, 3x + 2y ≤ 18: optimum 36 at (2, 6).
+        let (z, x) = solve(&[&[1.0, 0.0], &[0.0, 2.0], &[3.0, 2.0]], &[4.0, 12.0, 18.0], &[3.0, 5.0]);
+        assert!((z - 36.0).abs() < 1e-12);
+        assert!((x[0] - 2.0).abs() < 1e-12 && (x[1] - 6.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn degenerate_lp_terminates() {
+        // Beale's cycling example (cycles under Dantzig's rule, not under Bland's):
+        // max 0.75x4 − 20x5 + 0.5x6 − 6x7: optimum 5/4 at x4 = x6 = 1 (exact rationals).
+        let a: [&[f64]; 3] = [&[0.25, -8.0, -1.0, 9.0], &[0.5, -12.0, -0.5, 3.0], &[0.0, 0.0, 1.0, 0.0]];
+        let (z, x) = solve(&a, &[0.0, 0.0, 1.0], &[0.75, -20.0, 0.5, -6.0]);
+        assert!((z - 1.25).abs() < 1e-12, "{z}");
+        assert!((x[0] - 1.0).abs() < 1e-12 && (x[2] - 1.0).abs() < 1e-12 && x[1] == 0.0 && x[3] == 0.0);
+    }
+
+    #[test]
+    fn redundant_rows_and_zero_rhs() {
+        // Two identical rows and a zero right-hand side: degenerate pivots.
+        let (z, _) = solve(&[&[1.0, 1.0], &[1.0, 1.0], &[1.0, 0.0]], &[1.0, 1.0, 0.0], &[1.0, 2.0]);
+        assert!((z - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn unbounded_and_short_buffers_are_errors() {
+        let mut buf = [0.0; 16];
+        let mut t = Tableau::new(1, 2, &mut buf).unwrap();
+        t.set(0, 0, 1.0);
+        t.set_rhs(0, 1.0);
+        t.set_objective(1, 1.0);
+        assert!(t.maximise().is_err());
+        let mut small = [0.0; 3];
+        assert_eq!(Tableau::new(1, 2, &mut small).unwrap_err().needed(), Some(9));
+        assert_eq!(tableau_len(2, 3), Some(3 * 6 + 2));
+        assert_eq!(tableau_len(usize::MAX, 1), None);
+    }
+}

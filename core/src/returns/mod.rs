@@ -1,0 +1,463 @@
+//! Model 2, return messages: the master sends each worker its items, the worker computes
+//! and sends its results back (slides "With return messages", L395-645; derivation and
+//! exact checks in `docs/derivations/returns.md` and `returns_ref.py`). How many items
+//! each worker gets, in which send order and which return order, and when everything is
+//! back.
+//!
+//! Worker i receives x items in `c_i·x` seconds (`comm_per_item`), computes them in
+//! `w_i·x` (`comp_per_item`) and returns the results in `d_i·x` (`return_per_item`);
+//! costs are linear (no latencies). The master does not compute and has one port: one
+//! send at a time and one receive at a time, overlapping ([`Port::FullDuplex`], the
+//! default) or not ([`Port::HalfDuplex`]). A *scenario* is the participants, their send
+//! order σ1 and their return order σ2.
+//!
+//! | schedule | method | what | proven optimal |
+//! |---|---|---|---|
+//! | [`Schedule::Lifo`] | [`Method::Lifo`] | σ2 = reverse σ1: send by increasing `c + d`, everyone works, no idle (slides' theorem, L545-563); O(p log p), generic over [`Real`] | among LIFO scenarios, both ports |
+//! | [`Schedule::Fifo`] | [`Method::Fifo`] | σ2 = σ1. `d = z·c` in full duplex: closed form (z < 1 increasing `c`, the best prefix; z > 1 the time-reversed rule; z = 1 order-free), O(p log p), generic. Otherwise, up to [`MAX_FIFO_EXHAUSTIVE_WORKERS`]: every FIFO order by LP (`f64`); beyond: the better prefix rule (a feasible FIFO schedule) | among FIFO scenarios, except the last case |
+//! | [`Schedule::Given`] | [`Method::ScenarioLp`] | the scenario's LP (slides' program (1)) in `f64`, up to [`MAX_LP_WORKERS`] members | for that scenario |
+//! | [`Schedule::Best`] | [`Method::BestScenario`] | every (σ1, σ2) of all workers by LP up to [`MAX_EXHAUSTIVE_WORKERS`]; up to [`MAX_LOCAL_SEARCH_WORKERS`] the better of LIFO and FIFO improved by a local search over return orders (LP, `f64`); beyond, the better of LIFO and FIFO (closed forms, generic) | among all scenarios, in the first case |
+//!
+//! Every answer carries a certified gap: [`Summary::lower_bound`] is `items/ρ̄` for an upper
+//! bound ρ̄ on the throughput of *every* scenario (fractional knapsacks from each worker's
+//! own `c + w + d` and the master's ports, returns.md §5), computed with outward rounding,
+//! so `lower_bound ≤ makespan ≤ bound` holds for the values as computed.
+//!
+//! ## Corrections to the slides
+//!
+//! * **Platform B's LIFO value** (c = d = (7, 8, 12), w = (6, 5, 5), L528): printed
+//!   43/580 ≈ 0.0741; the LIFO optimum is **271/4060 ≈ 0.0667** (α = 1/20, 1/70, 1/406).
+//!   No LIFO scenario of B (every subset, every send order, exact LP) reaches 43/580, nor
+//!   does any scenario at all; 43/580 = 1/20 + 1/70 + 2/203 looks like the last share
+//!   taken four times too large. B's optimum (38/499) and FIFO value (47/632) are right,
+//!   so "the optimum is neither LIFO nor FIFO" still holds, with a larger gap to LIFO.
+//!   Checked by `tests/tests/returns.rs`.
+//! * **FIFO with z > 1** (L641-643): "the first q processors under this order" read
+//!   literally (the q with the largest `c`) is wrong; the participants are the q with
+//!   the *smallest* `c`, sent (and returned) by decreasing `c`: the z < 1 rule on the
+//!   time-reversed platform (c ↔ d). Example: c = (1, 2, 10), w = (1, 1, 1), d = 2c:
+//!   ρ = 7/24 on workers {1, 2}; the literal reading gives 1/31.
+//! * **Port model**: only full duplex reproduces B's printed optimum and FIFO values (they
+//!   exceed the half-duplex bound 11/160), so it is the default.
+//!
+//! ## Numbers
+//!
+//! Closed forms never form the products `Π w/(c + d + w)` or the FIFO `π_i`, which
+//! underflow long before 10⁶ workers; they carry ratios of positive terms. LPs are solved
+//! in `f64` (Bland's rule, columns scaled by powers of two) and checked against exact
+//! rationals within a relative 1e-12. Shares from an LP are converted to `N`.
+//!
+//! ## Memory
+//!
+//! The caller passes `out` and `scratch` with one element per worker and an `f64` tableau
+//! of [`needs`]`(…).tableau` elements (0 for the closed forms; at most
+//! (k + 2)·(2k + 2) + k + 1 for an LP over k workers). Nothing else is allocated; the
+//! stack holds at most a few arrays of [`MAX_LP_WORKERS`] numbers.
+//!
+//! ```
+//! use divload::returns::{needs, plan, Assignment, Port, Problem, ReturnWorker, Schedule, Scratch};
+//!
+//! // The slides' platform A: c = w = d = (1, 1, 5).
+//! let workers = [ReturnWorker::new(1.0f64, 1.0, 1.0), ReturnWorker::new(1.0, 1.0, 1.0), ReturnWorker::new(5.0, 5.0, 5.0)];
+//! let problem = Problem { workers: &workers, items: 1000, schedule: Schedule::Lifo, port: Port::FullDuplex };
+//! let need = needs(workers.len(), problem.schedule, problem.port)?;
+//! let mut out = vec![Assignment::EMPTY; need.out];
+//! let mut scratch = vec![Scratch::EMPTY; need.scratch];
+//! let mut tableau = vec![0.0; need.tableau];
+//! let s = plan(&problem, &mut out, &mut scratch, &mut tableau)?;
+//! assert!((s.throughput - 61.0 / 135.0).abs() < 1e-15);
+//! assert_eq!(out.iter().map(|a| a.count).sum::<u64>(), 1000);
+//! assert!(s.lower_bound <= s.makespan && s.makespan <= s.bound);
+//! # Ok::<(), divload::Error>(())
+//! ```
+
+mod bound;
+mod closed;
+mod integer;
+mod scenario;
+pub mod types;
+
+use crate::error::Error;
+use crate::kernel::fp;
+use crate::num::Real;
+use crate::platform::check_sizes;
+use crate::report::Method;
+pub use scenario::{
+    LOCAL_SEARCH_LPS, MAX_EXHAUSTIVE_WORKERS, MAX_FIFO_EXHAUSTIVE_WORKERS, MAX_LOCAL_SEARCH_WORKERS,
+    MAX_LP_WORKERS,
+};
+pub use types::{Assignment, Needs, Port, Problem, Rational, ReturnWorker, Schedule, Scratch, Summary};
+
+/// Relative spread of `d_i/c_i` under which `d` counts as proportional to `c` (the FIFO
+/// closed form applies). Inputs meant to be proportional (`d = z·c` computed in `f64`)
+/// differ by a few ulps (≤ 1e-15). The closed form stays near-optimal under a spread δ:
+/// scaling every `d_i` by at most `1 + δ` scales every LP row by at most `1 + δ`, so
+/// the FIFO optimum moves by a relative δ at most, below the 1e-12 the LPs are checked to.
+pub const PROPORTIONAL_TOLERANCE: f64 = 1e-12;
+
+/// How many elements each buffer of [`plan`] and [`solve`] needs for `workers` workers,
+/// and the capacity checks, before any work.
+///
+/// # Errors
+///
+/// * [`ErrorCode::InvalidInput`](crate::ErrorCode::InvalidInput): no workers; a given
+///   scenario with no member or with send and return orders of different lengths.
+/// * [`ErrorCode::Overflow`](crate::ErrorCode::Overflow): a given scenario with more than
+///   [`MAX_LP_WORKERS`] members.
+///
+/// ```
+/// use divload::returns::{needs, Port, Schedule};
+/// assert_eq!(needs(1_000_000, Schedule::Lifo, Port::FullDuplex).unwrap().tableau, 0);
+/// assert_eq!(needs(3, Schedule::Best, Port::FullDuplex).unwrap().tableau, 4 * 7 + 3);
+/// let big = [0usize; 300];
+/// let e = needs(300, Schedule::Given { send: &big, ret: &big }, Port::FullDuplex).unwrap_err();
+/// assert_eq!(e.to_string(), "scenario workers: at most 256, got 300");
+/// ```
+pub fn needs(workers: usize, schedule: Schedule<'_>, port: Port) -> Result<Needs, Error> {
+    if workers == 0 {
+        return Err(Error::no_workers());
+    }
+    let lp = |k: usize| {
+        scenario::lp_tableau(k, port).ok_or(Error::too_large(
+            "scenario workers",
+            MAX_LP_WORKERS as u64,
+            k as u64,
+        ))
+    };
+    let tableau = match schedule {
+        Schedule::Lifo => 0,
+        Schedule::Fifo if workers <= MAX_FIFO_EXHAUSTIVE_WORKERS => lp(workers)?,
+        Schedule::Fifo => 0,
+        Schedule::Best if workers <= MAX_LOCAL_SEARCH_WORKERS => lp(workers)?,
+        Schedule::Best => 0,
+        Schedule::Given { send, ret } => {
+            if send.is_empty() || send.len() != ret.len() {
+                return Err(Error::scenario_sets());
+            }
+            if send.len() > MAX_LP_WORKERS {
+                return Err(Error::too_large("scenario workers", MAX_LP_WORKERS as u64, send.len() as u64));
+            }
+            lp(send.len())?
+        }
+    };
+    Ok(Needs { out: workers, scratch: workers, tableau })
+}
+
+fn validate<N: Real>(
+    problem: &Problem<'_, N>,
+    out: usize,
+    scratch: usize,
+    tableau: usize,
+) -> Result<Needs, Error> {
+    let p = problem.workers.len();
+    check_sizes::<N>(p, problem.items)?;
+    let need = needs(p, problem.schedule, problem.port)?;
+    if out < need.out {
+        return Err(Error::buffer("returns output", need.out, out));
+    }
+    if scratch < need.scratch {
+        return Err(Error::buffer("returns scratch", need.scratch, scratch));
+    }
+    if tableau < need.tableau {
+        return Err(Error::buffer("LP tableau", need.tableau, tableau));
+    }
+    for (i, w) in problem.workers.iter().enumerate() {
+        w.validate(i)?;
+    }
+    Ok(need)
+}
+
+/// `true` when `d = z·c` for one z, within [`PROPORTIONAL_TOLERANCE`] (a worker with
+/// `c = 0` must have `d = 0`).
+fn proportional<N: Real>(workers: &[ReturnWorker<N>]) -> bool {
+    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+    for w in workers {
+        let (c, d) = (w.comm_per_item.to_f64(), w.return_per_item.to_f64());
+        if c > 0.0 {
+            lo = lo.min(d / c);
+            hi = hi.max(d / c);
+        } else if d > 0.0 {
+            return false;
+        }
+    }
+    hi <= lo * (1.0 + PROPORTIONAL_TOLERANCE) || lo == f64::INFINITY
+}
+
+/// Checks a given scenario: indices in range, no repeats, the same workers in both
+/// orders. Writes `rank[a]`, the return position of send position `a`.
+fn check_scenario(
+    p: usize,
+    send: &[usize],
+    ret: &[usize],
+    scratch: &mut [Scratch],
+    rank: &mut [usize],
+) -> Result<(), Error> {
+    for s in scratch.iter_mut().take(p) {
+        s.mark = 0;
+    }
+    for (a, &i) in send.iter().enumerate() {
+        match scratch.get_mut(i) {
+            Some(s) if s.mark == 0 && i < p => s.mark = a + 1,
+            _ => return Err(Error::scenario("send", a, i, p)),
+        }
+    }
+    for (t, &i) in ret.iter().enumerate() {
+        match scratch.get_mut(i) {
+            Some(s) if i < p && s.mark != 0 && s.mark != usize::MAX => {
+                if let Some(r) = rank.get_mut(s.mark - 1) {
+                    *r = t;
+                }
+                s.mark = usize::MAX;
+            }
+            Some(s) if i < p && s.mark == 0 => return Err(Error::scenario_sets()),
+            _ => return Err(Error::scenario("return", t, i, p)),
+        }
+    }
+    Ok(())
+}
+
+/// The rational solution of the problem's schedule: fills `out[..members]` with the
+/// scenario's members in send order (`worker`, `return_rank`, `rate` α_i, `share`
+/// `items·α_i/ρ`) and the other workers after them (rate and share 0,
+/// `return_rank: None`). Closed forms compute in `N`; LPs in `f64`, converted to `N`.
+///
+/// # Errors
+///
+/// Everything [`needs`] rejects; an invalid cost ([`ReturnWorker::validate`]); zero items
+/// or more than [`Real::MAX_ITEMS`]; a buffer shorter than [`needs`] says; a scenario index
+/// out of range or repeated, or send and return orders over different workers; an LP
+/// that the `f64` simplex cannot finish (costs spanning more than ~10¹² within one
+/// scenario); a throughput that `N` cannot hold.
+///
+/// ```
+/// use divload::returns::{solve, Assignment, Port, Problem, ReturnWorker, Schedule, Scratch};
+/// // The slides' platform B and its optimal scenario: σ1 = (1, 3, 2), σ2 = (3, 1, 2).
+/// let w = [ReturnWorker::new(7.0f64, 6.0, 7.0), ReturnWorker::new(8.0, 5.0, 8.0), ReturnWorker::new(12.0, 5.0, 12.0)];
+/// let schedule = Schedule::Given { send: &[0, 2, 1], ret: &[2, 0, 1] };
+/// let problem = Problem { workers: &w, items: 1, schedule, port: Port::FullDuplex };
+/// let (mut out, mut scratch, mut tableau) = ([Assignment::EMPTY; 3], [Scratch::EMPTY; 3], [0.0; 64]);
+/// let r = solve(&problem, &mut out, &mut scratch, &mut tableau)?;
+/// assert!((r.throughput - 38.0 / 499.0).abs() < 1e-15);
+/// # Ok::<(), divload::Error>(())
+/// ```
+pub fn solve<N: Real>(
+    problem: &Problem<'_, N>,
+    out: &mut [Assignment<N>],
+    scratch: &mut [Scratch],
+    tableau: &mut [f64],
+) -> Result<Rational<N>, Error> {
+    validate(problem, out.len(), scratch.len(), tableau.len())?;
+    let (workers, port) = (problem.workers, problem.port);
+    let p = workers.len();
+    let (out, scratch) = (&mut out[..p], &mut scratch[..p]);
+    let from_f64 = |x: f64| N::from_f64(x).ok_or(Error::numeric_overflow(N::NAME));
+    let mut send = [0usize; MAX_LP_WORKERS];
+    let mut rank = [0usize; MAX_LP_WORKERS];
+
+    let (rho, members, optimal, method) = match problem.schedule {
+        Schedule::Lifo => (closed::lifo(workers, out, scratch), p, true, Method::Lifo),
+        Schedule::Fifo if port == Port::FullDuplex && proportional(workers) => {
+            let (rho, q) = closed::fifo(workers, port, out, scratch);
+            (rho, q, true, Method::Fifo)
+        }
+        Schedule::Fifo if p <= MAX_FIFO_EXHAUSTIVE_WORKERS => {
+            scenario::best_fifo(workers, port, tableau, &mut send)?;
+            for (a, r) in rank.iter_mut().enumerate().take(p) {
+                *r = a;
+            }
+            let (rho, m) =
+                scenario::write_scenario(workers, &send[..p], &rank[..p], port, tableau, out, scratch)?;
+            (from_f64(rho)?, m, true, Method::Fifo)
+        }
+        Schedule::Fifo => {
+            let (rho, q) = closed::fifo(workers, port, out, scratch);
+            (rho, q, false, Method::Fifo)
+        }
+        Schedule::Given { send: s1, ret: s2 } => {
+            check_scenario(p, s1, s2, scratch, &mut rank)?;
+            let k = s1.len();
+            send[..k].copy_from_slice(s1);
+            let (rho, m) =
+                scenario::write_scenario(workers, &send[..k], &rank[..k], port, tableau, out, scratch)?;
+            (from_f64(rho)?, m, true, Method::ScenarioLp)
+        }
+        Schedule::Best if p <= MAX_EXHAUSTIVE_WORKERS => {
+            scenario::best_exhaustive(workers, port, tableau, &mut send, &mut rank)?;
+            let (rho, m) =
+                scenario::write_scenario(workers, &send[..p], &rank[..p], port, tableau, out, scratch)?;
+            (from_f64(rho)?, m, true, Method::BestScenario)
+        }
+        Schedule::Best if p <= MAX_LOCAL_SEARCH_WORKERS => {
+            // Start from the better of LIFO and FIFO over all workers (FIFO's
+            // non-participants are ghosts whose rows are implied), then move returns.
+            let lifo = closed::lifo(workers, out, scratch);
+            for (a, o) in out.iter().enumerate() {
+                send[a] = o.worker;
+                rank[a] = p - 1 - a;
+            }
+            let mut fifo_send = [0usize; MAX_LP_WORKERS];
+            let fifo = if p <= MAX_FIFO_EXHAUSTIVE_WORKERS {
+                // So that `Best` is never below `Fifo`, which is exhaustive up to here.
+                from_f64(scenario::best_fifo(workers, port, tableau, &mut fifo_send)?)?
+            } else {
+                let (fifo, _) = closed::fifo(workers, port, out, scratch);
+                for (f, o) in fifo_send.iter_mut().zip(out.iter()) {
+                    *f = o.worker;
+                }
+                fifo
+            };
+            if fifo > lifo {
+                send[..p].copy_from_slice(&fifo_send[..p]);
+                for (a, r) in rank.iter_mut().enumerate().take(p) {
+                    *r = a;
+                }
+            }
+            scenario::local_search(workers, &send[..p], &mut rank[..p], port, tableau)?;
+            let (rho, m) =
+                scenario::write_scenario(workers, &send[..p], &rank[..p], port, tableau, out, scratch)?;
+            (from_f64(rho)?, m, false, Method::BestScenario)
+        }
+        Schedule::Best => {
+            let (fifo, q) = closed::fifo(workers, port, out, scratch);
+            // LIFO's value alone first, so FIFO's plan stays in `out` unless LIFO wins.
+            let lifo_better = closed::lifo_value(workers, scratch) > fifo;
+            if lifo_better {
+                (closed::lifo(workers, out, scratch), p, false, Method::BestScenario)
+            } else {
+                (fifo, q, false, Method::BestScenario)
+            }
+        }
+    };
+    if !(rho.is_finite() && rho > N::ZERO) {
+        return Err(Error::numeric_overflow(N::NAME));
+    }
+    let items = N::from_u64(problem.items);
+    for a in out.iter_mut().take(members) {
+        let fraction = a.share;
+        a.rate = fraction * rho;
+        a.share = fraction * items;
+    }
+    Ok(Rational { throughput: rho, members, optimal, method })
+}
+
+/// Plans the problem: the schedule's rational solution ([`solve`]), integer counts adding
+/// up to `items` (largest remainder of the shares, each within one item of its share),
+/// the integer schedule's times, the even split for comparison, and the certified bounds.
+///
+/// `out` receives one [`Assignment`] per worker: the scenario's members in send order,
+/// then the others (count 0, times 0); `Summary::members` says how many are members.
+///
+/// # Errors
+///
+/// As [`solve`], plus times beyond the range of a fixed-point `N`.
+///
+/// ```
+/// use divload::returns::{plan, Assignment, Port, Problem, ReturnWorker, Schedule, Scratch};
+/// let w = [ReturnWorker::new(1.0, 2.0, 0.5), ReturnWorker::new(2.0, 1.0, 1.0)];
+/// let problem = Problem { workers: &w, items: 100, schedule: Schedule::Best, port: Port::HalfDuplex };
+/// let (mut out, mut scratch, mut tableau) = ([Assignment::EMPTY; 2], [Scratch::EMPTY; 2], [0.0; 32]);
+/// let s = plan(&problem, &mut out, &mut scratch, &mut tableau).unwrap();
+/// assert!(s.lower_bound <= s.makespan && s.makespan <= s.bound && s.makespan < s.even_split_makespan);
+///
+/// let bad = [ReturnWorker::new(1.0, 0.0, 0.5)];
+/// let e = plan(&Problem { workers: &bad, ..problem }, &mut out, &mut scratch, &mut tableau).unwrap_err();
+/// assert_eq!(e.to_string(), "worker 0: comp_per_item must be finite and > 0, got 0");
+/// ```
+pub fn plan<N: Real>(
+    problem: &Problem<'_, N>,
+    out: &mut [Assignment<N>],
+    scratch: &mut [Scratch],
+    tableau: &mut [f64],
+) -> Result<Summary<N>, Error> {
+    let rational = solve(problem, out, scratch, tableau)?;
+    let (workers, port, items) = (problem.workers, problem.port, problem.items);
+    let p = workers.len();
+    let members = rational.members;
+    let (out, scratch) = (&mut out[..p], &mut scratch[..p]);
+
+    integer::round(items, out, members, scratch);
+    let even = |k: usize| {
+        let p = p as u64;
+        items / p + u64::from((k as u64) < items % p)
+    };
+    let even_split_makespan =
+        integer::evaluate(workers, port, out, p, scratch, |k, _| even(k), |k, a| a.return_rank.unwrap_or(k));
+    for a in out.iter_mut().skip(members) {
+        *a = Assignment { worker: a.worker, ..Assignment::EMPTY };
+    }
+    let makespan = integer::evaluate(
+        workers,
+        port,
+        out,
+        members,
+        scratch,
+        |_, a| a.count,
+        |k, a| a.return_rank.unwrap_or(k),
+    );
+    let mut offset = 0u64;
+    for a in out.iter_mut() {
+        a.displacement = offset;
+        offset += a.count;
+    }
+
+    let bound =
+        integer::bound_for::<N>(integer::makespan_bound(workers, port, out, members, scratch), members);
+    let throughput_bound = bound::throughput_bound(workers, port, scratch);
+    let n_ops = integer::evaluation_ops(members);
+    let lower_bound = if throughput_bound.is_finite() && throughput_bound > 0.0 {
+        // `items` is exact in f64 (≤ 2⁵³) and ρ̄ an exact upper bound: one rounding.
+        fp::lower_for::<N>(items as f64 / throughput_bound, 1, n_ops)
+    } else {
+        N::ZERO
+    };
+    let summary = Summary {
+        items,
+        port,
+        method: rational.method,
+        throughput: rational.throughput,
+        rational_optimal: rational.optimal,
+        members,
+        participating: out.iter().filter(|a| a.count > 0).count(),
+        makespan,
+        rational_makespan: N::from_u64(items) / rational.throughput,
+        lower_bound,
+        bound,
+        even_split_makespan,
+        throughput_bound,
+    };
+    if ![makespan, summary.rational_makespan, bound, even_split_makespan].iter().all(|t| t.is_finite()) {
+        return Err(Error::numeric_overflow(N::NAME));
+    }
+    Ok(summary)
+}
+
+/// A certified upper bound on the throughput of every scenario (returns.md §5), in items
+/// per second: `items / throughput_bound` is below the makespan of every plan.
+///
+/// # Errors
+///
+/// No workers, an invalid cost, or a `scratch` shorter than the number of workers.
+///
+/// ```
+/// use divload::returns::{throughput_bound, Port, ReturnWorker, Scratch};
+/// let a = [ReturnWorker::new(1.0, 1.0, 1.0), ReturnWorker::new(1.0, 1.0, 1.0), ReturnWorker::new(5.0, 5.0, 5.0)];
+/// let ub = throughput_bound(&a, Port::HalfDuplex, &mut [Scratch::EMPTY; 3]).unwrap();
+/// assert!(ub >= 0.5 && ub < 0.5 + 1e-14); // tight for platform A
+/// ```
+pub fn throughput_bound<N: Real>(
+    workers: &[ReturnWorker<N>],
+    port: Port,
+    scratch: &mut [Scratch],
+) -> Result<f64, Error> {
+    let p = workers.len();
+    if p == 0 {
+        return Err(Error::no_workers());
+    }
+    if scratch.len() < p {
+        return Err(Error::buffer("returns scratch", p, scratch.len()));
+    }
+    for (i, w) in workers.iter().enumerate() {
+        w.validate(i)?;
+    }
+    Ok(bound::throughput_bound(workers, port, &mut scratch[..p]))
+}
