@@ -3,6 +3,8 @@
 //! The command line only translates: it reads the file, calls the core planner through
 //! the core's JSON reader, and prints. Errors are one line on stderr and a non-zero exit.
 
+mod table;
+
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -131,6 +133,9 @@ fn run_plan(args: &PlanArgs) -> Result<(), String> {
     };
     let at = |e: HostError| format!("{source}: {e}");
 
+    if divload::doc::model_of(&text).map_err(|e| at(e.into()))?.name != "scatter" {
+        return plan_any(args, &source, &text);
+    }
     let mut parsed = Parsed::new(&text).map_err(at)?;
     apply_overrides(args, &mut parsed.file);
     let file = &parsed.file;
@@ -165,6 +170,33 @@ fn run_plan(args: &PlanArgs) -> Result<(), String> {
         print_counts(&mut w, out)
     } else {
         print_table(&mut w, &source, file, entries, &summary, out, closed_makespan)
+    };
+    written.and_then(|()| w.flush()).map_err(|e| format!("writing the result: {e}"))
+}
+
+/// Any model but the scatter (whose options the flags override): the host's one entry
+/// point, printed from the result document's own columns.
+fn plan_any(args: &PlanArgs, source: &str, text: &[u8]) -> Result<(), String> {
+    let scatter_only = [
+        ("--items", args.items.is_some()),
+        ("--order", args.order.is_some()),
+        ("--rounding", args.rounding.is_some()),
+        ("--root-mode", args.root_mode.is_some()),
+        ("--solver", args.solver.is_some()),
+        ("--progress", args.progress),
+    ];
+    if let Some((flag, _)) = scatter_only.iter().find(|(_, given)| *given) {
+        return Err(format!("{source}: {flag} applies to scatter documents; edit the document instead"));
+    }
+    let doc = divload_host::plan_json::<SAMPLES, SAMPLED_WORKERS>(text).map_err(|e| format!("{source}: {e}"))?;
+    let stdout = io::stdout();
+    let mut w = io::BufWriter::new(stdout.lock());
+    let written = if args.json {
+        w.write_all(&doc).and_then(|()| writeln!(w))
+    } else if args.counts {
+        table::print_counts(&mut w, &doc)
+    } else {
+        table::print(&mut w, source, &doc)
     };
     written.and_then(|()| w.flush()).map_err(|e| format!("writing the result: {e}"))
 }

@@ -428,5 +428,61 @@ fn models_and_examples_come_from_the_registry() {
     let r: serde_json::Value = serde_json::from_slice(&planned.stdout).unwrap();
     assert_eq!(r["model"], "scatter");
     assert!((r["makespan"].as_f64().unwrap() - 403.975).abs() < 0.01);
-    assert_clean_error(&divload(&["example", "nonsense"]), "unknown model \"nonsense\" (known: scatter)");
+    assert_clean_error(&divload(&["example", "nonsense"]), "unknown model \"nonsense\" (known: scatter, returns)");
+}
+
+/// The return-message model through the same command: every model's example plans as
+/// printed, the table comes from the result's own columns, and the slides' platform B
+/// gives its throughputs (optimum 38/499, FIFO 47/632, LIFO 271/4060: the corrected value).
+#[test]
+fn returns_documents_plan_from_the_command_line() {
+    let example = String::from_utf8(divload(&["example", "returns"]).stdout).unwrap();
+    let out = with_file(&example, &["--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json_of(&out);
+    assert_eq!(v["model"], "returns");
+    assert_eq!(v["method"], "best_scenario");
+    assert!((v["throughput"].as_f64().unwrap() - 38.0 / 499.0).abs() < 1e-12);
+    assert_eq!(counts_sum(&v), 1000);
+    let (lb, makespan, bound) =
+        (v["lower_bound"].as_f64().unwrap(), v["makespan"].as_f64().unwrap(), v["bound"].as_f64().unwrap());
+    assert!(lb <= makespan && makespan <= bound);
+    assert!(v["compare"]["best"].as_f64().unwrap() <= v["compare"]["fifo"].as_f64().unwrap());
+    assert_eq!(v["send_order"].as_array().unwrap().len(), 3);
+    for (schedule, throughput) in [("lifo", 271.0 / 4060.0), ("fifo", 47.0 / 632.0)] {
+        let doc = example.replace("\"best\"", &format!("\"{schedule}\""));
+        let v = json_of(&with_file(&doc, &["--json"]));
+        assert!((v["throughput"].as_f64().unwrap() - throughput).abs() < 1e-12, "{schedule}: {v}");
+    }
+    let given = example
+        .replace("\"best\"", r#"{"send": ["p1", "p3", "p2"], "return": ["p3", "p1", "p2"]}"#);
+    let v = json_of(&with_file(&given, &["--json"]));
+    assert_eq!(v["method"], "scenario_lp");
+    assert!((v["throughput"].as_f64().unwrap() - 38.0 / 499.0).abs() < 1e-12);
+    assert_eq!(v["return_order"], serde_json::json!(["p3", "p1", "p2"]));
+
+    let table = with_file(&example, &[]);
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(text.contains("method                 best_scenario"), "{text}");
+    assert!(text.contains("return_start"), "{text}");
+    let counts = String::from_utf8(with_file(&example, &["--counts"]).stdout).unwrap();
+    assert_eq!(counts.lines().skip(1).map(|l| l.split(' ').nth(1).unwrap().parse::<u64>().unwrap()).sum::<u64>(), 1000);
+
+    assert_clean_error(&with_file(&example, &["--items", "5"]), "--items applies to scatter documents");
+    let bad = example.replace("\"comp_per_item\": 5,", "\"comp_per_item\": 0,");
+    assert_clean_error(&with_file(&bad, &[]), "workers[1].comp_per_item: must be finite and > 0, got 0");
+    let unknown = example.replace("\"p3\", \"comm", "\"p3\", \"com");
+    assert_clean_error(&with_file(&unknown, &[]), "unknown key (expected name, count, comm_per_item");
+    let stray = example.replace("\"best\"", r#"{"send": ["p1", "p9"], "return": ["p9", "p1"]}"#);
+    assert_clean_error(&with_file(&stray, &[]), "schedule.send[1]: names no worker in workers");
+    let uneven = example.replace("\"best\"", r#"{"send": ["p1", "p2"], "return": ["p1"]}"#);
+    assert_clean_error(&with_file(&uneven, &[]), "send and return must list the same participants");
+    let lenient = example.replace("\"items\": 1000", "\"items\": 1000.");
+    assert_clean_error(&with_file(&lenient, &[]), "invalid number");
+    let model = example.replace("\"returns\"", "\"ring\"");
+    assert_clean_error(&with_file(&model, &[]), "model: byte");
+    let twice = example.replace("\"port\"", "\"model\": \"returns\", \"port\"");
+    assert_clean_error(&with_file(&twice, &[]), "duplicate key");
+    let many = example.replace("\"name\": \"p1\",", "\"name\": \"p1\", \"count\": 1000000000000,");
+    assert_clean_error(&limited(&many, 200 * 1024), "workers: at most 1048576");
 }

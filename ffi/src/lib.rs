@@ -20,7 +20,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use divload::{
     Assignment, ErrorCode, Options, OrderPolicy, Problem, Root, RootMode, Rounding, Scratch, Summary, Worker,
 };
-use divload_host::{filled, HostError, Parsed};
+use divload_host::{filled, HostError};
 
 /// What a divload function did. The numbers are stable and never reused.
 #[repr(u32)]
@@ -484,8 +484,7 @@ fn compute(
 }
 
 fn plan_json(text: &[u8]) -> Result<Vec<u8>, Failure> {
-    let planned = Parsed::new(text)?.solve::<SAMPLES, SAMPLED_WORKERS>(None, |_, _| {})?;
-    Ok(planned.document()?)
+    Ok(divload_host::plan_json::<SAMPLES, SAMPLED_WORKERS>(text)?)
 }
 
 /// Sampled sizes and most workers of the sampled DP behind `divload_plan_json`

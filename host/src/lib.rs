@@ -87,6 +87,87 @@ fn written(
     Ok(doc)
 }
 
+/// Most workers (after `count` expansion) a document may ask the front ends for: at about
+/// 200 bytes per worker in the largest model, 200 MiB.
+pub const MAX_WORKERS: usize = 1 << 20;
+
+/// Plans any document and returns its result document: the one entry point of every
+/// front end (`divload plan --json`, `divload_plan_json`, the browser's `plan`). The
+/// model comes from the document's `"model"` ([`divload::doc::model_of`]); scatter
+/// documents use the sampled DP's workspace `K` × `P` when they ask for it.
+///
+/// # Errors
+///
+/// The core's errors (JSON, ranges, capacity limits, naming the input);
+/// [`HostError::OutOfMemory`]; more than [`MAX_WORKERS`] workers.
+pub fn plan_json<const K: usize, const P: usize>(text: &[u8]) -> Result<Vec<u8>, HostError> {
+    match divload::doc::model_of(text)?.name {
+        "returns" => returns_json(text),
+        _ => {
+            let parsed = Parsed::new(text)?;
+            if parsed.file.workers > MAX_WORKERS {
+                return Err(too_many_workers(parsed.file.workers));
+            }
+            parsed.solve::<K, P>(None, |_, _| {})?.document()
+        }
+    }
+}
+
+fn too_many_workers(workers: usize) -> HostError {
+    HostError::Core(divload::Error::limit("workers", MAX_WORKERS as u64, workers as u64))
+}
+
+/// A returns document ([`divload::doc::returns`]): the document's schedule planned and
+/// compared with the best, LIFO and FIFO schedules of the same workers.
+fn returns_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
+    use divload::doc::json::Str;
+    use divload::doc::returns::{self as doc, Compare, ReturnEntry, ScheduleKind};
+    use divload::returns::{self, Assignment, Problem, ReturnWorker, Schedule, Scratch};
+
+    let sizes = doc::sizes(text)?;
+    let mut entries = filled("worker entries", sizes.entries, ReturnEntry::EMPTY)?;
+    let mut send_names = filled("scenario names", sizes.send, Str::EMPTY)?;
+    let mut ret_names = filled("scenario names", sizes.ret, Str::EMPTY)?;
+    let file = doc::parse(text, &mut entries, &mut send_names, &mut ret_names)?;
+    if file.workers > MAX_WORKERS {
+        return Err(too_many_workers(file.workers));
+    }
+    let mut workers = filled("workers", file.workers, ReturnWorker::new(0.0, 1.0, 0.0))?;
+    file.workers(&entries, &mut workers)?;
+    let (mut send, mut ret) = (Vec::new(), Vec::new());
+    if file.schedule == ScheduleKind::Given {
+        let len = file.scenario_len(&entries, &send_names)?;
+        if len > MAX_WORKERS {
+            return Err(too_many_workers(len));
+        }
+        send = filled("scenario", len, 0usize)?;
+        ret = filled("scenario", len, 0usize)?;
+        file.scenario(&entries, &send_names, &ret_names, &mut send, &mut ret)?;
+    }
+    let schedule = match file.schedule {
+        ScheduleKind::Best => Schedule::Best,
+        ScheduleKind::Lifo => Schedule::Lifo,
+        ScheduleKind::Fifo => Schedule::Fifo,
+        ScheduleKind::Given => Schedule::Given { send: &send, ret: &ret },
+    };
+    let mut needs = file.needs()?;
+    needs.tableau = needs.tableau.max(returns::needs(file.workers, schedule, file.port)?.tableau);
+    let mut out = filled("plan", needs.out, Assignment::EMPTY)?;
+    let mut scratch = filled("scratch", needs.scratch, Scratch::EMPTY)?;
+    let mut tableau = filled("LP tableau", needs.tableau, 0.0f64)?;
+    let mut run = |schedule| {
+        let problem = Problem { workers: &workers, items: file.items, schedule, port: file.port };
+        returns::plan(&problem, &mut out, &mut scratch, &mut tableau)
+    };
+    let compare = Compare {
+        best: run(Schedule::Best)?.makespan,
+        lifo: run(Schedule::Lifo)?.makespan,
+        fifo: run(Schedule::Fifo)?.makespan,
+    };
+    let summary = run(schedule)?;
+    written("result document", |buf| doc::write_result(&file, &entries, &summary, &out, &compare, buf))
+}
+
 /// A parsed platform document, owning its entry buffers (names borrow the text).
 #[derive(Debug)]
 pub struct Parsed<'t> {

@@ -39,7 +39,9 @@ const SAMPLED_WORKERS: usize = 64;
 #[wasm_bindgen]
 pub fn plan(platform: JsValue) -> Result<String, JsError> {
     let text = platform_text(platform)?;
-    Planned::new(&text).map(|p| p.document).map_err(|e| JsError::new(&e))
+    let doc = divload_host::plan_json::<SAMPLES, SAMPLED_WORKERS>(text.as_bytes())
+        .map_err(|e| JsError::new(&e.to_string()))?;
+    String::from_utf8(doc).map_err(|_| JsError::new("result document: not UTF-8"))
 }
 
 /// The balanced plan, the even split and the reversed order, as one JSON string (see the

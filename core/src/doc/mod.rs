@@ -8,6 +8,7 @@
 
 pub mod json;
 pub mod names;
+pub mod returns;
 pub mod scatter;
 
 use crate::error::{Detail, Error};
@@ -27,7 +28,8 @@ pub struct ModelInfo {
 }
 
 /// Every model documents can name, in the order front ends offer them.
-pub const MODELS: &[ModelInfo] = &[ModelInfo {
+pub const MODELS: &[ModelInfo] = &[
+    ModelInfo {
     name: "scatter",
     title: "a root serves the workers one at a time, then they compute (MPI_Scatterv)",
     paper: "Genaud, Giersch, Vivien 2003 (Thm 1-3, Algorithms 1-2); slides \"bus\" and \"star\"",
@@ -52,7 +54,75 @@ pub const MODELS: &[ModelInfo] = &[ModelInfo {
   ]
 }
 "#,
-}];
+    },
+    ModelInfo {
+        name: "returns",
+        title: "workers send their results back to the master (MPI_Scatterv then MPI_Gatherv): LIFO, FIFO, best scenario",
+        paper: "Slides \"Divisible loads: bus, star, return messages\" (LIFO and FIFO theorems, scenario LP)",
+        example: r#"{
+  "version": 1,
+  "model": "returns",
+  "comment": "The slides' platform B: c = d = (7, 8, 12), w = (6, 5, 5) seconds per item. schedule: best, lifo, fifo or {\"send\": [names], \"return\": [names]}; port: full_duplex or half_duplex.",
+  "items": 1000,
+  "schedule": "best",
+  "port": "full_duplex",
+  "workers": [
+    {"name": "p1", "comm_per_item": 7,  "comp_per_item": 6, "return_per_item": 7},
+    {"name": "p2", "comm_per_item": 8,  "comp_per_item": 5, "return_per_item": 8},
+    {"name": "p3", "comm_per_item": 12, "comp_per_item": 5, "return_per_item": 12}
+  ]
+}
+"#,
+    },
+];
+
+/// The model a document names: its `"model"` value, scatter when it has none.
+///
+/// Only the model is decided here: malformed JSON elsewhere is left to the model's own
+/// reader, which is just as strict and reports the error with the key it is in
+/// (`workers[1].name: byte 114: …`). A document broken before its `"model"` key goes to
+/// the scatter reader, as every document did before models had names.
+///
+/// # Errors
+///
+/// [`ErrorCode::Json`](crate::ErrorCode::Json) for a `"model"` that is not a string or
+/// names no model (the message lists them), or that appears twice.
+///
+/// ```
+/// use divload::doc::model_of;
+/// assert_eq!(model_of(br#"{"items": 3, "model": "returns"}"#).unwrap().name, "returns");
+/// assert_eq!(model_of(br#"{"items": 3}"#).unwrap().name, "scatter");
+/// assert_eq!(model_of(br#"{"items": .5, "model": "returns"}"#).unwrap().name, "scatter");
+/// assert_eq!(
+///     model_of(br#"{"model": "ring"}"#).unwrap_err().to_string(),
+///     "platform JSON: model: byte 9: must be \"scatter\" or \"returns\""
+/// );
+/// ```
+pub fn model_of(json: &[u8]) -> Result<&'static ModelInfo, Error> {
+    let mut d = Doc::new(json);
+    let mut found: Option<&'static ModelInfo> = None;
+    if d.object().is_ok() {
+        while let Ok(Some((k, offset))) = d.r.next_key() {
+            if !k.eq_str("model") {
+                if d.skip().is_err() {
+                    break;
+                }
+                continue;
+            }
+            d.at("model", usize::MAX, "");
+            if found.is_some() {
+                return Err(d.error("duplicate key", offset));
+            }
+            let at = d.offset();
+            let name = d.string()?;
+            found = Some(MODELS.iter().find(|m| name.eq_str(m.name)).ok_or_else(|| d.error(MODEL_NAMES, at))?);
+        }
+    }
+    Ok(found.unwrap_or(&MODELS[0]))
+}
+
+/// The valid values of `"model"`, for error messages.
+const MODEL_NAMES: &str = "must be \"scatter\" or \"returns\"";
 
 /// The model called `name`.
 pub fn model(name: &str) -> Option<&'static ModelInfo> {
@@ -173,6 +243,11 @@ impl<'a> Doc<'a> {
         self.r.bool().map_err(|e| self.json(e))
     }
 
+    /// The kind of the next value, without reading it.
+    pub fn peek(&mut self) -> Result<json::Kind, Error> {
+        self.r.peek().map_err(|e| self.json(e))
+    }
+
     /// Skips any value (comments), checking it strictly.
     pub fn skip(&mut self) -> Result<(), Error> {
         self.r.skip_value().map_err(|e| self.json(e))
@@ -200,8 +275,13 @@ mod tests {
     fn every_example_plans_and_the_list_is_exact() {
         for m in MODELS {
             assert_eq!(model(m.name).map(|x| x.name), Some(m.name));
-            let sizes = scatter::sizes(m.example.as_bytes()).unwrap();
-            assert!(sizes.entries > 0, "{}", m.name);
+            assert_eq!(model_of(m.example.as_bytes()).unwrap().name, m.name);
+            let entries = match m.name {
+                "scatter" => scatter::sizes(m.example.as_bytes()).unwrap().entries,
+                _ => returns::sizes(m.example.as_bytes()).unwrap().entries,
+            };
+            assert!(entries > 0, "{}", m.name);
+            assert!(MODEL_NAMES.contains(&["\"", m.name, "\""].concat()));
         }
         let needed = write_models(&mut []).unwrap_err().needed().unwrap();
         let mut buf = [0u8; 4096];

@@ -4,6 +4,7 @@
 
 use crate::doc::json::Str;
 use crate::report::Method;
+use crate::returns::{Port, Schedule};
 use crate::scatter::{OrderPolicy, RootMode, Rounding, Solver};
 
 /// The names of one option's values, in the order they are offered.
@@ -88,6 +89,21 @@ pub const METHOD: Names<Method> = Names {
     expected: "must be \"closed_form\", \"exact_dp\", \"sampled_dp\", \"threshold\", \"lifo\", \"fifo\", \"scenario_lp\", \"best_scenario\" or \"biased\"",
 };
 
+/// The master's port in the return-message model ([`Port`]).
+pub const PORT: Names<Port> = Names {
+    key: "port",
+    table: &[("full_duplex", Port::FullDuplex), ("half_duplex", Port::HalfDuplex)],
+    expected: "must be \"full_duplex\" or \"half_duplex\"",
+};
+
+/// The named schedules of the return-message model; a given scenario is an object
+/// (`{"send": [...], "return": [...]}`), not a name.
+pub const SCHEDULE: Names<Schedule<'static>> = Names {
+    key: "schedule",
+    table: &[("best", Schedule::Best), ("lifo", Schedule::Lifo), ("fifo", Schedule::Fifo)],
+    expected: "must be \"best\", \"lifo\", \"fifo\" or {\"send\": [names], \"return\": [names]}",
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,6 +128,8 @@ mod tests {
         complete(&ORDER, &[OrderPolicy::Given, OrderPolicy::Bandwidth]);
         complete(&ROUNDING, &[Rounding::Paper, Rounding::LargestRemainder, Rounding::Greedy]);
         complete(&SOLVER, &[Solver::Auto, Solver::ClosedForm, Solver::Exact, Solver::Sampled]);
+        complete(&PORT, &[Port::FullDuplex, Port::HalfDuplex]);
+        complete(&SCHEDULE, &[Schedule::Best, Schedule::Lifo, Schedule::Fifo]);
         complete(
             &METHOD,
             &[

@@ -1,0 +1,591 @@
+//! The return-message model's documents (slides "With return messages"; the solver is
+//! [`crate::returns`]): platform documents in, result documents out, strict JSON without
+//! allocation.
+//!
+//! ```json
+//! {"version": 1, "model": "returns", "items": 1000, "schedule": "best", "port": "full_duplex",
+//!  "workers": [{"name": "p1", "comm_per_item": 1, "comp_per_item": 1, "return_per_item": 1},
+//!              {"name": "p3", "count": 2, "comm_per_item": 5, "comp_per_item": 5, "return_per_item": 5}]}
+//! ```
+//!
+//! `schedule` is `"best"` (default), `"lifo"`, `"fifo"`, or a scenario
+//! `{"send": [names], "return": [names]}` naming the participants in send order and the
+//! same participants in return order; an entry with `count` k stands for its k workers,
+//! sent (and returned) one after the other. `port` is `"full_duplex"` (default: it is the
+//! model that reproduces the slides) or `"half_duplex"`. Costs are linear, in seconds per
+//! item: `comm_per_item` (c ≥ 0), `comp_per_item` (w > 0), `return_per_item` (d ≥ 0).
+//!
+//! Memory is the caller's: [`sizes`] reads the document to count its entries and
+//! scenario names, [`parse`] fills that many, [`ReturnsFile::workers`] and
+//! [`ReturnsFile::scenario`] expand them, [`ReturnsFile::needs`] says what the solver needs.
+
+use crate::doc::json::{Kind, Str, Writer};
+use crate::doc::{names, Doc, Keys};
+use crate::error::{Detail, Error};
+use crate::returns::{self, Assignment, Needs, Port, ReturnWorker, Schedule, Summary};
+
+/// One object of the `workers` array.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReturnEntry<'a> {
+    /// Worker name, as written.
+    pub name: Str<'a>,
+    /// How many identical workers the entry stands for (≥ 1).
+    pub count: u64,
+    /// Rank of the first of them once entries are expanded.
+    pub first_rank: u64,
+    /// c, seconds per item, ≥ 0.
+    pub comm_per_item: f64,
+    /// w, seconds per item, > 0.
+    pub comp_per_item: f64,
+    /// d, seconds per item, ≥ 0.
+    pub return_per_item: f64,
+}
+
+impl ReturnEntry<'_> {
+    /// An empty entry, for initialising buffers.
+    pub const EMPTY: ReturnEntry<'static> = ReturnEntry {
+        name: Str::EMPTY,
+        count: 1,
+        first_rank: 0,
+        comm_per_item: 0.0,
+        comp_per_item: 1.0,
+        return_per_item: 0.0,
+    };
+}
+
+/// Which schedule a document asks for; a given scenario's names are in the caller's
+/// buffers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ScheduleKind {
+    /// `"best"`.
+    #[default]
+    Best,
+    /// `"lifo"`.
+    Lifo,
+    /// `"fifo"`.
+    Fifo,
+    /// `{"send": [...], "return": [...]}`.
+    Given,
+}
+
+/// The scalar part of a returns document; the lists are in the caller's buffers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReturnsFile {
+    /// Items to distribute.
+    pub items: u64,
+    /// The master's port.
+    pub port: Port,
+    /// The schedule asked for.
+    pub schedule: ScheduleKind,
+    /// Entries in `workers`.
+    pub entries: usize,
+    /// Workers once `count` is expanded.
+    pub workers: usize,
+    /// Names in the scenario's `send` list (0 unless the schedule is given).
+    pub send: usize,
+    /// Names in the scenario's `return` list.
+    pub ret: usize,
+}
+
+/// How many entries and names a document holds, found by reading it whole.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sizes {
+    /// Objects in `workers`.
+    pub entries: usize,
+    /// Names in `schedule.send`.
+    pub send: usize,
+    /// Names in `schedule.return`.
+    pub ret: usize,
+}
+
+const TOP: Keys = Keys {
+    names: &["version", "model", "items", "schedule", "port", "workers", "comment", "description"],
+    unknown: "unknown key (expected version, model, items, schedule, port, workers, comment, description)",
+};
+
+const WORKER: Keys = Keys {
+    names: &["name", "count", "comm_per_item", "comp_per_item", "return_per_item", "comment"],
+    unknown: "unknown key (expected name, count, comm_per_item, comp_per_item, return_per_item, comment)",
+};
+
+const SCENARIO: Keys = Keys { names: &["send", "return"], unknown: "unknown key (expected send, return)" };
+
+/// Reads a document without keeping anything, to learn its [`Sizes`].
+///
+/// # Errors
+///
+/// Everything [`parse`] rejects, except buffers that are too small.
+pub fn sizes(json: &[u8]) -> Result<Sizes, Error> {
+    let f = read(json, &mut [], &mut [], &mut [])?;
+    Ok(Sizes { entries: f.entries, send: f.send, ret: f.ret })
+}
+
+/// Reads a returns document into the caller's buffers, sized by [`sizes`].
+///
+/// The JSON must be strict RFC 8259, nested at most 128 deep, without repeated keys.
+///
+/// # Errors
+///
+/// [`ErrorCode::Json`](crate::ErrorCode::Json) for malformed JSON, unknown, repeated or
+/// missing keys and names; [`ErrorCode::InvalidInput`](crate::ErrorCode::InvalidInput)
+/// for a cost outside its range (`workers[1].comp_per_item must be finite and > 0, got
+/// 0`), no workers or no items; [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall)
+/// when a buffer is shorter than [`sizes`] says.
+///
+/// ```
+/// use divload::doc::json::Str;
+/// use divload::doc::returns::{parse, sizes, ReturnEntry};
+/// let doc = br#"{"model": "returns", "items": 10, "workers": [
+///     {"name": "a", "comm_per_item": 1, "comp_per_item": 1, "return_per_item": 1}]}"#;
+/// let s = sizes(doc).unwrap();
+/// let mut entries = [ReturnEntry::EMPTY; 1];
+/// let file = parse(doc, &mut entries, &mut [], &mut []).unwrap();
+/// assert_eq!((s.entries, file.items, file.workers), (1, 10, 1));
+/// ```
+pub fn parse<'a>(
+    json: &'a [u8],
+    entries: &mut [ReturnEntry<'a>],
+    send: &mut [Str<'a>],
+    ret: &mut [Str<'a>],
+) -> Result<ReturnsFile, Error> {
+    let f = read(json, entries, send, ret)?;
+    if f.entries > entries.len() {
+        return Err(Error::buffer("worker entries", f.entries, entries.len()));
+    }
+    if f.send > send.len() {
+        return Err(Error::buffer("schedule.send names", f.send, send.len()));
+    }
+    if f.ret > ret.len() {
+        return Err(Error::buffer("schedule.return names", f.ret, ret.len()));
+    }
+    Ok(f)
+}
+
+fn missing(key: &'static str, message: &'static str) -> Error {
+    Error::json(message, Detail::Entry { list: key, index: usize::MAX, field: "" })
+}
+
+fn read<'a>(
+    json: &'a [u8],
+    entries: &mut [ReturnEntry<'a>],
+    send: &mut [Str<'a>],
+    ret: &mut [Str<'a>],
+) -> Result<ReturnsFile, Error> {
+    let mut d = Doc::new(json);
+    d.object()?;
+    let mut seen = 0u64;
+    let (mut items, mut workers) = (None, None);
+    let mut file = ReturnsFile {
+        items: 0,
+        port: Port::FullDuplex,
+        schedule: ScheduleKind::Best,
+        entries: 0,
+        workers: 0,
+        send: 0,
+        ret: 0,
+    };
+    loop {
+        d.at("", usize::MAX, "");
+        let Some(k) = d.key(&TOP, &mut seen)? else { break };
+        d.at(k, usize::MAX, "");
+        let offset = d.offset();
+        match k {
+            "version" => {
+                let v = d.u64()?;
+                if v != 1 {
+                    return Err(Error::json(
+                        "only version 1 is supported",
+                        Detail::Value { field: "version", value: v },
+                    ));
+                }
+            }
+            "model" => {
+                if !d.string()?.eq_str("returns") {
+                    return Err(d.error("must be \"returns\" for this reader", offset));
+                }
+            }
+            "items" => items = Some(d.u64()?),
+            "port" => file.port = d.name(&names::PORT)?,
+            "schedule" => {
+                if d.peek()? == Kind::Object {
+                    (file.send, file.ret) = read_scenario(&mut d, send, ret)?;
+                    file.schedule = ScheduleKind::Given;
+                } else {
+                    file.schedule = match d.name(&names::SCHEDULE)? {
+                        Schedule::Lifo => ScheduleKind::Lifo,
+                        Schedule::Fifo => ScheduleKind::Fifo,
+                        _ => ScheduleKind::Best,
+                    };
+                }
+            }
+            "workers" => workers = Some(read_workers(&mut d, entries)?),
+            _ => d.skip()?,
+        }
+    }
+    d.end()?;
+    let Some(items) = items else {
+        return Err(missing("items", "missing (the number of items to distribute)"));
+    };
+    if items == 0 {
+        return Err(Error::no_items());
+    }
+    let Some((n, expanded)) = workers else {
+        return Err(missing("workers", "missing (the list of workers)"));
+    };
+    if n == 0 {
+        return Err(Error::no_workers());
+    }
+    let Ok(expanded) = usize::try_from(expanded) else {
+        return Err(missing("workers", "too many workers for this machine"));
+    };
+    Ok(ReturnsFile { items, entries: n, workers: expanded, ..file })
+}
+
+fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [ReturnEntry<'a>]) -> Result<(usize, u64), Error> {
+    d.array()?;
+    let (mut n, mut ranks) = (0usize, 0u64);
+    while d.element()? {
+        d.at("workers", n, "");
+        let at = |field: &'static str| Detail::Entry { list: "workers", index: n, field };
+        d.object()?;
+        let mut e = ReturnEntry::EMPTY;
+        let mut seen = 0u64;
+        while let Some(k) = d.key(&WORKER, &mut seen)? {
+            match k {
+                "name" => e.name = d.string()?,
+                "count" => {
+                    e.count = d.u64()?;
+                    if e.count == 0 {
+                        return Err(Error::json("must be at least 1", at("count")));
+                    }
+                }
+                "comment" => d.skip()?,
+                _ => {
+                    let v = d.f64()?;
+                    let (slot, positive) = match k {
+                        "comm_per_item" => (&mut e.comm_per_item, false),
+                        "comp_per_item" => (&mut e.comp_per_item, true),
+                        _ => (&mut e.return_per_item, false),
+                    };
+                    let ok = v.is_finite() && if positive { v > 0.0 } else { v >= 0.0 };
+                    if !ok {
+                        let range =
+                            if positive { "must be finite and > 0" } else { "must be finite and >= 0" };
+                        return Err(Error::json(
+                            range,
+                            Detail::Number { list: "workers", index: n, field: k, value: v },
+                        ));
+                    }
+                    *slot = v;
+                }
+            }
+        }
+        for (bit, key) in [(0, "name"), (2, "comm_per_item"), (3, "comp_per_item"), (4, "return_per_item")] {
+            if seen & (1 << bit) == 0 {
+                return Err(Error::json("missing", at(key)));
+            }
+        }
+        if e.name.raw().is_empty() {
+            return Err(Error::json("must be a non-empty name", at("name")));
+        }
+        e.first_rank = ranks;
+        ranks = ranks.checked_add(e.count).ok_or(Error::json("total worker count overflows", at("count")))?;
+        if let Some(slot) = buf.get_mut(n) {
+            *slot = e;
+        }
+        n += 1;
+    }
+    Ok((n, ranks))
+}
+
+/// `{"send": [names], "return": [names]}`; returns the two lengths.
+fn read_scenario<'a>(
+    d: &mut Doc<'a>,
+    send: &mut [Str<'a>],
+    ret: &mut [Str<'a>],
+) -> Result<(usize, usize), Error> {
+    d.object()?;
+    let mut seen = 0u64;
+    let (mut s, mut r) = (None, None);
+    while let Some(k) = d.key(&SCENARIO, &mut seen)? {
+        let (list, buf) =
+            if k == "send" { ("schedule.send", &mut *send) } else { ("schedule.return", &mut *ret) };
+        d.array()?;
+        let mut n = 0usize;
+        while d.element()? {
+            d.at(list, n, "");
+            let name = d.string()?;
+            if let Some(slot) = buf.get_mut(n) {
+                *slot = name;
+            }
+            n += 1;
+        }
+        if k == "send" {
+            s = Some(n);
+        } else {
+            r = Some(n);
+        }
+    }
+    match (s, r) {
+        (Some(s), Some(r)) if s > 0 && s == r => Ok((s, r)),
+        (Some(_), Some(_)) => Err(missing(
+            "schedule",
+            "send and return must list the same participants (at least one), each once",
+        )),
+        _ => Err(missing("schedule", "a scenario needs both send and return")),
+    }
+}
+
+impl ReturnsFile {
+    /// Expands the entries into one [`ReturnWorker`] per worker (`out` needs
+    /// `self.workers` elements); ranks follow the entries' order.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) when `out` is short.
+    pub fn workers(&self, entries: &[ReturnEntry<'_>], out: &mut [ReturnWorker<f64>]) -> Result<(), Error> {
+        if out.len() < self.workers {
+            return Err(Error::buffer("workers", self.workers, out.len()));
+        }
+        let mut k = 0usize;
+        for e in entries.iter().take(self.entries) {
+            for _ in 0..e.count {
+                if let Some(slot) = out.get_mut(k) {
+                    *slot = ReturnWorker::new(e.comm_per_item, e.comp_per_item, e.return_per_item);
+                }
+                k += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// The given scenario as worker ranks: each name's entry contributes its `count`
+    /// workers in rank order. `send` and `ret` need [`ReturnsFile::scenario_len`] elements.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::Json`](crate::ErrorCode::Json) for a name that no entry has, or that a
+    /// list repeats, or lists that name different workers;
+    /// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) for short buffers.
+    pub fn scenario(
+        &self,
+        entries: &[ReturnEntry<'_>],
+        send_names: &[Str<'_>],
+        ret_names: &[Str<'_>],
+        send: &mut [usize],
+        ret: &mut [usize],
+    ) -> Result<usize, Error> {
+        let len = self.scenario_len(entries, send_names)?;
+        let entries = entries.get(..self.entries).unwrap_or(entries);
+        for (list, names, out) in
+            [("schedule.send", send_names, &mut *send), ("schedule.return", ret_names, &mut *ret)]
+        {
+            if out.len() < len {
+                return Err(Error::buffer(list, len, out.len()));
+            }
+            let mut k = 0usize;
+            for (i, name) in names.iter().take(self.send).enumerate() {
+                let at = Detail::Entry { list, index: i, field: "" };
+                let Some(e) = entries.iter().find(|e| e.name == *name) else {
+                    return Err(Error::json("names no worker in workers", at));
+                };
+                if names[..i].iter().any(|n| n == name) {
+                    return Err(Error::json("names a worker twice", at));
+                }
+                for r in 0..e.count {
+                    if let (Some(slot), Ok(rank)) = (out.get_mut(k), usize::try_from(e.first_rank + r)) {
+                        *slot = rank;
+                    }
+                    k += 1;
+                }
+            }
+            if k != len {
+                return Err(missing(
+                    "schedule",
+                    "send and return must list the same participants (at least one), each once",
+                ));
+            }
+        }
+        Ok(len)
+    }
+
+    /// Workers in the given scenario (the sum of the named entries' counts).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::Json`](crate::ErrorCode::Json) for a name that no entry has.
+    pub fn scenario_len(&self, entries: &[ReturnEntry<'_>], send_names: &[Str<'_>]) -> Result<usize, Error> {
+        let entries = entries.get(..self.entries).unwrap_or(entries);
+        let mut len = 0usize;
+        for (i, name) in send_names.iter().take(self.send).enumerate() {
+            let Some(e) = entries.iter().find(|e| e.name == *name) else {
+                return Err(Error::json(
+                    "names no worker in workers",
+                    Detail::Entry { list: "schedule.send", index: i, field: "" },
+                ));
+            };
+            len = len.saturating_add(usize::try_from(e.count).unwrap_or(usize::MAX));
+        }
+        Ok(len)
+    }
+
+    /// What the solver needs for the best, LIFO and FIFO schedules (a result compares the
+    /// document's schedule with all three); a given scenario adds
+    /// [`returns::needs`] of its expanded orders.
+    ///
+    /// # Errors
+    ///
+    /// As [`returns::needs`].
+    pub fn needs(&self) -> Result<Needs, Error> {
+        let mut n = returns::needs(self.workers, Schedule::Best, self.port)?;
+        for s in [Schedule::Lifo, Schedule::Fifo] {
+            n.tableau = n.tableau.max(returns::needs(self.workers, s, self.port)?.tableau);
+        }
+        Ok(n)
+    }
+}
+
+/// The makespans of the three schedule kinds for the same workers, for comparison.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Compare {
+    /// The best scenario found.
+    pub best: f64,
+    /// The LIFO optimum, rounded.
+    pub lifo: f64,
+    /// The FIFO schedule, rounded.
+    pub fifo: f64,
+}
+
+/// Name of the entry that worker `rank` belongs to.
+pub fn name_of<'a>(entries: &[ReturnEntry<'a>], rank: usize) -> Str<'a> {
+    let rank = rank as u64;
+    let i = entries.partition_point(|e| e.first_rank + e.count <= rank);
+    entries.get(i).map_or(Str::EMPTY, |e| e.name)
+}
+
+/// Writes the result document into `out`; returns its length.
+///
+/// `{"version": 1, "model": "returns", "items", "port", "schedule", "method", "makespan",
+/// "rational_makespan", "lower_bound", "bound", "gap", "exact", "throughput",
+/// "throughput_bound", "rational_optimal", "even_split_makespan", "speedup",
+/// "participating", "send_order": [names], "return_order": [names], "compare": {"best",
+/// "lifo", "fifo"}, "plan": [{"name", "rank", "count", "displacement", "share",
+/// "send_start", "received", "computed", "return_start", "return_end", "idle",
+/// "return_position"}]}`, `plan` in send order (participants first), times in seconds.
+///
+/// # Errors
+///
+/// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) with the exact length
+/// needed (call with an empty buffer to learn it).
+pub fn write_result(
+    file: &ReturnsFile,
+    entries: &[ReturnEntry<'_>],
+    summary: &Summary<f64>,
+    plan: &[Assignment<f64>],
+    compare: &Compare,
+    out: &mut [u8],
+) -> Result<usize, Error> {
+    let entries = entries.get(..file.entries).unwrap_or(entries);
+    let got = out.len();
+    let mut w = Writer::new(out);
+    let s = summary;
+    let report = s.report();
+    w.begin_object();
+    w.key("version");
+    w.u64(1);
+    w.key("model");
+    w.str("returns");
+    w.key("items");
+    w.u64(s.items);
+    w.key("port");
+    w.str(names::PORT.name(s.port));
+    w.key("schedule");
+    w.str(match file.schedule {
+        ScheduleKind::Best => names::SCHEDULE.name(Schedule::Best),
+        ScheduleKind::Lifo => names::SCHEDULE.name(Schedule::Lifo),
+        ScheduleKind::Fifo => names::SCHEDULE.name(Schedule::Fifo),
+        ScheduleKind::Given => "given",
+    });
+    w.key("method");
+    w.str(names::METHOD.name(s.method));
+    for (key, v) in [
+        ("makespan", s.makespan),
+        ("rational_makespan", s.rational_makespan),
+        ("lower_bound", s.lower_bound),
+        ("bound", s.bound),
+        ("gap", report.gap()),
+    ] {
+        w.key(key);
+        w.f64(v);
+    }
+    w.key("exact");
+    w.bool(report.exact);
+    w.key("throughput");
+    w.f64(s.throughput);
+    w.key("throughput_bound");
+    w.f64(s.throughput_bound);
+    w.key("rational_optimal");
+    w.bool(s.rational_optimal);
+    w.key("even_split_makespan");
+    w.f64(s.even_split_makespan);
+    w.key("speedup");
+    w.f64(if s.makespan > 0.0 { s.even_split_makespan / s.makespan } else { 1.0 });
+    w.key("participating");
+    w.u64(s.participating as u64);
+    let members = &plan[..s.members.min(plan.len())];
+    w.key("send_order");
+    w.begin_array();
+    for a in members {
+        w.raw_str(name_of(entries, a.worker));
+    }
+    w.end_array();
+    w.key("return_order");
+    w.begin_array();
+    for position in 0..members.len() {
+        if let Some(a) = members.iter().find(|a| a.return_rank == Some(position)) {
+            w.raw_str(name_of(entries, a.worker));
+        }
+    }
+    w.end_array();
+    w.key("compare");
+    w.begin_object();
+    for (key, v) in [("best", compare.best), ("lifo", compare.lifo), ("fifo", compare.fifo)] {
+        w.key(key);
+        w.f64(v);
+    }
+    w.end_object();
+    w.key("plan");
+    w.begin_array();
+    for a in plan {
+        w.begin_object();
+        w.key("name");
+        w.raw_str(name_of(entries, a.worker));
+        w.key("rank");
+        w.u64(a.worker as u64);
+        w.key("count");
+        w.u64(a.count);
+        w.key("displacement");
+        w.u64(a.displacement);
+        for (key, v) in [
+            ("share", a.share),
+            ("send_start", a.send_start),
+            ("received", a.received),
+            ("computed", a.computed),
+            ("return_start", a.return_start),
+            ("return_end", a.return_end),
+            ("idle", a.idle),
+        ] {
+            w.key(key);
+            w.f64(v);
+        }
+        w.key("return_position");
+        match a.return_rank {
+            Some(r) => w.u64(r as u64),
+            None => w.null(),
+        }
+        w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+    w.finish().map_err(|needed| Error::buffer("result JSON", needed, got))
+}
