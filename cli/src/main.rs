@@ -188,7 +188,8 @@ fn plan_any(args: &PlanArgs, source: &str, text: &[u8]) -> Result<(), String> {
     if let Some((flag, _)) = scatter_only.iter().find(|(_, given)| *given) {
         return Err(format!("{source}: {flag} applies to scatter documents; edit the document instead"));
     }
-    let doc = divload_host::plan_json::<SAMPLES, SAMPLED_WORKERS>(text).map_err(|e| format!("{source}: {e}"))?;
+    let doc =
+        divload_host::plan_json::<SAMPLES, SAMPLED_WORKERS>(text).map_err(|e| format!("{source}: {e}"))?;
     let stdout = io::stdout();
     let mut w = io::BufWriter::new(stdout.lock());
     let written = if args.json {

@@ -54,45 +54,51 @@ fn scalar<'a>(r: &mut Reader<'a>) -> Option<Cell<'a>> {
     }
 }
 
-/// Prints `doc` (a result document the core wrote) for a person.
+/// Rows of one array of objects: each row its scalars in document order.
+type Rows<'a> = Vec<Vec<(Str<'a>, Cell<'a>)>>;
+
+/// Prints `doc` (a result document the core wrote) for a person: scalars as `key value`
+/// lines, lists of scalars on one line, nested objects as `key.sub value`, and every array
+/// of objects as a table (the `plan` last).
 pub fn print(w: &mut impl Write, source: &str, doc: &[u8]) -> io::Result<()> {
     let broken = || io::Error::new(io::ErrorKind::InvalidData, "result document: unexpected shape");
     let mut r = Reader::new(doc);
     r.begin_object().map_err(|_| broken())?;
     writeln!(w, "divload plan {source}")?;
-    let mut rows: Vec<Vec<(Str<'_>, Cell<'_>)>> = Vec::new();
+    let mut tables: Vec<(Str<'_>, Rows<'_>)> = Vec::new();
     while let Some((key, _)) = r.next_key().map_err(|_| broken())? {
         if let Some(cell) = scalar(&mut r) {
             writeln!(w, "{:<22} {cell}", key.raw())?;
             continue;
         }
-        if key.eq_str("plan") {
-            r.begin_array().map_err(|_| broken())?;
-            while r.next_element().map_err(|_| broken())? {
-                r.begin_object().map_err(|_| broken())?;
-                let mut row = Vec::new();
-                while let Some((k, _)) = r.next_key().map_err(|_| broken())? {
-                    match scalar(&mut r) {
-                        Some(cell) => row.push((k, cell)),
-                        None => r.skip_value().map_err(|_| broken())?,
-                    }
-                }
-                rows.push(row);
-            }
-            continue;
-        }
-        // Lists of names (orders) on one line; nested objects as `key.sub: value`.
         match r.peek().map_err(|_| broken())? {
             Kind::Array => {
                 r.begin_array().map_err(|_| broken())?;
-                let mut items = Vec::new();
+                let (mut items, mut rows) = (Vec::new(), Rows::new());
                 while r.next_element().map_err(|_| broken())? {
-                    match scalar(&mut r) {
-                        Some(cell) => items.push(cell.to_string()),
-                        None => r.skip_value().map_err(|_| broken())?,
+                    if let Some(cell) = scalar(&mut r) {
+                        items.push(cell.to_string());
+                        continue;
                     }
+                    if r.peek().map_err(|_| broken())? != Kind::Object {
+                        r.skip_value().map_err(|_| broken())?;
+                        continue;
+                    }
+                    r.begin_object().map_err(|_| broken())?;
+                    let mut row = Vec::new();
+                    while let Some((k, _)) = r.next_key().map_err(|_| broken())? {
+                        match scalar(&mut r) {
+                            Some(cell) => row.push((k, cell)),
+                            None => r.skip_value().map_err(|_| broken())?,
+                        }
+                    }
+                    rows.push(row);
                 }
-                writeln!(w, "{:<22} {}", key.raw(), items.join(" "))?;
+                if rows.is_empty() {
+                    writeln!(w, "{:<22} {}", key.raw(), items.join(" "))?;
+                } else {
+                    tables.push((key, rows));
+                }
             }
             _ => {
                 r.begin_object().map_err(|_| broken())?;
@@ -105,16 +111,31 @@ pub fn print(w: &mut impl Write, source: &str, doc: &[u8]) -> io::Result<()> {
             }
         }
     }
+    tables.sort_by_key(|(k, _)| k.eq_str("plan"));
+    for (key, rows) in &tables {
+        print_rows(w, key.raw(), rows)?;
+    }
+    Ok(())
+}
+
+/// One table: a column per key of the first row.
+fn print_rows(w: &mut impl Write, title: &str, rows: &Rows<'_>) -> io::Result<()> {
     let Some(first) = rows.first() else { return Ok(()) };
     let header: Vec<String> = first.iter().map(|(k, _)| k.raw().to_string()).collect();
     let cells: Vec<Vec<String>> =
         rows.iter().map(|row| row.iter().map(|(_, c)| c.to_string()).collect()).collect();
     let widths: Vec<usize> = (0..header.len())
         .map(|j| {
-            cells.iter().filter_map(|r| r.get(j)).chain([&header[j]]).map(|s| s.chars().count()).max().unwrap_or(1)
+            cells
+                .iter()
+                .filter_map(|r| r.get(j))
+                .chain([&header[j]])
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(1)
         })
         .collect();
-    writeln!(w)?;
+    writeln!(w, "\n{title}:")?;
     let line = |w: &mut dyn Write, row: &[String]| -> io::Result<()> {
         let parts: Vec<String> = row.iter().zip(&widths).map(|(s, &n)| format!("{s:>n$}")).collect();
         writeln!(w, "{}", parts.join("  "))

@@ -428,7 +428,10 @@ fn models_and_examples_come_from_the_registry() {
     let r: serde_json::Value = serde_json::from_slice(&planned.stdout).unwrap();
     assert_eq!(r["model"], "scatter");
     assert!((r["makespan"].as_f64().unwrap() - 403.975).abs() < 0.01);
-    assert_clean_error(&divload(&["example", "nonsense"]), "unknown model \"nonsense\" (known: scatter, returns)");
+    assert_clean_error(
+        &divload(&["example", "nonsense"]),
+        "unknown model \"nonsense\" (known: scatter, returns, multicluster)",
+    );
 }
 
 /// The return-message model through the same command: every model's example plans as
@@ -454,8 +457,7 @@ fn returns_documents_plan_from_the_command_line() {
         let v = json_of(&with_file(&doc, &["--json"]));
         assert!((v["throughput"].as_f64().unwrap() - throughput).abs() < 1e-12, "{schedule}: {v}");
     }
-    let given = example
-        .replace("\"best\"", r#"{"send": ["p1", "p3", "p2"], "return": ["p3", "p1", "p2"]}"#);
+    let given = example.replace("\"best\"", r#"{"send": ["p1", "p3", "p2"], "return": ["p3", "p1", "p2"]}"#);
     let v = json_of(&with_file(&given, &["--json"]));
     assert_eq!(v["method"], "scenario_lp");
     assert!((v["throughput"].as_f64().unwrap() - 38.0 / 499.0).abs() < 1e-12);
@@ -466,7 +468,10 @@ fn returns_documents_plan_from_the_command_line() {
     assert!(text.contains("method                 best_scenario"), "{text}");
     assert!(text.contains("return_start"), "{text}");
     let counts = String::from_utf8(with_file(&example, &["--counts"]).stdout).unwrap();
-    assert_eq!(counts.lines().skip(1).map(|l| l.split(' ').nth(1).unwrap().parse::<u64>().unwrap()).sum::<u64>(), 1000);
+    assert_eq!(
+        counts.lines().skip(1).map(|l| l.split(' ').nth(1).unwrap().parse::<u64>().unwrap()).sum::<u64>(),
+        1000
+    );
 
     assert_clean_error(&with_file(&example, &["--items", "5"]), "--items applies to scatter documents");
     let bad = example.replace("\"comp_per_item\": 5,", "\"comp_per_item\": 0,");
@@ -485,4 +490,72 @@ fn returns_documents_plan_from_the_command_line() {
     assert_clean_error(&with_file(&twice, &[]), "duplicate key");
     let many = example.replace("\"name\": \"p1\",", "\"name\": \"p1\", \"count\": 1000000000000,");
     assert_clean_error(&limited(&many, 200 * 1024), "workers: at most 1048576");
+}
+
+/// The multi-cluster model through the same command: the example is heien's Table 4 at
+/// S = 8192 (base 54.42 s, +8P 39.04 s, +3x4P 36.25 s, speedups 28.3 % and 33.4 %), the
+/// sort and custom patterns plan, and bad documents name their key.
+#[test]
+fn multicluster_documents_plan_from_the_command_line() {
+    let example = String::from_utf8(divload(&["example", "multicluster"]).stdout).unwrap();
+    let v = json_of(&with_file(&example, &["--json"]));
+    assert_eq!(v["model"], "multicluster");
+    assert_eq!(v["method"], "biased");
+    assert!((v["rational_makespan"].as_f64().unwrap() - 54.4154).abs() < 1e-3, "{v}");
+    let (lb, makespan) = (v["lower_bound"].as_f64().unwrap(), v["makespan"].as_f64().unwrap());
+    assert!(lb <= makespan && makespan < v["even_makespan"].as_f64().unwrap());
+    assert_eq!(counts_sum(&v), 8192);
+    assert_eq!(v["plan"].as_array().unwrap().len(), 16);
+    let what_if = v["what_if"].as_array().unwrap();
+    assert!((what_if[0]["rational_makespan"].as_f64().unwrap() - 39.0362).abs() < 1e-3);
+    assert!((what_if[1]["rational_makespan"].as_f64().unwrap() - 36.2519).abs() < 1e-3);
+    assert!((what_if[0]["speedup"].as_f64().unwrap() - 0.2826).abs() < 1e-3);
+
+    // heien Sort 1 (clusters of 8, 4, 4; the paper's split ignores fixed costs): F_3 =
+    // .0405 and F_7 = .0845 at D = 25.
+    let sort = r#"{"model": "multicluster", "clusters": [{"name": "x", "processors": 8},
+        {"name": "y", "processors": 4}, {"name": "z", "processors": 4}],
+        "links": {"fast": {"latency": 45e-6, "overhead": 5e-6, "gap": 0.05e-6},
+                  "slow": {"latency": 400e-6, "overhead": 10e-6, "gap": 0.5e-6}},
+        "application": {"pattern": "all_to_all", "objects": 10000000, "chunk": 4096,
+                        "sort_time": 3.42e-3, "words_per_object": 25},
+        "fixed_costs": "ignored"}"#;
+    let v = json_of(&with_file(sort, &["--json"]));
+    let fraction = |r: u64| {
+        v["classes"].as_array().unwrap().iter().find(|c| c["fast_links"] == r).unwrap()["fraction"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!((fraction(3) - 0.0405).abs() < 5e-5 && (fraction(7) - 0.0845).abs() < 5e-5, "{v}");
+    assert_eq!(counts_sum(&v), 10_000_000);
+
+    let custom = r#"{"model": "multicluster", "clusters": [{"name": "x", "processors": 2}, {"name": "y", "processors": 1}],
+        "application": {"pattern": "custom", "units": 1000, "iterations": 10,
+                        "costs": [{"per_load": 1, "fixed": 0}, {"per_load": 2, "fixed": 0.01}]}}"#;
+    let v = json_of(&with_file(custom, &["--json"]));
+    assert_eq!(counts_sum(&v), 1000);
+    assert!(v["lower_bound"].as_f64().unwrap() <= v["makespan"].as_f64().unwrap());
+    let text = String::from_utf8(with_file(&example, &[]).stdout).unwrap();
+    assert!(text.contains("what_if:") && text.contains("+3x4P"), "{text}");
+
+    let bad = |from: &str, to: &str, needle: &str| {
+        let doc = example.replacen(from, to, 1);
+        assert_ne!(doc, example, "{from}");
+        assert_clean_error(&with_file(&doc, &[]), needle);
+    };
+    bad("\"processors\": 8}", "\"processors\": 0}", "clusters[0].processors: must be in 1..=4294967295");
+    bad(
+        "\"flip_time\": 0.55e-6",
+        "\"flip_time\": -1",
+        "application.flip_time: must be finite and > 0, got -1",
+    );
+    bad("\"steps\": 20", "\"steps\": 20, \"chunk\": 3", "holds a parameter of another pattern");
+    bad("\"pattern\": \"ring\"", "\"pattern\": \"star\"", "must be \"ring\", \"all_to_all\" or \"custom\"");
+    bad("\"slow\": {\"latency\": 400e-6, \"overhead\": 10e-6, \"gap\": 0.5e-6}",
+        "\"slow\": {\"latency\": 400e-6, \"overhead\": 10e-6, \"gap\": 0.5e-6}, \"pairs\": [{\"first\": \"a\", \"second\": \"q\", \"latency\": 1, \"overhead\": 0, \"gap\": 0}]",
+        "links.pairs[0].second: names no cluster in clusters");
+    bad("\"latency\": 45e-6", "\"latency\": .45", "invalid number");
+    bad("\"what_if\"", "\"clusters\": [], \"what_if\"", "duplicate key");
+    let many = example.replacen("\"processors\": 8}", "\"processors\": 4000000000}", 1);
+    assert_clean_error(&limited(&many, 200 * 1024), "at most");
 }

@@ -103,6 +103,7 @@ pub const MAX_WORKERS: usize = 1 << 20;
 pub fn plan_json<const K: usize, const P: usize>(text: &[u8]) -> Result<Vec<u8>, HostError> {
     match divload::doc::model_of(text)?.name {
         "returns" => returns_json(text),
+        "multicluster" => multicluster_json(text),
         _ => {
             let parsed = Parsed::new(text)?;
             if parsed.file.workers > MAX_WORKERS {
@@ -166,6 +167,69 @@ fn returns_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
     };
     let summary = run(schedule)?;
     written("result document", |buf| doc::write_result(&file, &entries, &summary, &out, &compare, buf))
+}
+
+/// A multicluster document ([`divload::doc::multicluster`]): the BIASED plan, and each
+/// `what_if` addition's predicted time.
+fn multicluster_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
+    use divload::doc::multicluster::{
+        self as doc, AdditionEntry, ClusterEntry, Lists, PairEntry, Planned as Written,
+    };
+    use divload::multicluster::{self as model, Class, Cluster, PairLink, Processor, StepCost, WhatIf};
+
+    let sizes = doc::sizes(text)?;
+    let mut clusters = filled("cluster entries", sizes.clusters, ClusterEntry::EMPTY)?;
+    let mut pairs = filled("pair entries", sizes.pairs, PairEntry::EMPTY)?;
+    let mut costs = filled("cost entries", sizes.costs, StepCost { per_load: 0.0, fixed: 0.0 })?;
+    let mut additions = filled("what_if entries", sizes.additions, AdditionEntry::EMPTY)?;
+    let mut extra = filled("what_if clusters", sizes.extra, ClusterEntry::EMPTY)?;
+    let mut lists = Lists {
+        clusters: &mut clusters,
+        pairs: &mut pairs,
+        costs: &mut costs,
+        additions: &mut additions,
+        extra: &mut extra,
+    };
+    let file = doc::parse(text, &mut lists)?;
+    let mut base = filled("clusters", sizes.clusters, Cluster::new(1))?;
+    let mut links = filled(
+        "pair links",
+        sizes.pairs,
+        PairLink { first: 0, second: 0, link: divload::multicluster::Link::PAPER_SLOW },
+    )?;
+    let problem = file.problem(&lists, &mut base, &mut links)?;
+    let extra_clusters: Vec<Cluster> = lists.extra.iter().map(|e| e.cluster).collect();
+    let candidates: Vec<&[Cluster]> =
+        lists.additions.iter().map(|a| extra_clusters.get(a.first..a.first + a.len).unwrap_or(&[])).collect();
+    // Sized (and every capacity checked) by the core before anything large is allocated.
+    let needs = model::what_if_needs(&problem, &candidates)?;
+    if needs.processors > MAX_WORKERS {
+        return Err(too_many_workers(needs.processors));
+    }
+    let mut classes = filled("classes", needs.classes, Class::EMPTY)?;
+    let mut processors = filled("processors", needs.processors, Processor::EMPTY)?;
+    let mut answers = filled("what_if answers", candidates.len(), WhatIf::EMPTY)?;
+    if !candidates.is_empty() {
+        model::what_if(&problem, &candidates, &mut classes, &mut processors, &mut answers)?;
+    }
+    // The base plan last, so the buffers hold it.
+    let summary = model::plan(&problem, &mut classes, &mut processors)?;
+    let p: usize = problem.clusters.iter().map(|c| c.processors as usize).sum();
+    let written = Written {
+        lists: &lists,
+        classes: &classes,
+        processors: processors.get(..p).unwrap_or(&processors),
+        answers: &answers,
+    };
+    written_doc(&file, &summary, &written)
+}
+
+fn written_doc(
+    file: &divload::doc::multicluster::MulticlusterFile,
+    summary: &divload::multicluster::Summary,
+    planned: &divload::doc::multicluster::Planned<'_, '_>,
+) -> Result<Vec<u8>, HostError> {
+    written("result document", |buf| divload::doc::multicluster::write_result(file, summary, planned, buf))
 }
 
 /// A parsed platform document, owning its entry buffers (names borrow the text).

@@ -431,6 +431,31 @@ static void test_returns_json(void) {
     CHECK_STATUS(divload_plan_json(doc, strlen(doc) - 5, out, sizeof out, &len), DIVLOAD_JSON);
 }
 
+/* The multi-cluster model through the same entry point: heien Table 4's base (two
+   clusters of 8, S = 8192, 20 steps: 54.415 s) and a bad value named by its key. */
+static void test_multicluster_json(void) {
+    static const char *doc =
+        "{\"model\": \"multicluster\", \"clusters\": [{\"name\": \"a\", \"processors\": 8},"
+        "{\"name\": \"b\", \"processors\": 8}], \"links\": {"
+        "\"fast\": {\"latency\": 45e-6, \"overhead\": 5e-6, \"gap\": 0.05e-6},"
+        "\"slow\": {\"latency\": 400e-6, \"overhead\": 10e-6, \"gap\": 0.5e-6}},"
+        "\"application\": {\"pattern\": \"ring\", \"lattice\": 8192, \"flip_time\": 0.55e-6, \"steps\": 20}}";
+    size_t len = 0;
+    static char out[16384];
+    CHECK_STATUS(divload_plan_json(doc, strlen(doc), out, sizeof out, &len), DIVLOAD_OK);
+    CHECK(strstr(out, "\"model\":\"multicluster\"") != NULL);
+    CHECK(strstr(out, "\"rational_makespan\":54.415") != NULL);
+    char bad[1024];
+    snprintf(bad, sizeof bad, "%s", doc);
+    char *speed = strstr(bad, "\"processors\": 8}");
+    CHECK(speed != NULL);
+    if (speed) memcpy(speed, "\"processors\": 0}", strlen("\"processors\": 0}"));
+    CHECK_STATUS(divload_plan_json(bad, strlen(bad), out, sizeof out, &len), DIVLOAD_JSON);
+    char msg[256];
+    divload_last_error_message(msg, sizeof msg);
+    CHECK(strstr(msg, "clusters[0].processors: must be in 1..=4294967295") != NULL);
+}
+
 static void test_last_error_truncates(void) {
     divload_worker w[1] = {{0, 0, 0, NAN}};
     int c[1], d[1];
@@ -453,6 +478,7 @@ int main(void) {
     test_json_strict();
     test_models();
     test_returns_json();
+    test_multicluster_json();
     test_last_error_truncates();
     if (failures) {
         fprintf(stderr, "test_capi: %d check(s) failed\n", failures);

@@ -7,6 +7,7 @@
 //! models` and `divload example`, `divload_models_json` in C, `models()` in the browser).
 
 pub mod json;
+pub mod multicluster;
 pub mod names;
 pub mod returns;
 pub mod scatter;
@@ -74,6 +75,30 @@ pub const MODELS: &[ModelInfo] = &[
 }
 "#,
     },
+    ModelInfo {
+        name: "multicluster",
+        title: "iterative codes on clusters behind slow links (ring or all-to-all exchanges): BIASED load per processor, what-if",
+        paper: "Heien, Fujimoto, Hagihara: multi-cluster extended LogP, BIASED distribution (eqs. 4-15, Tables 2-4; eq. 14 corrected)",
+        example: r#"{
+  "version": 1,
+  "model": "multicluster",
+  "comment": "heien Table 4 at S = 8192: two clusters of 8, 20 Monte Carlo steps; should one 8-processor cluster or three 4-processor clusters be added? Times in seconds, gap per word. pattern: ring, all_to_all (objects, chunk, sort_time, words_per_object) or custom (units, iterations, costs).",
+  "clusters": [
+    {"name": "a", "processors": 8},
+    {"name": "b", "processors": 8}
+  ],
+  "links": {
+    "fast": {"latency": 45e-6, "overhead": 5e-6, "gap": 0.05e-6},
+    "slow": {"latency": 400e-6, "overhead": 10e-6, "gap": 0.5e-6}
+  },
+  "application": {"pattern": "ring", "lattice": 8192, "flip_time": 0.55e-6, "steps": 20},
+  "what_if": [
+    {"name": "+8P", "clusters": [{"name": "c", "processors": 8}]},
+    {"name": "+3x4P", "clusters": [{"name": "c", "processors": 4}, {"name": "d", "processors": 4}, {"name": "e", "processors": 4}]}
+  ]
+}
+"#,
+    },
 ];
 
 /// The model a document names: its `"model"` value, scatter when it has none.
@@ -95,7 +120,7 @@ pub const MODELS: &[ModelInfo] = &[
 /// assert_eq!(model_of(br#"{"items": .5, "model": "returns"}"#).unwrap().name, "scatter");
 /// assert_eq!(
 ///     model_of(br#"{"model": "ring"}"#).unwrap_err().to_string(),
-///     "platform JSON: model: byte 9: must be \"scatter\" or \"returns\""
+///     "platform JSON: model: byte 9: must be \"scatter\", \"returns\" or \"multicluster\""
 /// );
 /// ```
 pub fn model_of(json: &[u8]) -> Result<&'static ModelInfo, Error> {
@@ -115,14 +140,15 @@ pub fn model_of(json: &[u8]) -> Result<&'static ModelInfo, Error> {
             }
             let at = d.offset();
             let name = d.string()?;
-            found = Some(MODELS.iter().find(|m| name.eq_str(m.name)).ok_or_else(|| d.error(MODEL_NAMES, at))?);
+            found =
+                Some(MODELS.iter().find(|m| name.eq_str(m.name)).ok_or_else(|| d.error(MODEL_NAMES, at))?);
         }
     }
     Ok(found.unwrap_or(&MODELS[0]))
 }
 
 /// The valid values of `"model"`, for error messages.
-const MODEL_NAMES: &str = "must be \"scatter\" or \"returns\"";
+const MODEL_NAMES: &str = "must be \"scatter\", \"returns\" or \"multicluster\"";
 
 /// The model called `name`.
 pub fn model(name: &str) -> Option<&'static ModelInfo> {
@@ -278,7 +304,8 @@ mod tests {
             assert_eq!(model_of(m.example.as_bytes()).unwrap().name, m.name);
             let entries = match m.name {
                 "scatter" => scatter::sizes(m.example.as_bytes()).unwrap().entries,
-                _ => returns::sizes(m.example.as_bytes()).unwrap().entries,
+                "returns" => returns::sizes(m.example.as_bytes()).unwrap().entries,
+                _ => multicluster::sizes(m.example.as_bytes()).unwrap().clusters,
             };
             assert!(entries > 0, "{}", m.name);
             assert!(MODEL_NAMES.contains(&["\"", m.name, "\""].concat()));

@@ -3,6 +3,7 @@
 //! never spells these itself; it lists them from here.
 
 use crate::doc::json::Str;
+use crate::multicluster::{FixedCosts, Pattern};
 use crate::report::Method;
 use crate::returns::{Port, Schedule};
 use crate::scatter::{OrderPolicy, RootMode, Rounding, Solver};
@@ -104,6 +105,20 @@ pub const SCHEDULE: Names<Schedule<'static>> = Names {
     expected: "must be \"best\", \"lifo\", \"fifo\" or {\"send\": [names], \"return\": [names]}",
 };
 
+/// The multi-cluster application's communication pattern ([`Pattern`]).
+pub const PATTERN: Names<Pattern> = Names {
+    key: "pattern",
+    table: &[("ring", Pattern::Ring), ("all_to_all", Pattern::AllToAll), ("custom", Pattern::Custom)],
+    expected: "must be \"ring\", \"all_to_all\" or \"custom\"",
+};
+
+/// Whether the multi-cluster split balances the fixed costs ([`FixedCosts`]).
+pub const FIXED_COSTS: Names<FixedCosts> = Names {
+    key: "fixed_costs",
+    table: &[("balanced", FixedCosts::Balanced), ("ignored", FixedCosts::Ignored)],
+    expected: "must be \"balanced\" or \"ignored\"",
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +145,8 @@ mod tests {
         complete(&SOLVER, &[Solver::Auto, Solver::ClosedForm, Solver::Exact, Solver::Sampled]);
         complete(&PORT, &[Port::FullDuplex, Port::HalfDuplex]);
         complete(&SCHEDULE, &[Schedule::Best, Schedule::Lifo, Schedule::Fifo]);
+        complete(&PATTERN, &[Pattern::Ring, Pattern::AllToAll, Pattern::Custom]);
+        complete(&FIXED_COSTS, &[FixedCosts::Balanced, FixedCosts::Ignored]);
         complete(
             &METHOD,
             &[

@@ -446,6 +446,9 @@ impl fmt::Display for Error {
                 Detail::Value { field, value } => {
                     write!(f, "platform JSON: {field}: {message}, got {value}")
                 }
+                Detail::Number { list, index: usize::MAX, field, value } => {
+                    write!(f, "platform JSON: {list}.{field}: {message}, got {value}")
+                }
                 Detail::Number { list, index, field, value } => {
                     write!(f, "platform JSON: {list}[{index}].{field}: {message}, got {value}")
                 }

@@ -59,8 +59,8 @@ mod counts;
 mod types;
 
 pub use types::{
-    Application, Class, Cluster, FixedCosts, Link, Links, Needs, Options, PairLink, Position, Problem,
-    Processor, RingOrder, StepCost, Summary, WhatIf, MAX_ORDER_CLUSTERS, MAX_PROCESSORS, MAX_UNITS,
+    Application, Class, Cluster, FixedCosts, Link, Links, Needs, Options, PairLink, Pattern, Position,
+    Problem, Processor, RingOrder, StepCost, Summary, WhatIf, MAX_ORDER_CLUSTERS, MAX_PROCESSORS, MAX_UNITS,
 };
 
 use crate::error::Error;

@@ -148,6 +148,28 @@ pub enum Application<'a> {
     },
 }
 
+/// Which communication pattern an [`Application`] follows, without its parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Pattern {
+    /// [`Application::Ring`].
+    Ring,
+    /// [`Application::AllToAll`].
+    AllToAll,
+    /// [`Application::Custom`].
+    Custom,
+}
+
+impl Application<'_> {
+    /// The application's pattern.
+    pub fn pattern(&self) -> Pattern {
+        match self {
+            Application::Ring { .. } => Pattern::Ring,
+            Application::AllToAll { .. } => Pattern::AllToAll,
+            Application::Custom { .. } => Pattern::Custom,
+        }
+    }
+}
+
 /// Whether the split balances the fixed (communication) part of the step times.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum FixedCosts {

@@ -1,0 +1,729 @@
+//! The multi-cluster model's documents (heien; the solver is [`crate::multicluster`]):
+//! platform documents in, result documents out, strict JSON without allocation.
+//!
+//! ```json
+//! {"version": 1, "model": "multicluster",
+//!  "clusters": [{"name": "a", "processors": 8}, {"name": "b", "processors": 8, "speed": 1.5}],
+//!  "links": {"fast": {"latency": 45e-6, "overhead": 5e-6, "gap": 5e-8},
+//!            "slow": {"latency": 400e-6, "overhead": 10e-6, "gap": 5e-7},
+//!            "pairs": [{"first": "a", "second": "b", "latency": 1e-3, "overhead": 1e-5, "gap": 1e-6}]},
+//!  "application": {"pattern": "ring", "lattice": 8192, "flip_time": 0.55e-6, "steps": 20},
+//!  "what_if": [{"name": "+8P", "clusters": [{"name": "c", "processors": 8}]}]}
+//! ```
+//!
+//! Times in seconds (gaps per word). `application` is a `ring` (`lattice`, `flip_time`,
+//! `steps`), an `all_to_all` (`objects`, `chunk`, `sort_time`, `words_per_object`) or
+//! `custom` (`units`, `iterations`, `costs`: one `{"per_load", "fixed"}` per cluster, in
+//! the clusters' order; `links` may then be left out). `fixed_costs` is `"balanced"`
+//! (default) or `"ignored"` (the paper's sort split). `pairs` name clusters of `clusters`;
+//! the clusters of a `what_if` addition use `slow` towards every other cluster.
+//!
+//! Memory is the caller's: [`sizes`] counts the lists, [`parse`] fills them.
+
+use crate::doc::json::{Str, Writer};
+use crate::doc::{names, Doc, Keys};
+use crate::error::{Detail, Error};
+use crate::multicluster::{
+    Application, Class, Cluster, Link, Links, Options, PairLink, Pattern, Problem, Processor, StepCost,
+    Summary, WhatIf,
+};
+
+/// One object of `clusters` (or of a `what_if` addition's `clusters`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClusterEntry<'a> {
+    /// Cluster name, as written.
+    pub name: Str<'a>,
+    /// The cluster's processors, speed and so on.
+    pub cluster: Cluster,
+}
+
+impl ClusterEntry<'_> {
+    /// An empty entry, for initialising buffers.
+    pub const EMPTY: ClusterEntry<'static> = ClusterEntry { name: Str::EMPTY, cluster: Cluster::new(1) };
+}
+
+/// One object of `links.pairs`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairEntry<'a> {
+    /// First cluster's name.
+    pub first: Str<'a>,
+    /// Second cluster's name.
+    pub second: Str<'a>,
+    /// The slow link between them.
+    pub link: Link,
+}
+
+impl PairEntry<'_> {
+    /// An empty entry, for initialising buffers.
+    pub const EMPTY: PairEntry<'static> =
+        PairEntry { first: Str::EMPTY, second: Str::EMPTY, link: Link::PAPER_SLOW };
+}
+
+/// One object of `what_if`: its clusters are `extra[first..first + len]`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AdditionEntry<'a> {
+    /// The candidate's name.
+    pub name: Str<'a>,
+    /// Index of its first cluster in the extra-cluster buffer.
+    pub first: usize,
+    /// Number of its clusters.
+    pub len: usize,
+}
+
+impl AdditionEntry<'_> {
+    /// An empty entry, for initialising buffers.
+    pub const EMPTY: AdditionEntry<'static> = AdditionEntry { name: Str::EMPTY, first: 0, len: 0 };
+}
+
+/// The caller's buffers for [`parse`], each as long as [`sizes`] says.
+#[derive(Debug)]
+pub struct Lists<'b, 'a> {
+    /// `clusters`.
+    pub clusters: &'b mut [ClusterEntry<'a>],
+    /// `links.pairs`.
+    pub pairs: &'b mut [PairEntry<'a>],
+    /// `application.costs` (custom pattern).
+    pub costs: &'b mut [StepCost],
+    /// `what_if`.
+    pub additions: &'b mut [AdditionEntry<'a>],
+    /// The clusters of every `what_if` addition, one after the other.
+    pub extra: &'b mut [ClusterEntry<'a>],
+}
+
+/// How long each list of a document is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sizes {
+    /// Objects in `clusters`.
+    pub clusters: usize,
+    /// Objects in `links.pairs`.
+    pub pairs: usize,
+    /// Objects in `application.costs`.
+    pub costs: usize,
+    /// Objects in `what_if`.
+    pub additions: usize,
+    /// Clusters over all `what_if` additions.
+    pub extra: usize,
+}
+
+/// The scalar part of a multicluster document.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MulticlusterFile {
+    /// Fast (inside a cluster) links.
+    pub fast: Link,
+    /// Slow (between clusters) links.
+    pub slow: Link,
+    /// The application, with `costs` empty for a custom one (they are in the buffer).
+    pub application: Application<'static>,
+    /// Split options.
+    pub options: Options,
+    /// The lists' lengths.
+    pub sizes: Sizes,
+}
+
+const TOP: Keys = Keys {
+    names: &["version", "model", "clusters", "links", "application", "fixed_costs", "what_if", "comment", "description"],
+    unknown: "unknown key (expected version, model, clusters, links, application, fixed_costs, what_if, comment, description)",
+};
+const CLUSTER: Keys = Keys {
+    names: &["name", "processors", "speed", "comment"],
+    unknown: "unknown key (expected name, processors, speed, comment)",
+};
+const LINKS: Keys =
+    Keys { names: &["fast", "slow", "pairs"], unknown: "unknown key (expected fast, slow, pairs)" };
+const LINK: Keys =
+    Keys { names: &["latency", "overhead", "gap"], unknown: "unknown key (expected latency, overhead, gap)" };
+const PAIR: Keys = Keys {
+    names: &["first", "second", "latency", "overhead", "gap"],
+    unknown: "unknown key (expected first, second, latency, overhead, gap)",
+};
+const APPLICATION: Keys = Keys {
+    names: &[
+        "pattern",
+        "lattice",
+        "flip_time",
+        "steps",
+        "objects",
+        "chunk",
+        "sort_time",
+        "words_per_object",
+        "units",
+        "iterations",
+        "costs",
+    ],
+    unknown: "unknown key (expected pattern; ring: lattice, flip_time, steps; all_to_all: objects, chunk, \
+              sort_time, words_per_object; custom: units, iterations, costs)",
+};
+const COST: Keys = Keys { names: &["per_load", "fixed"], unknown: "unknown key (expected per_load, fixed)" };
+const ADDITION: Keys =
+    Keys { names: &["name", "clusters"], unknown: "unknown key (expected name, clusters)" };
+
+fn missing(key: &'static str, message: &'static str) -> Error {
+    Error::json(message, Detail::Entry { list: key, index: usize::MAX, field: "" })
+}
+
+/// Reads a document without keeping anything, to learn its [`Sizes`].
+///
+/// # Errors
+///
+/// Everything [`parse`] rejects, except buffers that are too small.
+pub fn sizes(json: &[u8]) -> Result<Sizes, Error> {
+    let mut lists =
+        Lists { clusters: &mut [], pairs: &mut [], costs: &mut [], additions: &mut [], extra: &mut [] };
+    read(json, &mut lists).map(|f| f.sizes)
+}
+
+/// Reads a multicluster document into the caller's buffers, sized by [`sizes`].
+///
+/// # Errors
+///
+/// [`ErrorCode::Json`](crate::ErrorCode::Json) for malformed JSON (strict RFC 8259),
+/// unknown, repeated or missing keys, values out of range (naming the key, e.g.
+/// `clusters[1].speed: must be finite and > 0, got 0`), names that match no cluster;
+/// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) for short buffers.
+/// The solver's own checks ([`crate::multicluster::needs`]) follow when planning.
+pub fn parse<'a>(json: &'a [u8], lists: &mut Lists<'_, 'a>) -> Result<MulticlusterFile, Error> {
+    let f = read(json, lists)?;
+    let s = f.sizes;
+    for (what, need, got) in [
+        ("cluster entries", s.clusters, lists.clusters.len()),
+        ("pair entries", s.pairs, lists.pairs.len()),
+        ("cost entries", s.costs, lists.costs.len()),
+        ("what_if entries", s.additions, lists.additions.len()),
+        ("what_if clusters", s.extra, lists.extra.len()),
+    ] {
+        if need > got {
+            return Err(Error::buffer(what, need, got));
+        }
+    }
+    Ok(f)
+}
+
+/// The application as read: its pattern and parameters (0 where not given).
+#[derive(Default)]
+struct App {
+    pattern: Option<Pattern>,
+    ints: [Option<u64>; 5],
+    reals: [Option<f64>; 5],
+    costs: Option<usize>,
+}
+
+fn read<'a>(json: &'a [u8], lists: &mut Lists<'_, 'a>) -> Result<MulticlusterFile, Error> {
+    let mut d = Doc::new(json);
+    d.object()?;
+    let mut seen = 0u64;
+    let mut sizes = Sizes::default();
+    let (mut clusters, mut links, mut app) = (None, None, None);
+    let mut options = Options::default();
+    loop {
+        d.at("", usize::MAX, "");
+        let Some(k) = d.key(&TOP, &mut seen)? else { break };
+        d.at(k, usize::MAX, "");
+        let offset = d.offset();
+        match k {
+            "version" => {
+                let v = d.u64()?;
+                if v != 1 {
+                    return Err(Error::json(
+                        "only version 1 is supported",
+                        Detail::Value { field: "version", value: v },
+                    ));
+                }
+            }
+            "model" => {
+                if !d.string()?.eq_str("multicluster") {
+                    return Err(d.error("must be \"multicluster\" for this reader", offset));
+                }
+            }
+            "clusters" => clusters = Some(read_clusters(&mut d, "clusters", lists.clusters, 0)?),
+            "links" => {
+                let (fast, slow, pairs) = read_links(&mut d, lists.pairs)?;
+                sizes.pairs = pairs;
+                links = Some((fast, slow));
+            }
+            "application" => app = Some(read_application(&mut d, lists.costs)?),
+            "fixed_costs" => options.fixed_costs = d.name(&names::FIXED_COSTS)?,
+            "what_if" => (sizes.additions, sizes.extra) = read_additions(&mut d, lists)?,
+            _ => d.skip()?,
+        }
+    }
+    d.end()?;
+    let Some(n) = clusters else { return Err(missing("clusters", "missing (the list of clusters)")) };
+    if n == 0 {
+        return Err(missing("clusters", "at least one cluster is needed, got 0"));
+    }
+    sizes.clusters = n;
+    let Some(app) = app else {
+        return Err(missing("application", "missing (the pattern and its parameters)"));
+    };
+    let application = application(&app)?;
+    sizes.costs = app.costs.unwrap_or(0);
+    let (fast, slow) = match (links, application.pattern()) {
+        (Some(l), _) => l,
+        (None, Pattern::Custom) => (Link::PAPER_FAST, Link::PAPER_SLOW),
+        (None, _) => {
+            return Err(missing("links", "missing (fast and slow links; only custom costs go without)"))
+        }
+    };
+    if application.pattern() == Pattern::Custom && sizes.costs != n {
+        return Err(missing(
+            "application",
+            "costs: give one {\"per_load\", \"fixed\"} per cluster, in the clusters' order",
+        ));
+    }
+    Ok(MulticlusterFile { fast, slow, application, options, sizes })
+}
+
+/// Reads a list of clusters into `buf[offset..]`; returns how many there were.
+fn read_clusters<'a>(
+    d: &mut Doc<'a>,
+    list: &'static str,
+    buf: &mut [ClusterEntry<'a>],
+    offset: usize,
+) -> Result<usize, Error> {
+    d.array()?;
+    let mut n = 0usize;
+    while d.element()? {
+        d.at(list, n, "");
+        let at = |field: &'static str| Detail::Entry { list, index: n, field };
+        d.object()?;
+        let (mut e, mut seen) = (ClusterEntry::EMPTY, 0u64);
+        while let Some(k) = d.key(&CLUSTER, &mut seen)? {
+            match k {
+                "name" => e.name = d.string()?,
+                "processors" => {
+                    let v = d.u64()?;
+                    e.cluster.processors = u32::try_from(v)
+                        .ok()
+                        .filter(|&p| p > 0)
+                        .ok_or(Error::json("must be in 1..=4294967295", at("processors")))?;
+                }
+                "speed" => e.cluster.speed = positive(d, list, n, "speed")?,
+                _ => d.skip()?,
+            }
+        }
+        if seen & 0b11 != 0b11 {
+            return Err(Error::json("missing", at(if seen & 1 == 0 { "name" } else { "processors" })));
+        }
+        if let Some(slot) = buf.get_mut(offset + n) {
+            *slot = e;
+        }
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// A number that must be finite and > 0.
+fn positive(d: &mut Doc<'_>, list: &'static str, index: usize, field: &'static str) -> Result<f64, Error> {
+    let v = d.f64()?;
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(Error::json("must be finite and > 0", Detail::Number { list, index, field, value: v }))
+    }
+}
+
+/// A number that must be finite and ≥ 0.
+fn non_negative(
+    d: &mut Doc<'_>,
+    list: &'static str,
+    index: usize,
+    field: &'static str,
+) -> Result<f64, Error> {
+    let v = d.f64()?;
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(Error::json("must be finite and >= 0", Detail::Number { list, index, field, value: v }))
+    }
+}
+
+fn read_link(d: &mut Doc<'_>, list: &'static str) -> Result<Link, Error> {
+    d.object()?;
+    let (mut link, mut seen) = (Link { latency: 0.0, overhead: 0.0, gap: 0.0 }, 0u64);
+    while let Some(k) = d.key(&LINK, &mut seen)? {
+        let v = non_negative(d, list, usize::MAX, k)?;
+        match k {
+            "latency" => link.latency = v,
+            "overhead" => link.overhead = v,
+            _ => link.gap = v,
+        }
+    }
+    if seen != 0b111 {
+        return Err(missing(list, "needs latency, overhead and gap (seconds; gap per word)"));
+    }
+    Ok(link)
+}
+
+fn read_links<'a>(d: &mut Doc<'a>, pairs: &mut [PairEntry<'a>]) -> Result<(Link, Link, usize), Error> {
+    d.object()?;
+    let mut seen = 0u64;
+    let (mut fast, mut slow, mut n) = (None, None, 0usize);
+    while let Some(k) = d.key(&LINKS, &mut seen)? {
+        match k {
+            "fast" => fast = Some(read_link(d, "links.fast")?),
+            "slow" => slow = Some(read_link(d, "links.slow")?),
+            _ => {
+                d.array()?;
+                while d.element()? {
+                    d.at("links.pairs", n, "");
+                    d.object()?;
+                    let (mut e, mut seen) = (PairEntry::EMPTY, 0u64);
+                    while let Some(k) = d.key(&PAIR, &mut seen)? {
+                        match k {
+                            "first" => e.first = d.string()?,
+                            "second" => e.second = d.string()?,
+                            "latency" => e.link.latency = non_negative(d, "links.pairs", n, k)?,
+                            "overhead" => e.link.overhead = non_negative(d, "links.pairs", n, k)?,
+                            _ => e.link.gap = non_negative(d, "links.pairs", n, k)?,
+                        }
+                    }
+                    if seen != 0b11111 {
+                        return Err(Error::json(
+                            "needs first, second, latency, overhead and gap",
+                            Detail::Entry { list: "links.pairs", index: n, field: "" },
+                        ));
+                    }
+                    if let Some(slot) = pairs.get_mut(n) {
+                        *slot = e;
+                    }
+                    n += 1;
+                }
+            }
+        }
+    }
+    match (fast, slow) {
+        (Some(f), Some(s)) => Ok((f, s, n)),
+        _ => Err(missing("links", "needs fast and slow")),
+    }
+}
+
+fn read_application(d: &mut Doc<'_>, costs: &mut [StepCost]) -> Result<App, Error> {
+    d.object()?;
+    let (mut app, mut seen) = (App::default(), 0u64);
+    const LIST: &str = "application";
+    while let Some(k) = d.key(&APPLICATION, &mut seen)? {
+        match k {
+            "pattern" => app.pattern = Some(d.name(&names::PATTERN)?),
+            "lattice" => app.ints[0] = Some(d.u64()?),
+            "steps" => app.ints[1] = Some(d.u64()?),
+            "objects" => app.ints[2] = Some(d.u64()?),
+            "chunk" => app.ints[3] = Some(d.u64()?),
+            "units" => app.ints[4] = Some(d.u64()?),
+            "flip_time" => app.reals[0] = Some(positive(d, LIST, usize::MAX, k)?),
+            "sort_time" => app.reals[1] = Some(positive(d, LIST, usize::MAX, k)?),
+            "words_per_object" => app.reals[2] = Some(non_negative(d, LIST, usize::MAX, k)?),
+            "iterations" => app.reals[3] = Some(positive(d, LIST, usize::MAX, k)?),
+            _ => {
+                d.array()?;
+                let mut n = 0usize;
+                while d.element()? {
+                    d.at("application.costs", n, "");
+                    d.object()?;
+                    let (mut c, mut seen) = (StepCost { per_load: 0.0, fixed: 0.0 }, 0u64);
+                    while let Some(k) = d.key(&COST, &mut seen)? {
+                        let v = non_negative(d, "application.costs", n, k)?;
+                        if k == "per_load" {
+                            c.per_load = v;
+                        } else {
+                            c.fixed = v;
+                        }
+                    }
+                    if seen != 0b11 {
+                        return Err(Error::json(
+                            "needs per_load and fixed (seconds)",
+                            Detail::Entry { list: "application.costs", index: n, field: "" },
+                        ));
+                    }
+                    if let Some(slot) = costs.get_mut(n) {
+                        *slot = c;
+                    }
+                    n += 1;
+                }
+                app.costs = Some(n);
+            }
+        }
+    }
+    Ok(app)
+}
+
+/// The application from what was read, naming the first missing parameter.
+fn application(app: &App) -> Result<Application<'static>, Error> {
+    let need = |v: Option<u64>, key: &'static str| v.filter(|&x| x > 0).ok_or(missing("application", key));
+    let real = |v: Option<f64>, key: &'static str| v.ok_or(missing("application", key));
+    let given = |keys: &[usize], reals: &[usize]| {
+        (0..5).any(|i| app.ints[i].is_some() && !keys.contains(&i))
+            || (0..4).any(|i| app.reals[i].is_some() && !reals.contains(&i))
+    };
+    let wrong = missing("application", "holds a parameter of another pattern");
+    Ok(match app.pattern {
+        None => return Err(missing("application", "pattern: missing (ring, all_to_all or custom)")),
+        Some(Pattern::Ring) => {
+            if given(&[0, 1], &[0]) || app.costs.is_some() {
+                return Err(wrong);
+            }
+            Application::Ring {
+                lattice: need(app.ints[0], "lattice: missing or 0 (the lattice side S)")?,
+                flip_time: real(app.reals[0], "flip_time: missing (seconds per spin)")?,
+                steps: need(app.ints[1], "steps: missing or 0 (Monte Carlo steps)")?,
+            }
+        }
+        Some(Pattern::AllToAll) => {
+            if given(&[2, 3], &[1, 2]) || app.costs.is_some() {
+                return Err(wrong);
+            }
+            Application::AllToAll {
+                objects: need(app.ints[2], "objects: missing or 0")?,
+                chunk: need(app.ints[3], "chunk: missing or 0 (objects per chunk K)")?,
+                sort_time: real(app.reals[1], "sort_time: missing (seconds per chunk)")?,
+                words_per_object: real(app.reals[2], "words_per_object: missing (D, words per object)")?,
+            }
+        }
+        Some(Pattern::Custom) => {
+            if given(&[4], &[3]) {
+                return Err(wrong);
+            }
+            Application::Custom {
+                units: need(app.ints[4], "units: missing or 0")?,
+                iterations: real(app.reals[3], "iterations: missing")?,
+                costs: &[],
+            }
+        }
+    })
+}
+
+fn read_additions<'a>(d: &mut Doc<'a>, lists: &mut Lists<'_, 'a>) -> Result<(usize, usize), Error> {
+    d.array()?;
+    let (mut n, mut extra) = (0usize, 0usize);
+    while d.element()? {
+        d.at("what_if", n, "");
+        d.object()?;
+        let (mut e, mut seen) = (AdditionEntry::EMPTY, 0u64);
+        while let Some(k) = d.key(&ADDITION, &mut seen)? {
+            if k == "name" {
+                e.name = d.string()?;
+            } else {
+                e.first = extra;
+                e.len = read_clusters(d, "what_if.clusters", lists.extra, extra)?;
+                extra += e.len;
+            }
+        }
+        if seen != 0b11 || e.len == 0 {
+            return Err(Error::json(
+                "needs a name and at least one cluster",
+                Detail::Entry { list: "what_if", index: n, field: "" },
+            ));
+        }
+        if let Some(slot) = lists.additions.get_mut(n) {
+            *slot = e;
+        }
+        n += 1;
+    }
+    Ok((n, extra))
+}
+
+impl MulticlusterFile {
+    /// The problem as the solver takes it: `clusters` and `pairs` need
+    /// `sizes.clusters` and `sizes.pairs` elements; pair names are resolved to indices and
+    /// a custom application's costs come from `lists`.
+    ///
+    /// The clusters and pairs as the solver takes them: `clusters` and `pairs` need
+    /// `sizes.clusters` and `sizes.pairs` elements; pair names are resolved to indices.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::Json`](crate::ErrorCode::Json) for a pair naming no cluster of
+    /// `clusters` (or a name that two clusters share);
+    /// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) for short buffers.
+    pub fn problem<'b>(
+        &self,
+        lists: &'b Lists<'_, '_>,
+        clusters: &'b mut [Cluster],
+        pairs: &'b mut [PairLink],
+    ) -> Result<Problem<'b>, Error> {
+        let s = self.sizes;
+        if clusters.len() < s.clusters || pairs.len() < s.pairs {
+            return Err(Error::buffer("clusters", s.clusters.max(s.pairs), clusters.len().min(pairs.len())));
+        }
+        let entries = lists.clusters.get(..s.clusters).unwrap_or(&[]);
+        for (i, (c, e)) in clusters.iter_mut().zip(entries).enumerate() {
+            if entries[..i].iter().any(|o| o.name == e.name) {
+                return Err(Error::json(
+                    "names a cluster twice",
+                    Detail::Entry { list: "clusters", index: i, field: "name" },
+                ));
+            }
+            *c = e.cluster;
+        }
+        let index = |name: Str<'_>, i: usize, field: &'static str| {
+            entries.iter().position(|e| e.name == name).ok_or(Error::json(
+                "names no cluster in clusters",
+                Detail::Entry { list: "links.pairs", index: i, field },
+            ))
+        };
+        for (i, (p, e)) in pairs.iter_mut().zip(lists.pairs.iter()).take(s.pairs).enumerate() {
+            *p = PairLink {
+                first: index(e.first, i, "first")?,
+                second: index(e.second, i, "second")?,
+                link: e.link,
+            };
+        }
+        let application = match self.application {
+            Application::Custom { units, iterations, .. } => {
+                Application::Custom { units, iterations, costs: lists.costs.get(..s.costs).unwrap_or(&[]) }
+            }
+            other => other,
+        };
+        Ok(Problem {
+            clusters: &clusters[..s.clusters],
+            links: Links { fast: self.fast, slow: self.slow, pairs: &pairs[..s.pairs] },
+            application,
+            options: self.options,
+        })
+    }
+}
+
+/// What a result document holds besides the summary.
+#[derive(Debug)]
+pub struct Planned<'b, 'a> {
+    /// The document's lists (names).
+    pub lists: &'b Lists<'b, 'a>,
+    /// The plan's classes (`summary.classes` of them).
+    pub classes: &'b [Class],
+    /// One per processor.
+    pub processors: &'b [Processor],
+    /// One per `what_if` addition.
+    pub answers: &'b [WhatIf],
+}
+
+/// Writes the result document into `out`; returns its length.
+///
+/// `{"version": 1, "model": "multicluster", "pattern", "fixed_costs", "method", "makespan",
+/// "rational_makespan", "lower_bound", "gap", "exact", "step_time", "rational_step_time",
+/// "even_step_time", "even_makespan", "speedup", "iterations", "units", "participating",
+/// "dropped_clusters", "ring_order": [names], "classes": [{"cluster", "fast_links",
+/// "processors", "per_load", "fixed", "fraction", "units", "participates"}], "what_if":
+/// [{"name", "makespan", "rational_makespan", "speedup"}], "plan": [{"cluster", "index",
+/// "rank", "fast_links", "count", "displacement", "step_time", "participates"}]}`.
+///
+/// # Errors
+///
+/// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) with the exact length
+/// needed.
+pub fn write_result(
+    file: &MulticlusterFile,
+    s: &Summary,
+    planned: &Planned<'_, '_>,
+    out: &mut [u8],
+) -> Result<usize, Error> {
+    let got = out.len();
+    let mut w = Writer::new(out);
+    let name = |c: usize| planned.lists.clusters.get(c).map_or(Str::EMPTY, |e| e.name);
+    w.begin_object();
+    w.key("version");
+    w.u64(1);
+    w.key("model");
+    w.str("multicluster");
+    w.key("pattern");
+    w.str(names::PATTERN.name(file.application.pattern()));
+    w.key("fixed_costs");
+    w.str(names::FIXED_COSTS.name(file.options.fixed_costs));
+    w.key("method");
+    w.str(names::METHOD.name(s.report.method));
+    for (key, v) in [
+        ("makespan", s.report.makespan),
+        ("rational_makespan", s.rational_makespan),
+        ("lower_bound", s.report.lower_bound),
+        ("gap", s.report.gap()),
+    ] {
+        w.key(key);
+        w.f64(v);
+    }
+    w.key("exact");
+    w.bool(s.report.exact);
+    for (key, v) in [
+        ("step_time", s.step_time),
+        ("rational_step_time", s.rational_step_time),
+        ("even_step_time", s.even_step_time),
+        ("even_makespan", s.even_makespan),
+        ("speedup", if s.report.makespan > 0.0 { s.even_makespan / s.report.makespan } else { 1.0 }),
+        ("iterations", s.iterations),
+    ] {
+        w.key(key);
+        w.f64(v);
+    }
+    w.key("units");
+    w.u64(s.units);
+    w.key("participating");
+    w.u64(s.participating);
+    w.key("dropped_clusters");
+    w.u64(s.dropped_clusters as u64);
+    w.key("ring_order");
+    w.begin_array();
+    for i in 0..s.ring_order.len() {
+        if let Some(c) = s.ring_order.get(i) {
+            w.raw_str(name(c));
+        }
+    }
+    w.end_array();
+    w.key("classes");
+    w.begin_array();
+    for c in planned.classes.iter().take(s.classes) {
+        w.begin_object();
+        w.key("cluster");
+        w.raw_str(name(c.cluster));
+        w.key("fast_links");
+        w.u64(u64::from(c.fast_links));
+        w.key("processors");
+        w.u64(u64::from(c.processors));
+        for (key, v) in [("per_load", c.per_load), ("fixed", c.fixed), ("fraction", c.fraction)] {
+            w.key(key);
+            w.f64(v);
+        }
+        w.key("units");
+        w.u64(c.units);
+        w.key("participates");
+        w.bool(c.participates);
+        w.end_object();
+    }
+    w.end_array();
+    w.key("what_if");
+    w.begin_array();
+    for (a, e) in planned.answers.iter().zip(planned.lists.additions.iter()) {
+        w.begin_object();
+        w.key("name");
+        w.raw_str(e.name);
+        for (key, v) in
+            [("makespan", a.makespan), ("rational_makespan", a.rational_makespan), ("speedup", a.speedup)]
+        {
+            w.key(key);
+            w.f64(v);
+        }
+        w.end_object();
+    }
+    w.end_array();
+    w.key("plan");
+    w.begin_array();
+    for (rank, p) in planned.processors.iter().enumerate() {
+        w.begin_object();
+        w.key("cluster");
+        w.raw_str(name(p.cluster));
+        w.key("index");
+        w.u64(u64::from(p.index));
+        w.key("rank");
+        w.u64(rank as u64);
+        w.key("fast_links");
+        w.u64(u64::from(p.fast_links));
+        w.key("count");
+        w.u64(p.count);
+        w.key("displacement");
+        w.u64(p.displacement);
+        w.key("step_time");
+        w.f64(p.step_time);
+        w.key("participates");
+        w.bool(p.participates);
+        w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+    w.finish().map_err(|needed| Error::buffer("result JSON", needed, got))
+}
