@@ -653,6 +653,76 @@ proptest! {
     }
 }
 
+/// Shrunk from a `large_plans_keep_their_bounds` failure (16 workers, `Best`, half
+/// duplex): a scenario of the local search whose LP the simplex declared unbounded. After
+/// ~35 pivots an entry that is zero in exact arithmetic was 4.9e-12, just above the old
+/// absolute pivot tolerance 1e-12, in a degenerate row (ratio 0), so Bland's rule pivoted
+/// on it and the rounding errors grew by ~1e11. Workers are listed in send order.
+#[test]
+fn degenerate_noise_pivot_regression() {
+    let ws: Vec<ReturnWorker<f64>> = [
+        (0.0, 3.1128806917615752, 0.0),
+        (0.0, 1.565592869633443, 2.6837179498532513),
+        (2.7154233604666516, 4.503769673578666, 0.0),
+        (2.869671768840042, 0.8187640220732574, 0.41473206187641726),
+        (4.004762305576388, 2.8087889292251007, 0.0),
+        (2.3862606551573493, 1.5219027330843777, 1.9880939491789191),
+        (2.017794703655457, 0.28658906939396095, 2.894724891170573),
+        (2.7487717868780086, 2.2485492664687885, 2.8376852004931905),
+        (6.520522588413499, 7.636311803232256, 0.0),
+        (0.0, 8.91471223777121, 7.059924310838966),
+        (1.813632112959672, 4.417209301590919, 5.466167351802046),
+        (7.919471401447958, 9.734460428959585, 0.0),
+        (9.08437700338242, 4.4501680330055855, 1.248051003981633),
+    ]
+    .iter()
+    .map(|&(c, w, d)| ReturnWorker::new(c, w, d))
+    .collect();
+    let send: Vec<usize> = (0..ws.len()).collect();
+    let ret = [10, 11, 9, 7, 12, 3, 8, 6, 0, 5, 4, 1, 2];
+    let pl = Plat::from_workers(&ws);
+    for port in [Port::HalfDuplex, Port::FullDuplex] {
+        let (exact, _) = scenario_lp(&pl, &send, &ret, port);
+        let (r, _) = run_solve(&ws, Schedule::Given { send: &send, ret: &ret }, port);
+        assert!(close(r.throughput, &exact, TOL), "{port:?}: {} vs {exact}", r.throughput);
+        let (s, out) = run_plan(&ws, 1 << 40, Schedule::Given { send: &send, ret: &ret }, port).unwrap();
+        check_plan(&s, &out, 1 << 40, ws.len());
+    }
+}
+
+/// The whole failing instance: `Best` in half duplex runs the local search over 16
+/// workers, and one of its scenarios is the one above.
+#[test]
+fn large_plan_regression_best_half_duplex() {
+    let ws: Vec<ReturnWorker<f64>> = [
+        (0.0, 1.565592869633443, 2.6837179498532513),
+        (6.520522588413499, 7.636311803232256, 0.0),
+        (7.919471401447958, 9.734460428959585, 0.0),
+        (4.004762305576388, 2.8087889292251007, 0.0),
+        (1.813632112959672, 4.417209301590919, 5.466167351802046),
+        (0.0, 8.91471223777121, 7.059924310838966),
+        (0.0, 7.26947947844367, 1.911042491864867),
+        (0.0, 0.0001, 0.0),
+        (9.08437700338242, 4.4501680330055855, 1.248051003981633),
+        (2.7154233604666516, 4.503769673578666, 0.0),
+        (2.017794703655457, 0.28658906939396095, 2.894724891170573),
+        (2.7487717868780086, 2.2485492664687885, 2.8376852004931905),
+        (2.3862606551573493, 1.5219027330843777, 1.9880939491789191),
+        (1.933727041212661, 3.847327482854742, 0.0),
+        (2.869671768840042, 0.8187640220732574, 0.41473206187641726),
+        (0.0, 3.1128806917615752, 0.0),
+    ]
+    .iter()
+    .map(|&(c, w, d)| ReturnWorker::new(c, w, d))
+    .collect();
+    for port in [Port::HalfDuplex, Port::FullDuplex] {
+        for schedule in [Schedule::Best, Schedule::Lifo, Schedule::Fifo] {
+            let (s, out) = run_plan(&ws, 1, schedule, port).unwrap();
+            check_plan(&s, &out, 1, ws.len());
+        }
+    }
+}
+
 #[test]
 fn q32_plans_keep_their_bounds() {
     use divload::Q32;

@@ -154,6 +154,11 @@ enum Kind {
         part: &'static str,
         items: u64,
     },
+    WorkLimit {
+        what: &'static str,
+        limit: u64,
+        hint: &'static str,
+    },
     TooLarge {
         what: &'static str,
         max: u64,
@@ -227,7 +232,8 @@ impl Error {
             Kind::TooManyItems { .. }
             | Kind::NotRepresentable { .. }
             | Kind::NumericOverflow { .. }
-            | Kind::TooLarge { .. } => ErrorCode::Overflow,
+            | Kind::TooLarge { .. }
+            | Kind::WorkLimit { .. } => ErrorCode::Overflow,
             Kind::Json { .. } => ErrorCode::Json,
             _ => ErrorCode::InvalidInput,
         }
@@ -313,6 +319,11 @@ impl Error {
     /// ```
     pub const fn limit(what: &'static str, max: u64, value: u64) -> Error {
         Error::too_large(what, max, value)
+    }
+
+    /// A solver gave up after the most work it may do (issue 11: no input runs for minutes).
+    pub(crate) const fn work_limit(what: &'static str, limit: u64, hint: &'static str) -> Error {
+        Error { kind: Kind::WorkLimit { what, limit, hint } }
     }
 
     pub(crate) const fn too_large(what: &'static str, max: u64, value: u64) -> Error {
@@ -417,6 +428,9 @@ impl fmt::Display for Error {
                 items.saturating_sub(1)
             ),
             Kind::TooLarge { what, max, value } => write!(f, "{what}: at most {max}, got {value}"),
+            Kind::WorkLimit { what, limit, hint } => {
+                write!(f, "{what}: stopped after {limit} steps, the most it may take; {hint}")
+            }
             Kind::Scenario { list, position, worker, workers } => write!(
                 f,
                 "{list}[{position}]: worker {worker} is out of range 0..{workers} or appears twice; \

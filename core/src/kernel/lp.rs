@@ -10,17 +10,26 @@
 //! [`tableau_len`] elements. Pivots follow Bland's rule (lowest entering index, ties in the
 //! ratio test to the lowest basic index), which cannot cycle in exact arithmetic;
 //! degenerate pivots do occur in these LPs (redundant port rows, ties between workers).
-//! In floating point a tolerance decides what counts as negative or as a tie, so the
-//! iteration count is also capped: running into the cap is an error, never a loop.
+//! In floating point tolerances decide what counts as negative, as a pivot or as a tie,
+//! each relative to the magnitudes it is compared with (the objective, the entering
+//! column), so the kernel does not depend on how callers scale; the iteration count is
+//! also capped: running into the cap is an error, never a loop.
 
 use crate::error::Error;
 
-/// Reduced costs above `−EPS` count as non-negative, pivot entries at most `EPS` as zero,
-/// and ratios within `EPS` (relative) as ties. Callers scale their rows so entries are of
-/// order one (the returns model divides by a power of two, exactly), which makes an
-/// absolute tolerance meaningful: 1e-12 is ~4500 ulps of 1, far above the rounding noise
-/// of the few hundred pivots a scenario LP takes, and far below any entry of its matrix.
+/// Reduced costs above `−EPS·c_max` (`c_max` the largest |objective coefficient|) count as
+/// non-negative, and ratios within `EPS` (relative) as ties. 1e-12 is ~4500 ulps, far
+/// above the rounding noise of the few hundred pivots a scenario LP takes.
 const EPS: f64 = 1e-12;
+
+/// A pivot candidate must exceed `PIVOT_TOL` times the largest |entry| of the entering
+/// column. An entry that is zero in exact arithmetic comes out of a pivot as cancellation
+/// noise of about `EPS` times the column's entries; a degenerate row (right-hand side 0)
+/// holding such an entry wins the ratio test with ratio 0, and pivoting on it multiplies
+/// the tableau's rounding errors by ~1/`EPS`, until a bounded LP looks unbounded. A
+/// tolerance relative to the column is scale-free, unlike an absolute one, and 1e-9 is
+/// three orders above that noise and below the genuine entries of well-scaled columns.
+const PIVOT_TOL: f64 = 1e-9;
 
 /// Number of `f64` the tableau of an LP with `rows` constraints and `cols` structural
 /// variables needs: `(rows + 1)·(cols + rows + 1) + rows`, or `None` on overflow.
@@ -106,15 +115,19 @@ impl<'a> Tableau<'a> {
         let (m, w) = (self.rows, self.width);
         let obj = m * w;
         let cap = max_iterations(m, self.cols);
+        let c_max = self.t[obj..obj + w - 1].iter().fold(0.0f64, |c, &v| c.max(v.abs()));
+        let cost_tol = EPS * c_max;
         for _ in 0..cap {
             // Bland: the lowest column with a negative reduced cost enters.
-            let Some(enter) = (0..w - 1).find(|&j| self.t[obj + j] < -EPS) else {
+            let Some(enter) = (0..w - 1).find(|&j| self.t[obj + j] < -cost_tol) else {
                 return Ok(self.t[obj + w - 1]);
             };
+            let col_max = (0..m).fold(0.0f64, |c, i| c.max(self.t[i * w + enter].abs()));
+            let pivot_tol = PIVOT_TOL * col_max;
             let mut leave: Option<(usize, f64)> = None;
             for i in 0..m {
                 let a = self.t[i * w + enter];
-                if a <= EPS {
+                if a <= pivot_tol {
                     continue;
                 }
                 let ratio = self.t[i * w + w - 1] / a;

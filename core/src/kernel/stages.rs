@@ -117,33 +117,57 @@ const GROW: usize = 4;
 /// Progress reports every this many cells.
 const PROGRESS_STEP: u64 = 1 << 16;
 
+/// Splits (or skipped blocks) the exact DP may examine before it gives up: about 10 s on
+/// this project's 2-core benchmark machine. Pruning keeps ordinary platforms far below it
+/// (genaud2003 Table 1, 817 101 items: 0.3 s), but costs whose sums are nearly flat in the
+/// split (a slow link next to a root that computes at the link's rate) defeat every bound
+/// and cost Θ(n²) per position: 2 minutes for 10⁵ items (issue 11, BENCHMARKS.md).
+pub(crate) const EXACT_WORK: u64 = 1 << 31;
+
+/// The DP stopped after examining `budget` splits.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OutOfWork;
+
 /// Runs the DP over `costs.len()` item counts (`0..costs.len()`); on return `costs[d]` is
 /// the best makespan of `d` units over all positions, and `rows` holds the choices of
-/// every position but the last.
+/// every position but the last. Examines at most `budget` splits, else stops with
+/// [`OutOfWork`] (costs and rows are then meaningless).
 pub(crate) fn run<N: Real, S: Stages<N>, R: ChoiceRows>(
     stages: &S,
     costs: &mut [N],
     rows: &mut R,
     pruning: Pruning,
+    budget: u64,
     progress: &mut impl FnMut(u64, u64),
-) {
+) -> Result<(), OutOfWork> {
     let p = stages.len();
-    let Some(n) = costs.len().checked_sub(1) else { return };
+    let Some(n) = costs.len().checked_sub(1) else { return Ok(()) };
     if p == 0 {
-        return;
+        return Ok(());
     }
     let last = p - 1;
     stages.visit(last, LastRow { costs: &mut *costs });
-    let mut row =
-        Row { k: 0, costs, rows, done: 0, total: (last as u64).saturating_mul(n as u64 + 1), progress };
+    let mut row = Row {
+        k: 0,
+        costs,
+        rows,
+        done: 0,
+        total: (last as u64).saturating_mul(n as u64 + 1),
+        progress,
+        budget,
+    };
     for k in (0..last).rev() {
         row.k = k;
         match pruning {
             Pruning::None => stages.visit(k, AllSplits(&mut row)),
             Pruning::Monotone => stages.visit(k, Pruned(&mut row)),
         }
+        if row.budget == 0 {
+            return Err(OutOfWork);
+        }
         (row.progress)(row.done, row.total);
     }
+    Ok(())
 }
 
 /// The last position takes everything that reaches it.
@@ -168,6 +192,8 @@ struct Row<'c, N, R, F> {
     done: u64,
     total: u64,
     progress: &'c mut F,
+    /// Splits left to examine; at 0 the row stops.
+    budget: u64,
 }
 
 impl<N: Real, R: ChoiceRows, F: FnMut(u64, u64)> Row<'_, N, R, F> {
@@ -191,6 +217,10 @@ impl<N: Real, R: ChoiceRows, F: FnMut(u64, u64)> Visit<N> for AllSplits<'_, '_, 
         let row = self.0;
         for d in (0..row.costs.len()).rev() {
             let (mut sol, mut best) = (0usize, comm.time(0) + comp.time(0).max_of(row.costs[d]));
+            row.budget = row.budget.saturating_sub(d as u64 + 1);
+            if row.budget == 0 {
+                return;
+            }
             for e in 1..=d {
                 let m = comm.time(e as u64) + comp.time(e as u64).max_of(row.costs[d - e]);
                 if m < best {
@@ -252,6 +282,10 @@ impl<N: Real, R: ChoiceRows, F: FnMut(u64, u64)> Visit<N> for Pruned<'_, '_, N, 
             // values are never skipped and move `sol` down (the smallest best e).
             let (mut hi, mut width) = (e_max, 1usize);
             while hi > 0 {
+                if row.budget == 0 {
+                    return;
+                }
+                row.budget -= 1;
                 let b = hi - 1;
                 let c = costs[d - b];
                 if c > cap(best) {

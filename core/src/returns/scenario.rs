@@ -90,14 +90,52 @@ pub(crate) fn lp_value<N: Real>(
         t.set_rhs(a, 1.0);
     }
     t.maximise()?;
+    let mut x = [0.0f64; MAX_LP_WORKERS];
+    for (b, xb) in x.iter_mut().enumerate().take(k) {
+        let (c, w, d) = cost(b);
+        *xb = (t.value(b) * pow2_scale(c + w + d)).max(0.0);
+    }
+    // Rounding in the tableau can leave the basic solution slightly outside the polytope
+    // (by far more on ill-conditioned instances, costs spanning many orders of magnitude).
+    // Every right-hand side is 1 and A ≥ 0, so dividing α by its largest row activity,
+    // when that exceeds 1, makes the scenario feasible again; on well-scaled LPs this
+    // moves ρ by a few ulps at most.
+    let mut activity = 0.0f64;
+    for a in 0..k {
+        let mut row = 0.0;
+        for (b, &xb) in x.iter().enumerate().take(k) {
+            let (c, w, d) = cost(b);
+            let mut v = if a == b { w } else { 0.0 };
+            if b <= a {
+                v += c;
+            }
+            if rank[b] >= rank[a] {
+                v += d;
+            }
+            row += v * xb;
+        }
+        activity = activity.max(row);
+    }
+    if hd {
+        let row: f64 = x
+            .iter()
+            .enumerate()
+            .take(k)
+            .map(|(b, &xb)| {
+                let (c, _, d) = cost(b);
+                (c + d) * xb
+            })
+            .sum();
+        activity = activity.max(row);
+    }
+    let shrink = activity.max(1.0);
     let mut rho = 0.0;
     let mut alpha = alpha;
-    for b in 0..k {
-        let (c, w, d) = cost(b);
-        let x = (t.value(b) * pow2_scale(c + w + d)).max(0.0);
-        rho += x;
+    for (b, &xb) in x.iter().enumerate().take(k) {
+        let xb = xb / shrink;
+        rho += xb;
         if let Some(slot) = alpha.as_deref_mut().and_then(|al| al.get_mut(b)) {
-            *slot = x;
+            *slot = xb;
         }
     }
     Ok(rho)

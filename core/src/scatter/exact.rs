@@ -18,7 +18,7 @@ use crate::error::Error;
 use crate::kernel::chain::{chain_ops, Chain};
 use crate::kernel::fp;
 pub use crate::kernel::stages::Pruning;
-use crate::kernel::stages::{backtrack, run, FlatChoices, Stages, Visit, Zero};
+use crate::kernel::stages::{backtrack, run, FlatChoices, Stages, Visit, Zero, EXACT_WORK};
 use crate::num::Real;
 use crate::platform::cost::{check_cost, CostFn, WorkerCosts};
 use crate::report::Method;
@@ -171,7 +171,20 @@ pub fn exact<N: Real, C: CostFn<N>, D: CostFn<N>>(
     out: &mut [Assignment<N>],
     choices: &mut [u32],
     costs: &mut [N],
+    progress: impl FnMut(u64, u64),
+) -> Result<Summary<N>, Error> {
+    exact_within(problem, pruning, out, choices, costs, progress, EXACT_WORK)
+}
+
+/// [`exact`] with at most `budget` splits examined.
+fn exact_within<N: Real, C: CostFn<N>, D: CostFn<N>>(
+    problem: &CostProblem<'_, C, D>,
+    pruning: Pruning,
+    out: &mut [Assignment<N>],
+    choices: &mut [u32],
+    costs: &mut [N],
     mut progress: impl FnMut(u64, u64),
+    budget: u64,
 ) -> Result<Summary<N>, Error> {
     let p = problem.workers.len();
     let n = problem.items;
@@ -192,7 +205,13 @@ pub fn exact<N: Real, C: CostFn<N>, D: CostFn<N>>(
             root: problem.root,
             len: p,
         };
-        run(&stages, costs, &mut rows, pruning, &mut progress);
+        run(&stages, costs, &mut rows, pruning, budget, &mut progress).map_err(|_| {
+            Error::work_limit(
+                "exact DP",
+                budget,
+                "these costs defeat its pruning (nearly flat sums); use the sampled solver",
+            )
+        })?;
     }
     backtrack(&rows, p, n as usize, |k, e| {
         if let Some(a) = out.get_mut(k) {
@@ -298,4 +317,48 @@ pub(crate) fn finish<N: Real, C: CostFn<N>, D: CostFn<N>>(
         return Err(Error::numeric_overflow(N::NAME));
     }
     Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::cost::Affine;
+    use std::string::ToString;
+
+    /// Issue 11: a root computing at exactly the slow link's rate makes every split of the
+    /// chain equally good, so no bound prunes and the DP is Θ(n²) per position (2 minutes
+    /// for 10⁵ items before the budget). With a budget it stops with a clear error; an
+    /// ordinary platform of the same size stays far inside it.
+    #[test]
+    fn the_work_is_bounded() {
+        let affine = |l: f64, m: f64| WorkerCosts {
+            comm: Affine::new(0.0, l).unwrap(),
+            comp: Affine::new(0.0, m).unwrap(),
+        };
+        let flat = [affine(0.0, 1.0), affine(1.0, 1e-6), affine(1.0, 1e-6)];
+        let n = 2_000;
+        let problem = CostProblem {
+            workers: &flat,
+            root: 0,
+            items: n,
+            root_mode: RootMode::AfterSend,
+            order: OrderPolicy::Given,
+        };
+        let mem = exact_memory(n, 3).unwrap();
+        let (mut choices, mut costs) = (std::vec![0u32; mem.choices], std::vec![0.0f64; mem.costs]);
+        let mut out = [Assignment::EMPTY; 3];
+        let e =
+            exact_within(&problem, Pruning::Monotone, &mut out, &mut choices, &mut costs, |_, _| {}, 100_000)
+                .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "exact DP: stopped after 100000 steps, the most it may take; these costs defeat its pruning \
+             (nearly flat sums); use the sampled solver"
+        );
+        let ordinary = [affine(0.0, 1.0), affine(0.01, 1.0), affine(0.02, 2.0)];
+        let problem = CostProblem { workers: &ordinary, ..problem };
+        let s =
+            exact_within(&problem, Pruning::Monotone, &mut out, &mut choices, &mut costs, |_, _| {}, 100_000);
+        assert_eq!(s.map(|_| out.iter().map(|a| a.count).sum::<u64>()), Ok(n));
+    }
 }

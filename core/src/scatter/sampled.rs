@@ -107,7 +107,9 @@ impl<N: Real, const K: usize, const P: usize> Sampled<N, K, P> {
         // The lower bound: sizes charged at the bottom of their sample interval.
         let lower = Grid { inner: &positions, h, bottom: true, base: &[] };
         let costs = &mut self.costs[..=upper_states];
-        stages::run(&lower, costs, &mut stages::NoChoices, Pruning::Monotone, &mut |_, _| {});
+        // The grid bounds this DP's work (K states, P positions), so no budget applies.
+        let _ =
+            stages::run(&lower, costs, &mut stages::NoChoices, Pruning::Monotone, u64::MAX, &mut |_, _| {});
         let bound = costs[upper_states];
 
         // The plan on multiples of h, finished item by item.
@@ -159,7 +161,7 @@ fn level<N: Real, S: Stages<N>, R: ChoiceRows>(
     h: u64,
     counts: &mut [u64],
 ) {
-    stages::run(grid, costs, rows, Pruning::Monotone, &mut |_, _| {});
+    let _ = stages::run(grid, costs, rows, Pruning::Monotone, u64::MAX, &mut |_, _| {});
     stages::backtrack(rows, counts.len(), costs.len() - 1, |k, u| {
         if let Some(c) = counts.get_mut(k) {
             *c = base.get(k).copied().unwrap_or(0) + u as u64 * h;
