@@ -9,8 +9,8 @@
 //! |---|---|---|---|
 //! | a root serves the workers one at a time, then they compute | [`scatter`] | genaud2003; slides "bus", "star" | closed forms, exact and sampled DP |
 //! | computation only, nonlinear costs | [`partition`] | cerin2006 §4 | exact threshold search |
-//! | workers send results back (LIFO, FIFO, best) | `returns` | slides "return messages" | to come |
-//! | iterative codes on clusters behind slow links | `multicluster` | heien | to come |
+//! | workers send results back (LIFO, FIFO, best) | [`returns`] | slides "return messages" | closed forms, scenario LP, best scenario, certified bound |
+//! | iterative codes on clusters behind slow links | [`multicluster`] | heien | BIASED closed form, integer counts, what-if |
 //! | iterative codes on a ring over shared links | `ring` | legrand2003 | to come |
 //!
 //! The scatter, for affine costs (`latency + per_item · x`):
@@ -35,13 +35,16 @@
 //!   ([`partition::solve`], cerin2006 §4).
 //!
 //! Every answer says how it was obtained and its certified gap, in the same terms for every
-//! model ([`Report`]: method, makespan, lower bound, gap, exact).
+//! model ([`Report`]: method, makespan, lower bound, gap, exact). Bounds are bounds as
+//! computed: `lower_bound ≤ makespan ≤ bound` holds in floating point for every plan and
+//! number type, not only in exact arithmetic.
 //!
 //! ## Layers
 //!
 //! Numbers ([`Real`]) and errors ([`Error`]) → the [`report`] → the [`platform`]
-//! vocabulary (workers, cost functions) → shared kernels (the send chain, the stage DP;
-//! private) → one folder per model → the document layer (`doc`, feature `json`). Each
+//! vocabulary (workers, cost functions) → shared kernels (the send chain, the stage DP,
+//! floating-point-safe bounds, a small dense LP, a threshold search; private) → one folder
+//! per model → the document layer (`doc`, feature `json`). Each
 //! layer imports only from those before it, and model folders never import each other
 //! (checked by `tests/tests/tidy.rs`).
 //!
