@@ -4,7 +4,10 @@
 // Serves wasm/www on 127.0.0.1, loads the paper's Table 1, computes, and checks the
 // makespan against the command line's result for the same file (CLI_JSON), the Gantt rows,
 // the C arrays, keyboard use, errors shown next to the fields for bad input, and export.
-// Saves screenshots into OUT_DIR. Exits non-zero on the first failure.
+// Then the returns model: the slides' platform B (RETURNS_EXAMPLE, from `divload example
+// returns`) against the command line's result (RETURNS_CLI_JSON), the three Gantt charts
+// (chosen, LIFO, FIFO) and an error at its field.
+// MODELS_TXT is `divload models`. Saves screenshots into OUT_DIR. Exits non-zero on the first failure.
 import { spawn } from 'node:child_process';
 import { readFileSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -15,6 +18,8 @@ import { chromium } from 'playwright-core';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..');
 const cli = JSON.parse(readFileSync(process.env.CLI_JSON, 'utf8'));
+const returnsCli = JSON.parse(readFileSync(process.env.RETURNS_CLI_JSON, 'utf8'));
+const returnsExample = JSON.parse(readFileSync(process.env.RETURNS_EXAMPLE, 'utf8'));
 const cli_version = () => /^version = "([^"]+)"/m.exec(readFileSync(join(repo, 'Cargo.toml'), 'utf8'))[1];
 const outDir = process.env.OUT_DIR ?? join(repo, 'target', 'browser');
 mkdirSync(outDir, { recursive: true });
@@ -155,7 +160,12 @@ try {
     assert.ok(api.strict[i][1].includes(needle), `strict case ${i}: ${api.strict[i][1]} lacks ${needle}`);
   });
   assert.deepEqual(api.wrongType, [true, 'platform: expected a JSON string or an object']);
-  assert.deepEqual(api.models, ['scatter']);
+  // The bindings list the core's registry, the same as `divload models` (MODELS_TXT: one
+  // unindented line per model, its name first).
+  const cliModels = readFileSync(process.env.MODELS_TXT, 'utf8').split('\n').filter((l) => /^\S/.test(l))
+    .map((l) => l.split(/\s+/)[0]);
+  assert.deepEqual(api.models, cliModels);
+  assert.deepEqual(api.models.slice(0, 2), ['scatter', 'returns']);
   assert.equal(api.version, cli_version());
 
   step = 'the solver select: the exact DP from the page';
@@ -191,10 +201,98 @@ try {
   assert.ok(dp.paper.makespan <= makespan + 1e-9, `exact ${dp.paper.makespan} vs closed form ${makespan}`);
   assert.match(dp.schedules, /affine costs only/);
 
+  step = 'the returns model in the bindings: platform B';
+  const rApi = await page.evaluate(async (doc) => {
+    const m = await import('./pkg/divload_wasm.js');
+    const best = JSON.parse(m.plan(doc));
+    let bad = null;
+    try {
+      m.plan({ ...doc, workers: doc.workers.map((w, i) => (i === 1 ? { ...w, comp_per_item: 0 } : w)) });
+    } catch (e) { bad = [e instanceof Error, e.message]; }
+    return { best, bad };
+  }, returnsExample);
+  assert.equal(rApi.best.method, 'best_scenario');
+  assert.ok(Math.abs(rApi.best.throughput - 38 / 499) <= 1e-12, `throughput ${rApi.best.throughput} != 38/499`);
+  assert.deepEqual(rApi.best, returnsCli, 'plan() in the browser gives the command line\'s document');
+  assert.equal(rApi.bad?.[0], true);
+  assert.match(rApi.bad[1], /workers\[1\]\.comp_per_item.*> 0, got 0/);
+
+  step = 'the model choice comes from models()';
+  assert.deepEqual(await page.$$eval('#model option', (os) => os.map((o) => o.value)), api.models);
+  // Models without a view on this page are listed but cannot be chosen.
+  assert.deepEqual(await page.$$eval('#model option:not([disabled])', (os) => os.map((o) => o.value)),
+                   ['scatter', 'returns']);
+  assert.equal(await page.inputValue('#model'), 'scatter');
+  assert.equal(await page.isVisible('#view-returns'), false);
+  await page.selectOption('#model', 'returns');
+  assert.equal(await page.isVisible('#view-scatter'), false);
+  assert.equal(await page.isVisible('#returns-platform'), true);
+
+  step = 'the returns view: the page\'s platform B is the command line\'s example';
+  const pageExample = JSON.parse(readFileSync(join(repo, 'wasm', 'www', 'returns-b.json'), 'utf8'));
+  assert.deepEqual({ ...pageExample, comment: null }, { ...returnsExample, comment: null });
+
+  step = 'the returns view: load platform B and compute';
+  await page.click('#load-returns-b');
+  await page.waitForSelector('#returns-results:not([hidden])');
+  const rMakespan = Number(await page.getAttribute('#r-makespan', 'data-seconds'));
+  assert.equal(rMakespan, returnsCli.makespan, `page makespan ${rMakespan} != command line ${returnsCli.makespan}`);
+  assert.equal(rMakespan, 13139);
+  assert.equal(await page.getAttribute('#r-method', 'data-method'), 'best_scenario');
+  assert.equal(Number(await page.getAttribute('#r-method', 'data-gap')), returnsCli.gap);
+  assert.equal(Number(await page.getAttribute('#r-lower-bound', 'data-seconds')), returnsCli.lower_bound);
+  assert.equal(Number(await page.getAttribute('#r-throughput', 'data-value')), returnsCli.throughput);
+  assert.equal(Number(await page.getAttribute('#r-speedup', 'data-value')), returnsCli.speedup);
+  assert.equal(Number(await page.getAttribute('#r-even', 'data-seconds')), returnsCli.even_split_makespan);
+  assert.deepEqual(JSON.parse(await page.getAttribute('#r-send-order', 'data-names')), returnsCli.send_order);
+  assert.deepEqual(JSON.parse(await page.getAttribute('#r-return-order', 'data-names')), returnsCli.return_order);
+  assert.equal(await page.locator('#r-charts figure').count(), 3, 'chosen, LIFO and FIFO charts');
+  for (const key of ['chosen', 'lifo', 'fifo']) {
+    assert.equal(await page.locator(`#r-gantt-${key} .gantt-row`).count(), 3, `${key}: one Gantt row per worker`);
+    for (const cls of ['recv', 'comp', 'ret']) {
+      assert.equal(await page.locator(`#r-gantt-${key} .gantt-row rect.${cls}`).count(), 3, `${key}: ${cls} bars`);
+    }
+  }
+  const chartMakespan = async (key) => Number(await page.getAttribute(`#r-charts figure[data-schedule=${key}]`, 'data-makespan'));
+  assert.equal(await chartMakespan('chosen'), 13139);
+  assert.equal(await chartMakespan('lifo'), 14983);
+  assert.equal(await chartMakespan('lifo'), returnsCli.compare.lifo);
+  assert.equal(await chartMakespan('fifo'), 13448);
+  assert.equal(await chartMakespan('fifo'), returnsCli.compare.fifo);
+  // p1 waits 11 s for the master's receiving port in the best scenario.
+  assert.equal(await page.locator('#r-gantt-chosen rect.idle').count(), 1);
+  assert.equal(await page.locator('#r-plan-table tbody tr').count(), 3);
+  await page.screenshot({ path: join(outDir, 'calculator-returns.png'), fullPage: true });
+
+  step = 'the returns view: the schedule select';
+  await page.selectOption('#r-schedule', 'lifo');
+  await page.click('#r-compute');
+  await page.waitForFunction(() => document.querySelector('#r-makespan')?.dataset.seconds === '14983');
+  assert.equal(await chartMakespan('chosen'), 14983);
+  await page.selectOption('#r-schedule', 'best');
+
+  step = 'the returns view: a zero compute time is shown next to its field';
+  await page.fill('#r-w1-comp_per_item', '0');
+  await page.press('#r-w1-comp_per_item', 'Enter');
+  await page.waitForFunction(() => document.querySelector('#r-w1-comp_per_item-error')?.textContent !== '');
+  assert.equal(await page.textContent('#r-w1-comp_per_item-error'), rApi.bad[1]);
+  assert.equal(await page.getAttribute('#r-w1-comp_per_item', 'aria-invalid'), 'true');
+  await page.screenshot({ path: join(outDir, 'calculator-returns-error.png') });
+  await page.fill('#r-w1-comp_per_item', '5');
+  await page.click('#r-compute');
+  assert.equal(await page.textContent('#r-w1-comp_per_item-error'), '');
+  assert.equal(Number(await page.getAttribute('#r-makespan', 'data-seconds')), 13139);
+
+  step = 'back to the scatter view';
+  await page.selectOption('#model', 'scatter');
+  assert.equal(await page.isVisible('#view-returns'), false);
+  assert.equal(await page.isVisible('#platform'), true);
+
   step = 'no JavaScript errors';
   assert.deepEqual(pageErrors, []);
   console.log(`browser test: passed (makespan ${makespan} s = command line; 16 Gantt rows; `
-    + `errors shown at their fields; screenshots in ${outDir})`);
+    + `errors shown at their fields; returns: makespan ${rMakespan} s = command line, LIFO 14983, FIFO 13448, `
+    + `3 charts × 3 Gantt rows; screenshots in ${outDir})`);
 } catch (e) {
   console.error(`browser test failed at step "${step}": ${e.message}`);
   if (pageErrors.length) console.error('page errors:', pageErrors);

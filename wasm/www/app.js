@@ -1,52 +1,73 @@
 // The calculator page: a form for the platform, divload (wasm) for the numbers, SVG for
 // the charts. Every number shown comes from divload; this file only translates.
-import init, { schedules, version } from './pkg/divload_wasm.js';
+import init, { models, plan, schedules, version } from './pkg/divload_wasm.js';
 
 const $ = (id) => document.getElementById(id);
-const FIELDS = [
-  // [key in the platform JSON, column label, kind]
-  ['name', 'Name', 'name'],
-  ['count', 'Copies', 'copies'],
-  ['comm_per_item', 'Comm per item (s)', 'cost'],
-  ['comm_latency', 'Comm latency (s)', 'cost'],
-  ['comp_per_item', 'Compute per item (s)', 'cost'],
-  ['comp_latency', 'Compute latency (s)', 'cost'],
-];
 const MAX_ROWS_DRAWN = 200;
 let table1 = null;
+let returnsExample = null;
 
-// ---- the workers table ---------------------------------------------------------------
+// One workers table per model view: the fields of its document, the ids of its inputs
+// (`${prefix}${row}-${key}`) and the fields divload's messages may name.
+const SCATTER = {
+  table: 'workers', prefix: 'w', items: 'items', formError: 'form-error',
+  fields: [
+    // [key in the platform JSON, column label]
+    ['name', 'Name'],
+    ['count', 'Copies'],
+    ['comm_per_item', 'Comm per item (s)'],
+    ['comm_latency', 'Comm latency (s)'],
+    ['comp_per_item', 'Compute per item (s)'],
+    ['comp_latency', 'Compute latency (s)'],
+  ],
+  cost: 0, selects: { root: 'root' }, changed: () => refreshRoots(),
+};
+const RETURNS = {
+  table: 'r-workers', prefix: 'r-w', items: 'r-items', formError: 'r-form-error',
+  fields: [
+    ['name', 'Name'],
+    ['count', 'Copies'],
+    ['comm_per_item', 'Comm per item (s)'],
+    ['comp_per_item', 'Comp per item (s)'],
+    ['return_per_item', 'Return per item (s)'],
+  ],
+  cost: 1, selects: { schedule: 'r-schedule', port: 'r-port' }, changed: () => {},
+};
+// The views this page has, by model name; the list of models itself comes from divload.
+const VIEWS = { scatter: 'view-scatter', returns: 'view-returns' };
 
-function addRow(w = {}) {
-  const tbody = $('workers').tBodies[0];
+// ---- the workers tables ----------------------------------------------------------------
+
+function addRow(view, w = {}) {
+  const tbody = $(view.table).tBodies[0];
   const tr = tbody.insertRow();
-  for (const [key, label] of FIELDS) {
+  for (const [key, label] of view.fields) {
     const td = tr.insertCell();
     const input = document.createElement('input');
     input.dataset.key = key;
-    input.value = w[key] ?? (key === 'count' ? 1 : key === 'name' ? `worker${tbody.rows.length}` : 0);
+    input.value = w[key] ?? (key === 'count' ? 1 : key === 'name' ? `worker${tbody.rows.length}` : view.cost);
     if (key !== 'name') input.inputMode = 'decimal';
     const err = document.createElement('span');
     err.className = 'field-error';
     err.setAttribute('role', 'alert');
     td.append(input, err);
-    input.addEventListener('change', refreshRoots);
+    input.addEventListener('change', view.changed);
     input.dataset.label = label;
   }
   const td = tr.insertCell();
   const rm = document.createElement('button');
   rm.type = 'button';
   rm.textContent = 'Remove';
-  rm.addEventListener('click', () => { tr.remove(); relabel(); refreshRoots(); });
+  rm.addEventListener('click', () => { tr.remove(); relabel(view); view.changed(); });
   td.append(rm);
-  relabel();
+  relabel(view);
 }
 
 // Accessible names and ids follow the row number.
-function relabel() {
-  [...$('workers').tBodies[0].rows].forEach((tr, i) => {
+function relabel(view) {
+  [...$(view.table).tBodies[0].rows].forEach((tr, i) => {
     for (const input of tr.querySelectorAll('input')) {
-      input.id = `w${i}-${input.dataset.key}`;
+      input.id = `${view.prefix}${i}-${input.dataset.key}`;
       const err = input.nextElementSibling;
       err.id = `${input.id}-error`;
       input.setAttribute('aria-label', `Worker ${i + 1} ${input.dataset.label}`);
@@ -66,7 +87,7 @@ function refreshRoots() {
 
 function fill(platform) {
   $('workers').tBodies[0].replaceChildren();
-  for (const w of platform.workers ?? []) addRow(w);
+  for (const w of platform.workers ?? []) addRow(SCATTER, w);
   $('items').value = platform.items ?? '';
   for (const [id, key, dflt] of [['root-mode', 'root_mode', 'after_send'], ['order', 'order', 'bandwidth'],
                                   ['rounding', 'rounding', 'greedy'], ['solver', 'solver', 'closed_form']]) {
@@ -76,7 +97,15 @@ function fill(platform) {
   $('root').value = platform.root ?? $('root').value;
 }
 
-// ---- reading the form, with errors next to the fields -------------------------------
+function fillReturns(doc) {
+  $('r-workers').tBodies[0].replaceChildren();
+  for (const w of doc.workers ?? []) addRow(RETURNS, w);
+  $('r-items').value = doc.items ?? '';
+  $('r-schedule').value = typeof doc.schedule === 'string' ? doc.schedule : 'best';
+  $('r-port').value = doc.port ?? 'full_duplex';
+}
+
+// ---- reading the forms, with errors next to the fields -------------------------------
 
 function clearErrors() {
   for (const e of document.querySelectorAll('.field-error')) e.textContent = '';
@@ -88,17 +117,18 @@ function fieldError(input, message) {
   $(`${input.id}-error`).textContent = message;
 }
 
-// The platform document from the form, or null after marking every field that is not a
-// number. Ranges are checked by divload itself, whose messages name the field.
-function readForm() {
+// The item count and the workers of a view's form, marking every field that is not a
+// number (`ok` false then). Ranges are checked by divload itself, whose messages name the
+// field.
+function readWorkers(view) {
   let ok = true;
-  const items = $('items');
+  const items = $(view.items);
   const n = Number(items.value.trim());
   if (items.value.trim() === '' || !Number.isSafeInteger(n) || n < 1) {
     fieldError(items, 'a whole number of items, at least 1');
     ok = false;
   }
-  const workers = [...$('workers').tBodies[0].rows].map((tr) => {
+  const workers = [...$(view.table).tBodies[0].rows].map((tr) => {
     const w = {};
     for (const input of tr.querySelectorAll('input')) {
       const key = input.dataset.key;
@@ -124,25 +154,41 @@ function readForm() {
     return w;
   });
   if (workers.length === 0) {
-    $('form-error').textContent = 'Add at least one worker.';
+    $(view.formError).textContent = 'Add at least one worker.';
     ok = false;
   }
+  return { ok, items: n, workers };
+}
+
+// The scatter platform document from the form, or null after marking the bad fields.
+function readForm() {
+  const { ok, items, workers } = readWorkers(SCATTER);
   if (!ok) return null;
   return {
-    version: 1, items: n, root: $('root').value, root_mode: $('root-mode').value,
+    version: 1, items, root: $('root').value, root_mode: $('root-mode').value,
     order: $('order').value, rounding: $('rounding').value, solver: $('solver').value, workers,
   };
 }
 
-// Puts divload's message next to the field it names, or under the form.
-function showError(message) {
+// The returns document from its form, or null after marking the bad fields.
+function readReturnsForm() {
+  const { ok, items, workers } = readWorkers(RETURNS);
+  if (!ok) return null;
+  return { version: 1, model: 'returns', items, schedule: $('r-schedule').value, port: $('r-port').value, workers };
+}
+
+// Puts divload's message next to the field it names, or under the view's form.
+function showError(view, message) {
+  const p = view.prefix;
   let m = /workers\[(\d+)\]\.(\w+)/.exec(message);
-  if (m && $(`w${m[1]}-${m[2]}`)) return fieldError($(`w${m[1]}-${m[2]}`), message);
+  if (m && $(`${p}${m[1]}-${m[2]}`)) return fieldError($(`${p}${m[1]}-${m[2]}`), message);
   m = /workers\[(\d+)\]/.exec(message);
-  if (m && $(`w${m[1]}-name`)) return fieldError($(`w${m[1]}-name`), message);
-  if (/(^|: )items\b/.test(message)) return fieldError($('items'), message);
-  if (/(^|: )root\b/.test(message)) return fieldError($('root'), message);
-  $('form-error').textContent = message;
+  if (m && $(`${p}${m[1]}-name`)) return fieldError($(`${p}${m[1]}-name`), message);
+  if (/(^|: )items\b/.test(message)) return fieldError($(view.items), message);
+  for (const [key, id] of Object.entries(view.selects)) {
+    if (new RegExp(`(^|: )${key}\\b`).test(message)) return fieldError($(id), message);
+  }
+  $(view.formError).textContent = message;
 }
 
 // ---- results ---------------------------------------------------------------------------
@@ -163,7 +209,7 @@ function compute(event) {
   try {
     result = JSON.parse(schedules(JSON.stringify(platform)));
   } catch (e) {
-    showError(e.message ?? String(e));
+    showError(SCATTER, e.message ?? String(e));
     return;
   }
   render(result);
@@ -257,6 +303,140 @@ function drawGantt(svg, rows, names, scale) {
   });
 }
 
+// ---- the returns view ------------------------------------------------------------------
+
+const SCHEDULES = { best: 'best scenario', lifo: 'LIFO', fifo: 'FIFO', given: 'given scenario' };
+const METHODS = { best_scenario: 'best scenario', lifo: 'LIFO optimum', fifo: 'FIFO optimum', scenario_lp: 'scenario LP' };
+
+// The chosen schedule, and the same document planned as LIFO and as FIFO for comparison.
+function computeReturns(event) {
+  event?.preventDefault();
+  clearErrors();
+  const doc = readReturnsForm();
+  if (!doc) return;
+  let chosen;
+  try {
+    chosen = JSON.parse(plan(JSON.stringify(doc)));
+  } catch (e) {
+    showError(RETURNS, e.message ?? String(e));
+    return;
+  }
+  let lifo, fifo;
+  try {
+    lifo = JSON.parse(plan(JSON.stringify({ ...doc, schedule: 'lifo' })));
+    fifo = JSON.parse(plan(JSON.stringify({ ...doc, schedule: 'fifo' })));
+  } catch (e) {
+    $('r-form-error').textContent = e.message ?? String(e);
+    return;
+  }
+  renderReturns(chosen, lifo, fifo);
+}
+
+function orderText(id, names) {
+  const shown = names.slice(0, 50).join(' → ');
+  $(id).textContent = names.length > 50 ? `${shown} … (${names.length - 50} more)` : shown;
+  $(id).dataset.names = JSON.stringify(names);
+}
+
+function renderReturns(chosen, lifo, fifo) {
+  $('returns-results').hidden = false;
+  setTime('r-makespan', chosen.makespan);
+  $('r-method').textContent = `${METHODS[chosen.method] ?? chosen.method}, ${chosen.gap === 0 ? '0' : fmt(chosen.gap)} s`;
+  $('r-method').dataset.method = chosen.method;
+  $('r-method').dataset.gap = String(chosen.gap);
+  setTime('r-lower-bound', chosen.lower_bound);
+  $('r-throughput').textContent = `${chosen.throughput.toPrecision(6)} (at most ${chosen.throughput_bound.toPrecision(6)})`;
+  $('r-throughput').dataset.value = String(chosen.throughput);
+  setTime('r-even', chosen.even_split_makespan);
+  $('r-speedup').textContent = `${chosen.speedup.toFixed(2)}× faster (${(100 * (1 - 1 / chosen.speedup)).toFixed(1)}% shorter)`;
+  $('r-speedup').dataset.value = String(chosen.speedup);
+  orderText('r-send-order', chosen.send_order);
+  orderText('r-return-order', chosen.return_order);
+
+  const charts = [['chosen', `Chosen: ${SCHEDULES[chosen.schedule] ?? chosen.schedule}`, chosen],
+                  ['lifo', 'LIFO', lifo], ['fifo', 'FIFO', fifo]];
+  const scale = Math.max(...charts.map(([, , r]) => r.makespan));
+  $('r-charts').replaceChildren(...charts.map(([key, title, r]) => {
+    const figure = document.createElement('figure');
+    figure.className = 'chart';
+    figure.dataset.schedule = key;
+    figure.dataset.makespan = String(r.makespan);
+    const caption = document.createElement('figcaption');
+    caption.textContent = `${title}: makespan ${fmt(r.makespan)} s (${METHODS[r.method] ?? r.method}; `
+      + `send ${r.send_order.slice(0, 12).join(' → ')}${r.send_order.length > 12 ? ' …' : ''}, `
+      + `return ${r.return_order.slice(0, 12).join(' → ')}${r.return_order.length > 12 ? ' …' : ''})`;
+    const svg = el('svg', { id: `r-gantt-${key}`, class: 'gantt', role: 'img', 'aria-label': `Gantt chart: ${title}` });
+    drawReturnsGantt(svg, r.plan, scale);
+    figure.append(caption, svg);
+    return figure;
+  }));
+
+  const tbody = $('r-plan-table').tBodies[0];
+  tbody.replaceChildren();
+  chosen.plan.slice(0, MAX_ROWS_DRAWN).forEach((r, k) => {
+    const tr = tbody.insertRow();
+    for (const v of [k + 1, r.name, r.rank, r.count, r.displacement, fmt(r.send_start), fmt(r.received),
+                     fmt(r.computed), fmt(r.idle), fmt(r.return_start), fmt(r.return_end), r.return_position + 1]) {
+      tr.insertCell().textContent = v;
+    }
+  });
+  $('r-truncated').textContent = chosen.plan.length > MAX_ROWS_DRAWN
+    ? `Showing the first ${MAX_ROWS_DRAWN} of ${chosen.plan.length} workers in the table and charts.` : '';
+}
+
+// One row per worker in send order: waiting for its data, receiving, computing, idle
+// (results ready, the master's receiving port busy or reserved for an earlier return) and
+// returning. The master sends one message at a time, so the receiving bars form a stair;
+// the returning bars form another, in the return order.
+function drawReturnsGantt(svg, rows, scale) {
+  const width = 900, label = 150, h = 16, top = 22;
+  const shown = rows.slice(0, MAX_ROWS_DRAWN);
+  svg.setAttribute('viewBox', `0 0 ${width} ${top + shown.length * h + 4}`);
+  const x = (t) => label + ((width - label - 10) * t) / scale;
+  for (let i = 0; i <= 4; i++) {
+    const t = (scale * i) / 4;
+    el('line', { x1: x(t), x2: x(t), y1: top - 4, y2: top + shown.length * h, class: 'tick' }, svg);
+    el('text', { x: x(t), y: 12, class: 'axis', 'text-anchor': i === 0 ? 'start' : i === 4 ? 'end' : 'middle' }, svg)
+      .textContent = `${fmt(t)} s`;
+  }
+  shown.forEach((r, i) => {
+    const g = el('g', { class: 'gantt-row', 'data-rank': r.rank }, svg);
+    const y = top + i * h;
+    el('title', {}, g).textContent = `${r.name} (rank ${r.rank}): ${r.count} items, receives ${fmt(r.send_start)}–`
+      + `${fmt(r.received)} s, computes until ${fmt(r.computed)} s, idle ${fmt(r.idle)} s, returns `
+      + `${fmt(r.return_start)}–${fmt(r.return_end)} s`;
+    el('text', { x: 0, y: y + 12, class: 'label' }, g).textContent = `${r.name} · ${r.rank}`;
+    for (const [cls, from, to] of [['wait', 0, r.send_start], ['recv', r.send_start, r.received],
+                                   ['comp', r.received, r.computed], ['idle', r.computed, r.return_start],
+                                   ['ret', r.return_start, r.return_end]]) {
+      if (to > from) el('rect', { x: x(from), y: y + 2, width: Math.max(x(to) - x(from), 0.5), height: h - 4, class: cls }, g);
+    }
+  });
+}
+
+// ---- the model choice --------------------------------------------------------------------
+
+function fillModels(list) {
+  const select = $('model');
+  select.replaceChildren(...list.map((m) => {
+    const option = new Option(`${m.name}: ${m.title}`, m.name);
+    option.dataset.paper = m.paper;
+    if (!VIEWS[m.name]) {
+      option.disabled = true;
+      option.textContent += ' (command line only)';
+    }
+    return option;
+  }));
+  select.value = list.find((m) => VIEWS[m.name])?.name ?? '';
+}
+
+function showModel() {
+  const name = $('model').value;
+  for (const [model, id] of Object.entries(VIEWS)) $(id).hidden = model !== name;
+  $('model-paper').textContent = $('model').selectedOptions[0]?.dataset.paper ?? '';
+  document.body.dataset.model = name;
+}
+
 // ---- import / export ---------------------------------------------------------------------
 
 function exportPlatform() {
@@ -297,8 +477,11 @@ async function main() {
   await init();
   $('version').textContent = version();
   table1 = await (await fetch('./pkg/table1.json')).json();
+  returnsExample = await (await fetch('./returns-b.json')).json();
+  fillModels(JSON.parse(models()));
+  $('model').addEventListener('change', () => { clearErrors(); showModel(); });
   $('platform').addEventListener('submit', compute);
-  $('add-worker').addEventListener('click', () => { addRow(); refreshRoots(); });
+  $('add-worker').addEventListener('click', () => { addRow(SCATTER); refreshRoots(); });
   $('load-table1').addEventListener('click', () => { clearErrors(); fill(table1); compute(); });
   $('export').addEventListener('click', exportPlatform);
   $('import-file').addEventListener('change', (e) => {
@@ -314,7 +497,12 @@ async function main() {
       $('copy-status').textContent = 'Selected: press Ctrl+C to copy.';
     }
   });
+  $('returns-platform').addEventListener('submit', computeReturns);
+  $('r-add-worker').addEventListener('click', () => addRow(RETURNS));
+  $('load-returns-b').addEventListener('click', () => { clearErrors(); fillReturns(returnsExample); computeReturns(); });
   fill(table1);
+  fillReturns(returnsExample);
+  showModel();
   document.body.dataset.ready = 'true';
 }
 
