@@ -1,0 +1,73 @@
+//! The C library's entry points called as C would, from fuzzed bytes: the document entry
+//! point with any buffer size, and the typed `divload_plan_counts` with workers made of
+//! arbitrary bit patterns (NaN, infinities, negative zero), any root, any item count (also
+//! beyond `INT_MAX`) and any buffer lengths, null included. Every call must return a status
+//! and never crash; on success the counts must add up.
+#![no_main]
+
+use std::ffi::c_int;
+
+use divload_c::{divload_plan_counts, divload_plan_json, divload_status, divload_worker};
+use libfuzzer_sys::fuzz_target;
+
+fn f64_at(bytes: &[u8], i: usize) -> f64 {
+    let mut b = [0u8; 8];
+    for (k, slot) in b.iter_mut().enumerate() {
+        *slot = bytes.get(i * 8 + k).copied().unwrap_or(0);
+    }
+    f64::from_bits(u64::from_le_bytes(b))
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&selector, rest)) = data.split_first() else { return };
+    if selector & 1 == 0 {
+        if !divload_fuzz::affordable(rest) {
+            return;
+        }
+        let mut out = vec![0u8; usize::from(selector) * 64];
+        let mut n = 0usize;
+        // SAFETY: every pointer is valid for the length passed with it.
+        let st = unsafe { divload_plan_json(rest.as_ptr().cast(), rest.len(), out.as_mut_ptr().cast(), out.len(), &mut n) };
+        if st == divload_status::DIVLOAD_OK {
+            divload_fuzz::check_result(&out[..n]);
+        }
+        return;
+    }
+    // Workers from 32-byte records, capped so a run stays fast.
+    let p = (rest.len() / 32).min(64);
+    let workers: Vec<divload_worker> = (0..p)
+        .map(|i| divload_worker {
+            comm_latency: f64_at(rest, 4 * i),
+            comm_per_item: f64_at(rest, 4 * i + 1),
+            comp_latency: f64_at(rest, 4 * i + 2),
+            comp_per_item: f64_at(rest, 4 * i + 3),
+        })
+        .collect();
+    let tail = f64_at(rest, 4 * p).to_bits();
+    let items = tail >> (selector >> 2);
+    let root = (tail as usize) % (p + 2);
+    let short = usize::from(selector & 2 != 0);
+    let (mut counts, mut displs) = (vec![0 as c_int; p], vec![0 as c_int; p]);
+    let len = p.saturating_sub(short);
+    let workers_ptr = if p == 0 && selector & 4 != 0 { std::ptr::null() } else { workers.as_ptr() };
+    // SAFETY: pointers are valid for the lengths passed (or null with length 0).
+    let st = unsafe {
+        divload_plan_counts(
+            workers_ptr,
+            p,
+            root,
+            items,
+            std::ptr::null(),
+            counts.as_mut_ptr(),
+            len,
+            displs.as_mut_ptr(),
+            len,
+            std::ptr::null_mut(),
+        )
+    };
+    if st == divload_status::DIVLOAD_OK {
+        let sum: i64 = counts.iter().map(|&c| i64::from(c)).sum();
+        assert!(counts.iter().all(|&c| c >= 0));
+        assert_eq!(u64::try_from(sum).ok(), Some(items), "counts must add up to the items");
+    }
+});

@@ -1,0 +1,99 @@
+//! What the fuzz targets share: a document is planned only when what it asks for fits a
+//! fuzzing run (a few MiB, a few thousand workers); larger documents are the front ends'
+//! business (their memory is sized up front and allocated fallibly, tested elsewhere),
+//! and would only make libFuzzer report its own malloc limit.
+
+use divload::doc::{model_of, multicluster, returns};
+
+/// Most workers or processors a fuzzed document may expand to.
+const MAX_WORKERS: u64 = 4096;
+/// Most items a fuzzed document may give the exact DP: its worst case is Θ(n²) per worker
+/// (BENCHMARKS.md, worst cases), which would turn every such input into a libFuzzer timeout
+/// rather than a test of the reader and the solver's logic.
+const MAX_EXACT_ITEMS: u64 = 4096;
+
+/// `true` when planning `doc` stays within a fuzzing run's memory; documents the readers
+/// reject are affordable (the rejection is what is being fuzzed).
+pub fn affordable(doc: &[u8]) -> bool {
+    match model_of(doc).map(|m| m.name) {
+        Ok("returns") => returns_workers(doc).is_none_or(|n| n <= MAX_WORKERS),
+        Ok("multicluster") => multicluster_processors(doc).is_none_or(|n| n <= MAX_WORKERS),
+        Ok(_) => scatter_fits(doc),
+        Err(_) => true,
+    }
+}
+
+fn scatter_fits(doc: &[u8]) -> bool {
+    let Ok(parsed) = divload_host::Parsed::new(doc) else { return true };
+    if parsed.file.workers as u64 > MAX_WORKERS {
+        return false;
+    }
+    parsed.file.solver(None) != divload::scatter::Solver::Exact || parsed.file.items <= MAX_EXACT_ITEMS
+}
+
+fn returns_workers(doc: &[u8]) -> Option<u64> {
+    let s = returns::sizes(doc).ok()?;
+    let mut entries = vec![returns::ReturnEntry::EMPTY; s.entries];
+    let (mut send, mut ret) = (vec![divload::doc::json::Str::EMPTY; s.send], vec![divload::doc::json::Str::EMPTY; s.ret]);
+    let file = returns::parse(doc, &mut entries, &mut send, &mut ret).ok()?;
+    Some(file.workers as u64)
+}
+
+fn multicluster_processors(doc: &[u8]) -> Option<u64> {
+    let s = multicluster::sizes(doc).ok()?;
+    let mut clusters = vec![multicluster::ClusterEntry::EMPTY; s.clusters];
+    let mut extra = vec![multicluster::ClusterEntry::EMPTY; s.extra];
+    let mut pairs = vec![multicluster::PairEntry::EMPTY; s.pairs];
+    let mut costs = vec![divload::multicluster::StepCost { per_load: 0.0, fixed: 0.0 }; s.costs];
+    let mut additions = vec![multicluster::AdditionEntry::EMPTY; s.additions];
+    let mut lists = multicluster::Lists {
+        clusters: &mut clusters,
+        pairs: &mut pairs,
+        costs: &mut costs,
+        additions: &mut additions,
+        extra: &mut extra,
+    };
+    multicluster::parse(doc, &mut lists).ok()?;
+    let count = |c: &[multicluster::ClusterEntry<'_>]| c.iter().map(|e| u64::from(e.cluster.processors)).sum::<u64>();
+    Some(count(lists.clusters) + count(lists.extra))
+}
+
+/// A result document the host wrote: strict JSON that reads back, with the envelope every
+/// model promises (`lower_bound ≤ makespan`, counts adding up to the items or units).
+pub fn check_result(doc: &[u8]) {
+    use divload::doc::json::{Kind, Reader};
+    let mut r = Reader::new(doc);
+    r.begin_object().expect("a result is an object");
+    let (mut makespan, mut lower, mut total, mut counted) = (None, None, None, 0u64);
+    while let Some((key, _)) = r.next_key().expect("well-formed") {
+        match key.raw() {
+            "makespan" => makespan = Some(r.f64().expect("number")),
+            "lower_bound" => lower = Some(r.f64().expect("number")),
+            "items" | "units" => total = Some(r.u64().expect("count")),
+            "plan" => {
+                r.begin_array().expect("plan array");
+                while r.next_element().expect("row") {
+                    r.begin_object().expect("row object");
+                    while let Some((k, _)) = r.next_key().expect("key") {
+                        if k.raw() == "count" {
+                            counted += r.u64().expect("count");
+                        } else {
+                            r.skip_value().expect("value");
+                        }
+                    }
+                }
+            }
+            _ => {
+                let _ = r.peek().map(|k| k == Kind::Null);
+                r.skip_value().expect("value");
+            }
+        }
+    }
+    r.end().expect("nothing after the document");
+    if let (Some(m), Some(l)) = (makespan, lower) {
+        assert!(l <= m, "lower_bound {l} above makespan {m}");
+    }
+    if let Some(t) = total {
+        assert_eq!(counted, t, "counts must add up");
+    }
+}
