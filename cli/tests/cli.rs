@@ -430,7 +430,7 @@ fn models_and_examples_come_from_the_registry() {
     assert!((r["makespan"].as_f64().unwrap() - 403.975).abs() < 0.01);
     assert_clean_error(
         &divload(&["example", "nonsense"]),
-        "unknown model \"nonsense\" (known: scatter, returns, multicluster)",
+        "unknown model \"nonsense\" (known: scatter, returns, multicluster, partition)",
     );
 }
 
@@ -558,4 +558,34 @@ fn multicluster_documents_plan_from_the_command_line() {
     bad("\"what_if\"", "\"clusters\": [], \"what_if\"", "duplicate key");
     let many = example.replacen("\"processors\": 8}", "\"processors\": 4000000000}", 1);
     assert_clean_error(&limited(&many, 200 * 1024), "at most");
+}
+
+/// Computation only (cerin2006 §4): the threshold search is reachable from a document and
+/// gives the exact optimum, checked here against every split of a small instance.
+#[test]
+fn partition_documents_plan_exactly() {
+    let example = String::from_utf8(divload(&["example", "partition"]).stdout).unwrap();
+    let v = json_of(&with_file(&example, &["--json"]));
+    assert_eq!(
+        (v["model"].as_str(), v["method"].as_str(), v["exact"].as_bool()),
+        (Some("partition"), Some("threshold"), Some(true))
+    );
+    assert_eq!(counts_sum(&v), 1_000_000);
+    assert!(v["makespan"].as_f64().unwrap() < v["even_makespan"].as_f64().unwrap());
+
+    // 0.3 s/item against a quadratic 0.01·x²: brute force over all splits of 25 items.
+    let small = r#"{"model": "partition", "items": 25, "workers": [
+        {"name": "lin", "comp_per_item": 0.3}, {"name": "quad", "comp_power": {"coeff": 0.01, "exponent": 2}}]}"#;
+    let v = json_of(&with_file(small, &["--json"]));
+    let best = (0..=25u32)
+        .map(|x| (0.3 * f64::from(x)).max(0.01 * f64::from(25 - x).powi(2)))
+        .fold(f64::INFINITY, f64::min);
+    assert!((v["makespan"].as_f64().unwrap() - best).abs() < 1e-12, "{v} vs {best}");
+
+    let two = small.replace("\"comp_per_item\": 0.3}", "\"comp_per_item\": 0.3, \"comp_table\": [[1, 1]]}");
+    assert_clean_error(&with_file(&two, &[]), "give one cost: comp_per_item, comp_table or comp_power");
+    let comm = small.replace("\"comp_per_item\": 0.3}", "\"comp_per_item\": 0.3, \"comm_per_item\": 1}");
+    assert_clean_error(&with_file(&comm, &[]), "unknown key (expected name, count, comp_per_item");
+    let neg = small.replace("0.3}", "-0.3}");
+    assert_clean_error(&with_file(&neg, &[]), "workers[0].comp_per_item must be finite and > 0, got -0.3");
 }

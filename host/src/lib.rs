@@ -104,6 +104,7 @@ pub fn plan_json<const K: usize, const P: usize>(text: &[u8]) -> Result<Vec<u8>,
     match divload::doc::model_of(text)?.name {
         "returns" => returns_json(text),
         "multicluster" => multicluster_json(text),
+        "partition" => partition_json(text),
         _ => {
             let parsed = Parsed::new(text)?;
             if parsed.file.workers > MAX_WORKERS {
@@ -222,6 +223,25 @@ fn multicluster_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
         answers: &answers,
     };
     written_doc(&file, &summary, &written)
+}
+
+/// A partition document ([`divload::doc::partition`]): the exact computation-only split.
+fn partition_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
+    use divload::cost::{Affine, Cost};
+    use divload::doc::partition as doc;
+    use divload::doc::scatter::{WorkerEntry, MAX_POINTS};
+
+    let mut entries = filled("worker entries", doc::sizes(text)?, WorkerEntry::EMPTY)?;
+    let file = doc::parse(text, &mut entries)?;
+    if file.workers > MAX_WORKERS {
+        return Err(too_many_workers(file.workers));
+    }
+    let zero: Cost<f64, MAX_POINTS> = Cost::Affine(Affine::new(0.0, 0.0)?);
+    let mut costs = filled("cost functions", file.workers, zero)?;
+    file.costs(&entries, &mut costs)?;
+    let mut counts = filled("counts", file.workers, 0u64)?;
+    let makespan = divload::partition::solve(&costs, file.items, &mut counts)?;
+    written("result document", |buf| doc::write_result(&file, &entries, &costs, &counts, makespan, buf))
 }
 
 fn written_doc(

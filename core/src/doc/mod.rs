@@ -9,6 +9,7 @@
 pub mod json;
 pub mod multicluster;
 pub mod names;
+pub mod partition;
 pub mod returns;
 pub mod scatter;
 
@@ -99,6 +100,23 @@ pub const MODELS: &[ModelInfo] = &[
 }
 "#,
     },
+    ModelInfo {
+        name: "partition",
+        title: "computation only, any non-decreasing costs (measured tables, power laws): the exact integer split",
+        paper: "Cerin et al. 2006, partitioning for heterogeneous sorting (section 4: the optimum by a threshold search)",
+        example: r#"{
+  "version": 1,
+  "model": "partition",
+  "comment": "Three kinds of node sorting 10^6 keys locally: a superlinear sort (power law), two linear ones, and measured timings (seconds for that many items). No communication: the split where all finish together, exactly.",
+  "items": 1000000,
+  "workers": [
+    {"name": "old", "comp_power": {"coeff": 2e-7, "exponent": 1.1}},
+    {"name": "mid", "count": 2, "comp_per_item": 1.5e-6},
+    {"name": "new", "comp_table": [[10000, 0.009], [100000, 0.1], [1000000, 1.15]]}
+  ]
+}
+"#,
+    },
 ];
 
 /// The model a document names: its `"model"` value, scatter when it has none.
@@ -120,7 +138,7 @@ pub const MODELS: &[ModelInfo] = &[
 /// assert_eq!(model_of(br#"{"items": .5, "model": "returns"}"#).unwrap().name, "scatter");
 /// assert_eq!(
 ///     model_of(br#"{"model": "ring"}"#).unwrap_err().to_string(),
-///     "platform JSON: model: byte 9: must be \"scatter\", \"returns\" or \"multicluster\""
+///     "platform JSON: model: byte 9: must be \"scatter\", \"returns\", \"multicluster\" or \"partition\""
 /// );
 /// ```
 pub fn model_of(json: &[u8]) -> Result<&'static ModelInfo, Error> {
@@ -148,7 +166,7 @@ pub fn model_of(json: &[u8]) -> Result<&'static ModelInfo, Error> {
 }
 
 /// The valid values of `"model"`, for error messages.
-const MODEL_NAMES: &str = "must be \"scatter\", \"returns\" or \"multicluster\"";
+const MODEL_NAMES: &str = "must be \"scatter\", \"returns\", \"multicluster\" or \"partition\"";
 
 /// The model called `name`.
 pub fn model(name: &str) -> Option<&'static ModelInfo> {
@@ -305,6 +323,7 @@ mod tests {
             let entries = match m.name {
                 "scatter" => scatter::sizes(m.example.as_bytes()).unwrap().entries,
                 "returns" => returns::sizes(m.example.as_bytes()).unwrap().entries,
+                "partition" => partition::sizes(m.example.as_bytes()).unwrap(),
                 _ => multicluster::sizes(m.example.as_bytes()).unwrap().clusters,
             };
             assert!(entries > 0, "{}", m.name);

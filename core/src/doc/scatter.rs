@@ -462,7 +462,7 @@ fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> 
 }
 
 /// `{"coeff", "exponent", "latency"}` of a power-law cost.
-fn read_power(d: &mut Doc<'_>, i: usize, field: &'static str) -> Result<CostModel, Error> {
+pub(crate) fn read_power(d: &mut Doc<'_>, i: usize, field: &'static str) -> Result<CostModel, Error> {
     d.object()?;
     let mut seen = 0u64;
     let (mut coeff, mut exponent, mut latency) = (None, None, 0.0);
@@ -496,7 +496,7 @@ fn read_power(d: &mut Doc<'_>, i: usize, field: &'static str) -> Result<CostMode
 }
 
 /// `[[items, seconds], ...]` into a fixed-capacity table.
-fn read_table(d: &mut Doc<'_>, i: usize, field: &'static str) -> Result<CostModel, Error> {
+pub(crate) fn read_table(d: &mut Doc<'_>, i: usize, field: &'static str) -> Result<CostModel, Error> {
     let at = Detail::Entry { list: "workers", index: i, field };
     let mut points = [(0u64, 0.0f64); MAX_POINTS];
     let mut len = 0usize;
@@ -525,7 +525,12 @@ fn read_table(d: &mut Doc<'_>, i: usize, field: &'static str) -> Result<CostMode
 
 /// Checks measured points: times finite and ≥ 0; unless `repair`, sizes strictly
 /// increasing and times not decreasing.
-fn check_table(points: &[(u64, f64)], index: usize, field: &'static str, repair: bool) -> Result<(), Error> {
+pub(crate) fn check_table(
+    points: &[(u64, f64)],
+    index: usize,
+    field: &'static str,
+    repair: bool,
+) -> Result<(), Error> {
     let at = |point: usize, value: f64| Detail::Point { list: "workers", index, field, point, value };
     for (k, &(size, secs)) in points.iter().enumerate() {
         if !(secs.is_finite() && secs >= 0.0) {
@@ -734,7 +739,7 @@ impl<'a> PlatformFile<'a> {
 }
 
 /// One cost function of entry `index` in the number type `N`.
-fn cost_of<N: Real>(
+pub(crate) fn cost_of<N: Real>(
     model: CostModel,
     latency: f64,
     per_item: f64,

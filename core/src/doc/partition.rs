@@ -1,0 +1,297 @@
+//! The computation-only model's documents (cerin2006 §4; the solver is
+//! [`crate::partition`]): processors with any non-decreasing computation cost and no
+//! communication, split to finish together, exactly.
+//!
+//! ```json
+//! {"version": 1, "model": "partition", "items": 100000,
+//!  "workers": [{"name": "sort-a", "comp_power": {"coeff": 1e-7, "exponent": 1.2}},
+//!              {"name": "sort-b", "count": 2, "comp_per_item": 3e-6},
+//!              {"name": "gpu", "comp_table": [[1000, 0.01], [100000, 0.2]]}]}
+//! ```
+//!
+//! Each worker gives one cost, as in scatter documents: `comp_per_item` (with an optional
+//! `comp_latency`), `comp_table` (measured `[items, seconds]` points, `"repair": true` for
+//! noisy ones) or `comp_power`. The result is the exact integer optimum
+//! (`"method": "threshold"`, gap 0) and the even split as the baseline.
+
+use crate::doc::json::{Str, Writer};
+use crate::doc::scatter::{
+    check_table, cost_of, name_of, read_power, read_table, CostModel, WorkerEntry, MAX_POINTS,
+};
+use crate::doc::{names, Doc, Keys};
+use crate::error::{Detail, Error, Field};
+use crate::platform::cost::{Cost, CostFn};
+use crate::report::Method;
+
+const TOP: Keys = Keys {
+    names: &["version", "model", "items", "workers", "comment", "description"],
+    unknown: "unknown key (expected version, model, items, workers, comment, description)",
+};
+
+const WORKER: Keys = Keys {
+    names: &[
+        "name",
+        "count",
+        "repair",
+        "comp_latency",
+        "comp_per_item",
+        "comp_table",
+        "comp_power",
+        "comment",
+    ],
+    unknown:
+        "unknown key (expected name, count, comp_per_item, comp_latency, comp_table, comp_power, repair, \
+              comment)",
+};
+
+/// The scalar part of a partition document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartitionFile {
+    /// Items to split.
+    pub items: u64,
+    /// Entries in `workers`.
+    pub entries: usize,
+    /// Workers once `count` is expanded.
+    pub workers: usize,
+}
+
+/// Reads a document without keeping anything: its number of worker entries.
+///
+/// # Errors
+///
+/// Everything [`parse`] rejects, except a buffer that is too small.
+pub fn sizes(json: &[u8]) -> Result<usize, Error> {
+    read(json, &mut []).map(|f| f.entries)
+}
+
+/// Reads a partition document into `entries` (as long as [`sizes`] says; the
+/// communication fields stay empty).
+///
+/// # Errors
+///
+/// [`ErrorCode::Json`](crate::ErrorCode::Json) for malformed JSON (strict RFC 8259),
+/// unknown, repeated or missing keys; [`ErrorCode::InvalidInput`](crate::ErrorCode::InvalidInput)
+/// for a cost out of range, no workers or no items;
+/// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) for a short buffer.
+pub fn parse<'a>(json: &'a [u8], entries: &mut [WorkerEntry<'a>]) -> Result<PartitionFile, Error> {
+    let f = read(json, entries)?;
+    if f.entries > entries.len() {
+        return Err(Error::buffer("worker entries", f.entries, entries.len()));
+    }
+    Ok(f)
+}
+
+fn missing(key: &'static str, message: &'static str) -> Error {
+    Error::json(message, Detail::Entry { list: key, index: usize::MAX, field: "" })
+}
+
+fn read<'a>(json: &'a [u8], entries: &mut [WorkerEntry<'a>]) -> Result<PartitionFile, Error> {
+    let mut d = Doc::new(json);
+    d.object()?;
+    let (mut seen, mut items, mut workers) = (0u64, None, None);
+    loop {
+        d.at("", usize::MAX, "");
+        let Some(k) = d.key(&TOP, &mut seen)? else { break };
+        d.at(k, usize::MAX, "");
+        let offset = d.offset();
+        match k {
+            "version" => {
+                let v = d.u64()?;
+                if v != 1 {
+                    return Err(Error::json(
+                        "only version 1 is supported",
+                        Detail::Value { field: "version", value: v },
+                    ));
+                }
+            }
+            "model" => {
+                if !d.string()?.eq_str("partition") {
+                    return Err(d.error("must be \"partition\" for this reader", offset));
+                }
+            }
+            "items" => items = Some(d.u64()?),
+            "workers" => workers = Some(read_workers(&mut d, entries)?),
+            _ => d.skip()?,
+        }
+    }
+    d.end()?;
+    let Some(items) = items else { return Err(missing("items", "missing (the number of items to split)")) };
+    if items == 0 {
+        return Err(Error::no_items());
+    }
+    let Some((n, expanded)) = workers else {
+        return Err(missing("workers", "missing (the list of workers)"));
+    };
+    if n == 0 {
+        return Err(Error::no_workers());
+    }
+    let workers =
+        usize::try_from(expanded).map_err(|_| missing("workers", "too many workers for this machine"))?;
+    Ok(PartitionFile { items, entries: n, workers })
+}
+
+fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [WorkerEntry<'a>]) -> Result<(usize, u64), Error> {
+    d.array()?;
+    let (mut n, mut ranks) = (0usize, 0u64);
+    while d.element()? {
+        d.at("workers", n, "");
+        let at = |field: &'static str| Detail::Entry { list: "workers", index: n, field };
+        d.object()?;
+        let (mut e, mut seen, mut costs) = (WorkerEntry::EMPTY, 0u64, 0u32);
+        while let Some(k) = d.key(&WORKER, &mut seen)? {
+            match k {
+                "name" => e.name = d.string()?,
+                "count" => {
+                    e.count = d.u64()?;
+                    if e.count == 0 {
+                        return Err(Error::json("must be at least 1", at("count")));
+                    }
+                }
+                "repair" => e.repair = d.bool()?,
+                "comment" => d.skip()?,
+                "comp_table" => (e.comp_model, costs) = (read_table(d, n, k)?, costs + 1),
+                "comp_power" => (e.comp_model, costs) = (read_power(d, n, k)?, costs + 1),
+                _ => {
+                    let field = if k == "comp_latency" { Field::CompLatency } else { Field::CompPerItem };
+                    let v = d.f64()?;
+                    if crate::platform::worker::check(n, field, v).is_err() {
+                        return Err(Error::entry_cost("workers", n, field, v));
+                    }
+                    if field == Field::CompLatency {
+                        e.comp_latency = v;
+                    } else {
+                        (e.comp_per_item, costs) = (v, costs + 1);
+                    }
+                }
+            }
+        }
+        if e.name.raw().is_empty() {
+            return Err(Error::json("missing or empty", at("name")));
+        }
+        if costs != 1 {
+            return Err(Error::json(
+                "give one cost: comp_per_item, comp_table or comp_power",
+                at("comp_per_item"),
+            ));
+        }
+        if let CostModel::Table { points, len } = e.comp_model {
+            check_table(&points[..len.min(MAX_POINTS)], n, "comp_table", e.repair)?;
+        }
+        e.first_rank = ranks;
+        ranks = ranks.checked_add(e.count).ok_or(Error::json("total worker count overflows", at("count")))?;
+        if let Some(slot) = buf.get_mut(n) {
+            *slot = e;
+        }
+        n += 1;
+    }
+    Ok((n, ranks))
+}
+
+impl PartitionFile {
+    /// One cost function per worker (`costs` needs `self.workers` elements).
+    ///
+    /// # Errors
+    ///
+    /// A table the cost type rejects; [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall).
+    pub fn costs(
+        &self,
+        entries: &[WorkerEntry<'_>],
+        costs: &mut [Cost<f64, MAX_POINTS>],
+    ) -> Result<(), Error> {
+        if costs.len() < self.workers {
+            return Err(Error::buffer("cost functions", self.workers, costs.len()));
+        }
+        let mut k = 0usize;
+        for (i, e) in entries.iter().take(self.entries).enumerate() {
+            let c = cost_of::<f64>(
+                e.comp_model,
+                e.comp_latency,
+                e.comp_per_item,
+                e.repair,
+                i,
+                Field::CompPerItem,
+            )?;
+            for _ in 0..e.count {
+                if let Some(slot) = costs.get_mut(k) {
+                    *slot = c.clone();
+                }
+                k += 1;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes the result document: `{"version": 1, "model": "partition", "items", "method",
+/// "makespan", "lower_bound", "gap", "exact", "even_makespan", "speedup", "plan":
+/// [{"name", "rank", "count", "displacement", "finish"}]}`; returns its length.
+///
+/// `makespan` is the exact optimum (the threshold search, cerin2006 §4), so `lower_bound`
+/// equals it; the even split gives each worker `⌊n/p⌋` items, one more for the first
+/// `n mod p`.
+///
+/// # Errors
+///
+/// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) with the exact length needed.
+pub fn write_result(
+    file: &PartitionFile,
+    entries: &[WorkerEntry<'_>],
+    costs: &[Cost<f64, MAX_POINTS>],
+    counts: &[u64],
+    makespan: f64,
+    out: &mut [u8],
+) -> Result<usize, Error> {
+    let entries = entries.get(..file.entries).unwrap_or(entries);
+    let got = out.len();
+    let p = costs.len();
+    let even = costs
+        .iter()
+        .enumerate()
+        .map(|(k, c)| c.time(crate::scatter::even_split_count(file.items, p, k)))
+        .fold(0.0f64, f64::max);
+    let mut w = Writer::new(out);
+    w.begin_object();
+    w.key("version");
+    w.u64(1);
+    w.key("model");
+    w.str("partition");
+    w.key("items");
+    w.u64(file.items);
+    w.key("method");
+    w.str(names::METHOD.name(Method::Threshold));
+    for (key, v) in [("makespan", makespan), ("lower_bound", makespan), ("gap", 0.0)] {
+        w.key(key);
+        w.f64(v);
+    }
+    w.key("exact");
+    w.bool(true);
+    w.key("even_makespan");
+    w.f64(even);
+    w.key("speedup");
+    w.f64(if makespan > 0.0 { even / makespan } else { 1.0 });
+    w.key("plan");
+    w.begin_array();
+    let mut offset = 0u64;
+    for (rank, (c, &count)) in costs.iter().zip(counts).enumerate() {
+        w.begin_object();
+        w.key("name");
+        w.raw_str(entry_name(entries, rank));
+        w.key("rank");
+        w.u64(rank as u64);
+        w.key("count");
+        w.u64(count);
+        w.key("displacement");
+        w.u64(offset);
+        w.key("finish");
+        w.f64(c.time(count));
+        w.end_object();
+        offset += count;
+    }
+    w.end_array();
+    w.end_object();
+    w.finish().map_err(|needed| Error::buffer("result JSON", needed, got))
+}
+
+fn entry_name<'a>(entries: &[WorkerEntry<'a>], rank: usize) -> Str<'a> {
+    name_of(entries, rank)
+}
