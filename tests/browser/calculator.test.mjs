@@ -6,7 +6,10 @@
 // the C arrays, keyboard use, errors shown next to the fields for bad input, and export.
 // Then the returns model: the slides' platform B (RETURNS_EXAMPLE, from `divload example
 // returns`) against the command line's result (RETURNS_CLI_JSON), the three Gantt charts
-// (chosen, LIFO, FIFO) and an error at its field.
+// (chosen, LIFO, FIFO) and an error at its field. Then the multicluster model: heien Table 4
+// (MULTICLUSTER_EXAMPLE, from `divload example multicluster`) against the command line's
+// result (MULTICLUSTER_CLI_JSON): the ring drawing, the what-if answers, errors at their
+// fields. Finally every view at a phone's width (390 px) without horizontal scrolling.
 // MODELS_TXT is `divload models`. Saves screenshots into OUT_DIR. Exits non-zero on the first failure.
 import { spawn } from 'node:child_process';
 import { readFileSync, mkdirSync } from 'node:fs';
@@ -20,6 +23,8 @@ const repo = join(here, '..', '..');
 const cli = JSON.parse(readFileSync(process.env.CLI_JSON, 'utf8'));
 const returnsCli = JSON.parse(readFileSync(process.env.RETURNS_CLI_JSON, 'utf8'));
 const returnsExample = JSON.parse(readFileSync(process.env.RETURNS_EXAMPLE, 'utf8'));
+const mcExample = JSON.parse(readFileSync(process.env.MULTICLUSTER_EXAMPLE, 'utf8'));
+const mcCli = JSON.parse(readFileSync(process.env.MULTICLUSTER_CLI_JSON, 'utf8'));
 const cli_version = () => /^version = "([^"]+)"/m.exec(readFileSync(join(repo, 'Cargo.toml'), 'utf8'))[1];
 const outDir = process.env.OUT_DIR ?? join(repo, 'target', 'browser');
 mkdirSync(outDir, { recursive: true });
@@ -221,7 +226,7 @@ try {
   assert.deepEqual(await page.$$eval('#model option', (os) => os.map((o) => o.value)), api.models);
   // Models without a view on this page are listed but cannot be chosen.
   assert.deepEqual(await page.$$eval('#model option:not([disabled])', (os) => os.map((o) => o.value)),
-                   ['scatter', 'returns']);
+                   ['scatter', 'returns', 'multicluster']);
   assert.equal(await page.inputValue('#model'), 'scatter');
   assert.equal(await page.isVisible('#view-returns'), false);
   await page.selectOption('#model', 'returns');
@@ -288,11 +293,124 @@ try {
   assert.equal(await page.isVisible('#view-returns'), false);
   assert.equal(await page.isVisible('#platform'), true);
 
+  step = 'the multicluster view: the page\'s Table 4 is the command line\'s example';
+  assert.deepEqual(JSON.parse(readFileSync(join(repo, 'wasm', 'www', 'multicluster-table4.json'), 'utf8')), mcExample);
+  await page.selectOption('#model', 'multicluster');
+  assert.equal(await page.isVisible('#view-scatter'), false);
+  assert.equal(await page.isVisible('#m-platform'), true);
+
+  step = 'the multicluster view: load Table 4 and compute';
+  await page.click('#load-table4');
+  await page.waitForSelector('#m-results:not([hidden])');
+  // The form shows link times in µs; the document (and the result) keeps seconds.
+  assert.equal(await page.inputValue('#m-fast-latency'), '45');
+  assert.equal(await page.inputValue('#m-slow-gap'), '0.5');
+  assert.equal(await page.inputValue('#m-flip_time'), '0.55');
+  const mcMakespan = Number(await page.getAttribute('#m-makespan', 'data-seconds'));
+  assert.equal(mcMakespan, mcCli.makespan, `page makespan ${mcMakespan} != command line ${mcCli.makespan}`);
+  assert.match(await page.textContent('#m-makespan'), /^54\.444 s$/);
+  assert.equal(await page.getAttribute('#m-method', 'data-method'), mcCli.method);
+  for (const [selector, attribute, want] of [['#m-method', 'data-gap', mcCli.gap], ['#m-even', 'data-seconds', mcCli.even_makespan],
+    ['#m-speedup', 'data-value', mcCli.speedup], ['#m-steps-compared', 'data-biased', mcCli.step_time],
+    ['#m-steps-compared', 'data-even', mcCli.even_step_time]]) {
+    assert.equal(Number(await page.getAttribute(selector, attribute)), want, `${selector} ${attribute}`);
+  }
+  assert.deepEqual(JSON.parse(await page.getAttribute('#m-ring-order', 'data-names')), mcCli.ring_order);
+  assert.equal(await page.locator('#m-ring .cluster-arc').count(), 2, 'one arc per cluster');
+  assert.equal(await page.locator('#m-ring .proc').count(), 16, 'one mark per processor');
+  assert.equal(await page.locator('#m-ring .idle-proc').count(), 0);
+  assert.equal(await page.locator('#m-ring .slow-link').count(), 2, 'two slow links close the ring of two clusters');
+  for (const [i, name] of mcCli.ring_order.entries()) {
+    const counts = await page.$$eval(`#m-ring [data-cluster="${name}"] .proc`, (ms) => ms.map((m) => Number(m.dataset.count)));
+    assert.deepEqual(counts, mcCli.plan.filter((p) => p.cluster === name).map((p) => p.count), `cluster ${i} counts`);
+  }
+  assert.equal(await page.locator('#m-bars rect').count(), 2, 'EVEN and BIASED step times');
+  assert.equal(await page.locator('#m-class-table tbody tr').count(), mcCli.classes.length);
+  const byRankMc = [...mcCli.plan].sort((a, b) => a.rank - b.rank);
+  assert.ok((await page.inputValue('#m-c-arrays')).includes(`int counts[16] = {${byRankMc.map((r) => r.count).join(', ')}};`));
+
+  step = 'the multicluster view: the what-if answers';
+  const answers = await page.$$eval('#m-what-if-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.candidate,
+    100 * Number(tr.dataset.speedup), tr.cells[4].textContent]));
+  assert.deepEqual(answers.map((a) => a[0]), ['+8P', '+3x4P']);
+  for (const [[, pct, text], want] of answers.map((a, i) => [a, [28.3, 33.4][i]])) {
+    assert.ok(Math.abs(pct - want) <= 0.1, `speedup ${pct} % != ${want} %`);
+    assert.equal(text, `${want.toFixed(1)} %`);
+  }
+  assert.deepEqual(answers.map((a) => a[1] / 100), mcCli.what_if.map((w) => w.speedup));
+  await page.screenshot({ path: join(outDir, 'calculator-multicluster.png'), fullPage: true });
+
+  step = 'the multicluster view: a cluster that takes no load is drawn apart';
+  await page.fill('#m-slow-gap', '1e15');
+  await page.click('#m-compute');
+  await page.waitForFunction(() => document.querySelectorAll('#m-ring .idle-proc').length === 8);
+  assert.equal(await page.locator('#m-ring .proc').count(), 16);
+  await page.fill('#m-slow-gap', '0.5');
+
+  step = 'the multicluster view: bad values are shown next to their fields';
+  const mcBad = await page.evaluate(async (doc) => {
+    const m = await import('./pkg/divload_wasm.js');
+    try { m.plan({ ...doc, clusters: [{ name: 'a', processors: 0 }, doc.clusters[1]] }); } catch (e) { return e.message; }
+    return null;
+  }, mcExample);
+  assert.equal(mcBad, 'platform JSON: clusters[0].processors: must be in 1..=4294967295');
+  await page.fill('#m-c0-processors', '0');
+  await page.click('#m-compute');
+  assert.equal(await page.textContent('#m-c0-processors-error'), mcBad);
+  assert.equal(await page.getAttribute('#m-c0-processors', 'aria-invalid'), 'true');
+  await page.screenshot({ path: join(outDir, 'calculator-multicluster-error.png') });
+  await page.fill('#m-c0-processors', '8');
+  await page.fill('#m-fast-overhead', '-1');
+  await page.click('#m-compute');
+  assert.match(await page.textContent('#m-fast-overhead-error'), /links\.fast\.overhead: must be finite and >= 0/);
+  await page.fill('#m-fast-overhead', '5');
+  await page.fill('#m-steps', '0');
+  await page.click('#m-compute');
+  assert.match(await page.textContent('#m-steps-error'), /application: steps: missing or 0/);
+  await page.fill('#m-steps', '2.5');
+  await page.fill('#m-slow-latency', 'slow');
+  await page.click('#m-compute');
+  assert.equal(await page.textContent('#m-steps-error'), 'a whole number');
+  assert.equal(await page.textContent('#m-slow-latency-error'), 'must be a number');
+  await page.fill('#m-slow-latency', '400');
+  await page.fill('#m-steps', '20');
+  await page.click('#m-compute');
+  assert.equal(await page.locator('#m-platform [aria-invalid]').count(), 0);
+  assert.equal(Number(await page.getAttribute('#m-makespan', 'data-seconds')), mcCli.makespan);
+
+  step = 'the multicluster view: the all-to-all pattern, sort time in ms';
+  const sort = { pattern: 'all_to_all', objects: 10000000, chunk: 4096, sort_time: 3.42e-3, words_per_object: 25 };
+  const sortCli = await page.evaluate(async (doc) => JSON.parse((await import('./pkg/divload_wasm.js')).plan(doc)),
+                                      { ...mcExample, application: sort });
+  await page.selectOption('#m-pattern', 'all_to_all');
+  assert.equal(await page.isVisible('#m-lattice'), false);
+  await page.fill('#m-objects', '10000000');
+  await page.fill('#m-chunk', '4096');
+  await page.fill('#m-sort_time', '3.42');
+  await page.fill('#m-words_per_object', '25');
+  await page.click('#m-compute');
+  await page.waitForFunction((t) => document.querySelector('#m-makespan')?.dataset.seconds === String(t), sortCli.makespan);
+  await page.selectOption('#m-pattern', 'ring');
+  await page.click('#m-compute');
+  assert.equal(Number(await page.getAttribute('#m-makespan', 'data-seconds')), mcCli.makespan);
+
+  step = 'a phone\'s width: no view scrolls sideways (tables scroll in their own box)';
+  await page.setViewportSize({ width: 390, height: 844 });
+  const widths = {};
+  for (const model of ['scatter', 'returns', 'multicluster']) {
+    await page.selectOption('#model', model);
+    widths[model] = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(widths[model] <= 390, `${model}: the page is ${widths[model]} px wide at a 390 px viewport`);
+  }
+  await page.screenshot({ path: join(outDir, 'calculator-multicluster-390.png'), fullPage: true });
+
   step = 'no JavaScript errors';
   assert.deepEqual(pageErrors, []);
   console.log(`browser test: passed (makespan ${makespan} s = command line; 16 Gantt rows; `
     + `errors shown at their fields; returns: makespan ${rMakespan} s = command line, LIFO 14983, FIFO 13448, `
-    + `3 charts × 3 Gantt rows; screenshots in ${outDir})`);
+    + `3 charts × 3 Gantt rows; multicluster: makespan ${mcMakespan} s = command line, 16 processors on 2 arcs, `
+    + `what-if ${mcCli.what_if.map((w) => `${w.name} ${(100 * w.speedup).toFixed(1)} %`).join(', ')}; `
+    + `390 px wide: ${Object.values(widths).join('/')} px; screenshots in ${outDir})`);
 } catch (e) {
   console.error(`browser test failed at step "${step}": ${e.message}`);
   if (pageErrors.length) console.error('page errors:', pageErrors);
