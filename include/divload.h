@@ -41,6 +41,23 @@
 // Round as in genaud2003 §3.3 (with its sign misprint fixed).
 #define DIVLOAD_ROUNDING_PAPER 2
 
+// Return messages: the best scenario found (exhaustive over send and return orders for a
+// few workers, else the best of LIFO, FIFO and a local search). The default (0).
+#define DIVLOAD_SCHEDULE_BEST 0
+
+// Return messages: last in, first out (results return in the reverse send order).
+#define DIVLOAD_SCHEDULE_LIFO 1
+
+// Return messages: first in, first out (results return in the send order).
+#define DIVLOAD_SCHEDULE_FIFO 2
+
+// Return messages: the root may send and receive at the same moment (the lecture notes'
+// model). The default (0).
+#define DIVLOAD_PORT_FULL_DUPLEX 0
+
+// Return messages: the root sends or receives, one message at a time.
+#define DIVLOAD_PORT_HALF_DUPLEX 1
+
 // What a divload function did. The numbers are stable and never reused.
 enum divload_status
 #ifdef __cplusplus
@@ -136,6 +153,79 @@ typedef struct divload_summary {
   bool rational_exact;
 } divload_summary;
 
+// One worker's linear costs in the return-message model, in seconds per item. All
+// must be finite and >= 0, and `comp_per_item` > 0.
+typedef struct divload_return_worker {
+  // Time to receive one item from the root (c).
+  double comm_per_item;
+  // Time to process one item (w).
+  double comp_per_item;
+  // Time to send one item's results back to the root (d).
+  double return_per_item;
+} divload_return_worker;
+
+// One worker's part of a plan with return messages. `divload_plan_returns` writes these
+// in send order. Times in seconds from the first send.
+typedef struct divload_return_assignment {
+  // The worker's index in the input (its rank).
+  size_t rank;
+  // Items it receives (and results it returns).
+  uint64_t count;
+  // Offset of its block in the root's buffer (blocks are contiguous in send order).
+  uint64_t displacement;
+  // Its position in the send order (0 is served first): its index in the output.
+  size_t send_position;
+  // Its position in the return order (0 returns first). Workers outside the
+  // scenario (count 0) come after the scenario's members, in send order, so the
+  // positions of all workers are 0, 1, ..., n_workers - 1.
+  size_t return_position;
+  // 1 when the worker takes part in the scenario, 0 when it is left out (count 0).
+  // A member may still get 0 items after rounding.
+  uint32_t member;
+  // Its rational share before rounding.
+  double share;
+  // When the root starts sending to it.
+  double send_start;
+  // When its items have arrived.
+  double received;
+  // When it has processed them.
+  double computed;
+  // When it starts returning its results.
+  double return_start;
+  // When its results are back at the root.
+  double return_end;
+  // Time between `computed` and `return_start` (waiting for the root's port).
+  double idle;
+} divload_return_assignment;
+
+// What a plan with return messages achieves. Times in seconds from the first send.
+typedef struct divload_returns_summary {
+  // Number of items planned.
+  uint64_t items;
+  // The schedule asked for (`DIVLOAD_SCHEDULE_*`).
+  uint32_t schedule;
+  // The root's port (`DIVLOAD_PORT_*`).
+  uint32_t port;
+  // Number of workers in the scenario (the first `members` entries of the output).
+  size_t members;
+  // Number of workers with at least one item.
+  size_t participating;
+  // Throughput of the rational plan (items per second).
+  double throughput;
+  // Predicted makespan of the integer plan: when the last result is back.
+  double makespan;
+  // Makespan of the rational plan before rounding (`items / throughput`).
+  double rational_makespan;
+  // A certified lower bound on the makespan of every schedule (every scenario).
+  double lower_bound;
+  // Guaranteed upper bound on `makespan`.
+  double bound;
+  // Makespan of the even split in the same send and return orders.
+  double even_split_makespan;
+  // `true` when the rational plan is proven optimal in the schedule's class.
+  bool rational_optimal;
+} divload_returns_summary;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -222,6 +312,36 @@ divload_status divload_plan_counts64(const struct divload_worker *workers,
                                      int64_t *displs,
                                      size_t displs_len,
                                      struct divload_summary *summary);
+
+// Plans a scatter whose results come back to the root (the return-message model):
+// `items` items over `n_workers` workers with costs `workers[r]` (rank `r`), for the
+// schedule `DIVLOAD_SCHEDULE_BEST`, `_LIFO` or `_FIFO` and the root's port
+// `DIVLOAD_PORT_FULL_DUPLEX` or `_HALF_DUPLEX`. Writes one `divload_return_assignment`
+// per worker into `out`, in send order (the scenario's members first, then the workers
+// left out, with count 0), and the summary into `summary` (which may be null).
+//
+// The root of an MPI job is one of the workers: give it `comm_per_item` and
+// `return_per_item` 0 (its part is copied locally) and its own `comp_per_item`.
+//
+// Returns `DIVLOAD_NULL_PARAMETER` for a null `workers` or `out`,
+// `DIVLOAD_INVALID_INPUT` for zero workers or items, a bad cost, an unknown schedule or
+// port number or a misaligned pointer, `DIVLOAD_BUFFER_TOO_SMALL` when
+// `out_len < n_workers`, `DIVLOAD_OVERFLOW` beyond 2^53 items, `DIVLOAD_OUT_OF_MEMORY`
+// when the working memory cannot be allocated. Nothing is written unless the result is
+// `DIVLOAD_OK`.
+//
+// # Safety
+//
+// Each pointer must be null or valid for its length (`n_workers`, `out_len` elements;
+// one element for `summary`).
+divload_status divload_plan_returns(const struct divload_return_worker *workers,
+                                    size_t n_workers,
+                                    uint64_t items,
+                                    uint32_t schedule,
+                                    uint32_t port,
+                                    struct divload_return_assignment *out,
+                                    size_t out_len,
+                                    struct divload_returns_summary *summary);
 
 // Plans from a platform document (the JSON format of `divload plan`, see the README)
 // and writes the result document into `out` as a NUL-terminated string. The document's

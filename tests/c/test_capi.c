@@ -456,6 +456,147 @@ static void test_multicluster_json(void) {
     CHECK(strstr(msg, "clusters[0].processors: must be in 1..=4294967295") != NULL);
 }
 
+/* The return-message model through its typed entry point: the slides' platform B
+   (c = d = (7, 8, 12), w = (6, 5, 5), 1000 items), every schedule, and its errors. */
+#define RB 3
+static const divload_return_worker PLATFORM_B[RB] = {{7, 6, 7}, {8, 5, 8}, {12, 5, 12}};
+
+/* Checks what every plan must satisfy: counts sum to the items, blocks contiguous in send
+   order, send and return positions are permutations, the times are ordered, the makespan
+   is the last return and lies between the bounds. */
+static void check_returns_plan(const divload_return_assignment *a, size_t n, uint64_t items,
+                               const divload_returns_summary *s) {
+    uint64_t offset = 0;
+    int seen_send[64] = {0}, seen_return[64] = {0}, seen_rank[64] = {0};
+    double last = 0.0;
+    size_t members = 0;
+    for (size_t k = 0; k < n && n <= 64; k++) {
+        CHECK(a[k].rank < n && a[k].send_position == k && a[k].return_position < n);
+        if (a[k].rank >= n || a[k].return_position >= n) continue;
+        seen_rank[a[k].rank]++;
+        seen_send[a[k].send_position]++;
+        seen_return[a[k].return_position]++;
+        CHECK(a[k].displacement == offset);
+        offset += a[k].count;
+        members += a[k].member;
+        CHECK(a[k].member == (k < s->members));
+        if (!a[k].member) CHECK(a[k].count == 0 && a[k].return_position == k);
+        if (a[k].count == 0) continue;
+        CHECK(a[k].send_start <= a[k].received && a[k].received <= a[k].computed);
+        CHECK(a[k].computed <= a[k].return_start && a[k].return_start <= a[k].return_end);
+        CHECK(fabs(a[k].idle - (a[k].return_start - a[k].computed)) <= 1e-9 * a[k].return_end);
+        if (a[k].return_end > last) last = a[k].return_end;
+    }
+    for (size_t k = 0; k < n && n <= 64; k++) CHECK(seen_send[k] == 1 && seen_return[k] == 1 && seen_rank[k] == 1);
+    CHECK(offset == items && s->items == items && members == s->members);
+    CHECK(last == s->makespan);
+    CHECK(s->lower_bound <= s->makespan && s->makespan <= s->bound);
+}
+
+static void test_returns(void) {
+    divload_return_assignment a[RB];
+    divload_returns_summary s;
+    const uint32_t schedules[] = {DIVLOAD_SCHEDULE_BEST, DIVLOAD_SCHEDULE_LIFO, DIVLOAD_SCHEDULE_FIFO};
+    const double makespans[] = {13139, 14983, 13448};
+    for (int i = 0; i < 3; i++) {
+        memset(&s, 0, sizeof s);
+        CHECK_STATUS(divload_plan_returns(PLATFORM_B, RB, 1000, schedules[i], DIVLOAD_PORT_FULL_DUPLEX, a, RB, &s),
+                     DIVLOAD_OK);
+        CHECK(s.schedule == schedules[i] && s.port == DIVLOAD_PORT_FULL_DUPLEX);
+        if (fabs(s.makespan - makespans[i]) > 0.5) {
+            fprintf(stderr, "schedule %u: makespan %.3f, expected %.0f\n", schedules[i], s.makespan, makespans[i]);
+            failures++;
+        }
+        CHECK(s.makespan < s.even_split_makespan);
+        check_returns_plan(a, RB, 1000, &s);
+        for (size_t k = 0; k < RB; k++) {
+            if (schedules[i] == DIVLOAD_SCHEDULE_LIFO) CHECK(a[k].return_position == RB - 1 - k);
+            if (schedules[i] == DIVLOAD_SCHEDULE_FIFO) CHECK(a[k].return_position == k);
+        }
+    }
+    /* LIFO: served by increasing c + d, everyone works, no idle time. */
+    CHECK_STATUS(divload_plan_returns(PLATFORM_B, RB, 1000, DIVLOAD_SCHEDULE_LIFO, 0, a, RB, &s), DIVLOAD_OK);
+    for (size_t k = 0; k < RB; k++) CHECK(a[k].rank == k && a[k].count > 0 && a[k].member == 1);
+    /* The best scenario is neither LIFO nor FIFO: send (2, 1, 3), return (2, 3, 1) in the
+       slides' numbering (ranks 1, 0, 2 and 1, 2, 0 here). */
+    CHECK_STATUS(divload_plan_returns(PLATFORM_B, RB, 1000, DIVLOAD_SCHEDULE_BEST, 0, a, RB, &s), DIVLOAD_OK);
+    CHECK(a[0].rank == 1 && a[1].rank == 0 && a[2].rank == 2);
+    CHECK(a[0].return_position == 0 && a[2].return_position == 1 && a[1].return_position == 2);
+    CHECK(fabs(s.throughput - 38.0 / 499.0) < 1e-12 && s.rational_optimal);
+    /* Half duplex: slower than full duplex, still a valid plan. */
+    CHECK_STATUS(divload_plan_returns(PLATFORM_B, RB, 1000, DIVLOAD_SCHEDULE_BEST, DIVLOAD_PORT_HALF_DUPLEX, a, RB, &s),
+                 DIVLOAD_OK);
+    CHECK(s.port == DIVLOAD_PORT_HALF_DUPLEX && s.makespan > 13139);
+    check_returns_plan(a, RB, 1000, &s);
+
+    /* Fewer items than workers, an MPI root with c = d = 0, and 40 workers (closed forms
+       and local search): zero counts are fine and every invariant holds. */
+    divload_return_worker many[40];
+    for (int r = 0; r < 40; r++)
+        many[r] = (divload_return_worker){r == 0 ? 0.0 : 1e-3 * (1 + r % 7), 1e-2 * (1 + r % 5),
+                                          r == 0 ? 0.0 : 5e-4 * (1 + r % 3)};
+    static divload_return_assignment big[40];
+    for (int i = 0; i < 3; i++) {
+        const uint64_t item_counts[] = {2, 100000};
+        for (int j = 0; j < 2; j++) {
+            CHECK_STATUS(divload_plan_returns(many, 40, item_counts[j], schedules[i], 0, big, 40, &s), DIVLOAD_OK);
+            check_returns_plan(big, 40, item_counts[j], &s);
+            if (j == 0) CHECK(s.participating <= 2);
+        }
+    }
+
+    /* Errors: status, message, outputs untouched. */
+    divload_return_assignment a0[RB];
+    divload_returns_summary s0;
+    memset(a0, 0x5a, sizeof a0);
+    memset(&s0, 0x5a, sizeof s0);
+    memcpy(a, a0, sizeof a);
+    s = s0;
+    CHECK_STATUS(divload_plan_returns(NULL, RB, 1000, 0, 0, a, RB, &s), DIVLOAD_NULL_PARAMETER);
+    CHECK(strstr(last_error(), "workers") != NULL);
+    CHECK_STATUS(divload_plan_returns(PLATFORM_B, RB, 1000, 0, 0, NULL, RB, &s), DIVLOAD_NULL_PARAMETER);
+    CHECK(strstr(last_error(), "out") != NULL);
+    CHECK_STATUS(divload_plan_returns(PLATFORM_B, 0, 1000, 0, 0, a, RB, &s), DIVLOAD_INVALID_INPUT);
+    CHECK(strstr(last_error(), "at least one worker") != NULL);
+    CHECK_STATUS(divload_plan_returns(PLATFORM_B, RB, 0, 0, 0, a, RB, &s), DIVLOAD_INVALID_INPUT);
+    CHECK(strcmp(last_error(), "items: must be at least 1, got 0") == 0);
+    CHECK_STATUS(divload_plan_returns(PLATFORM_B, RB, (1ULL << 53) + 1, 0, 0, a, RB, &s), DIVLOAD_OVERFLOW);
+    CHECK_STATUS(divload_plan_returns(PLATFORM_B, RB, 1000, 3, 0, a, RB, &s), DIVLOAD_INVALID_INPUT);
+    CHECK(strcmp(last_error(), "schedule: must be 0 (BEST), 1 (LIFO) or 2 (FIFO), got 3") == 0);
+    CHECK_STATUS(divload_plan_returns(PLATFORM_B, RB, 1000, 0, 2, a, RB, &s), DIVLOAD_INVALID_INPUT);
+    CHECK(strcmp(last_error(), "port: must be 0 (FULL_DUPLEX) or 1 (HALF_DUPLEX), got 2") == 0);
+    CHECK_STATUS(divload_plan_returns(PLATFORM_B, RB, 1000, 0, 0, a, RB - 1, &s), DIVLOAD_BUFFER_TOO_SMALL);
+    CHECK(strcmp(last_error(), "out: buffer too small, need 3, got 2") == 0);
+    const double bad[] = {NAN, INFINITY, -1.0};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        divload_return_worker b[RB];
+        memcpy(b, PLATFORM_B, sizeof b);
+        b[1].return_per_item = bad[i];
+        CHECK_STATUS(divload_plan_returns(b, RB, 1000, DIVLOAD_SCHEDULE_LIFO, 0, a, RB, &s), DIVLOAD_INVALID_INPUT);
+        CHECK(strncmp(last_error(), "worker 1: return_per_item must be finite and >= 0", 49) == 0);
+        memcpy(b, PLATFORM_B, sizeof b);
+        b[2].comp_per_item = bad[i] < 0 ? 0.0 : bad[i];
+        CHECK_STATUS(divload_plan_returns(b, RB, 1000, DIVLOAD_SCHEDULE_FIFO, 0, a, RB, &s), DIVLOAD_INVALID_INPUT);
+        CHECK(strncmp(last_error(), "worker 2: comp_per_item must be finite and > 0", 46) == 0);
+    }
+    /* Misaligned pointers (built from a byte buffer: never dereferenced by the library). */
+    static _Alignas(16) unsigned char raw[sizeof(divload_return_worker) * RB + sizeof(divload_returns_summary) + 16];
+    memcpy(raw + 1, PLATFORM_B, sizeof PLATFORM_B);
+    CHECK_STATUS(divload_plan_returns((const divload_return_worker *)(void *)(raw + 1), RB, 1000, 0, 0, a, RB, &s),
+                 DIVLOAD_INVALID_INPUT);
+    CHECK(strstr(last_error(), "workers: pointer is not aligned") != NULL);
+    CHECK_STATUS(divload_plan_returns(PLATFORM_B, RB, 1000, 0, 0, (divload_return_assignment *)(void *)(raw + 4), RB, &s),
+                 DIVLOAD_INVALID_INPUT);
+    CHECK(strstr(last_error(), "out: pointer is not aligned") != NULL);
+    CHECK_STATUS(divload_plan_returns(PLATFORM_B, RB, 1000, 0, 0, a, RB, (divload_returns_summary *)(void *)(raw + 2)),
+                 DIVLOAD_INVALID_INPUT);
+    CHECK(strstr(last_error(), "summary: pointer is not aligned") != NULL);
+    CHECK_STATUS(divload_plan_returns(PLATFORM_B, SIZE_MAX, 1000, 0, 0, a, SIZE_MAX, &s), DIVLOAD_OVERFLOW);
+    CHECK(memcmp(a, a0, sizeof a) == 0 && memcmp(&s, &s0, sizeof s) == 0);
+    /* A null summary is allowed. */
+    CHECK_STATUS(divload_plan_returns(PLATFORM_B, RB, 1000, 0, 0, a, RB, NULL), DIVLOAD_OK);
+}
+
 static void test_last_error_truncates(void) {
     divload_worker w[1] = {{0, 0, 0, NAN}};
     int c[1], d[1];
@@ -478,6 +619,7 @@ int main(void) {
     test_json_strict();
     test_models();
     test_returns_json();
+    test_returns();
     test_multicluster_json();
     test_last_error_truncates();
     if (failures) {
