@@ -821,6 +821,14 @@ impl<'b> Writer<'b> {
         self.put(b"\"");
     }
 
+    /// Writes `"key": number` for each pair, in order.
+    pub fn numbers(&mut self, fields: &[(&str, f64)]) {
+        for &(k, x) in fields {
+            self.key(k);
+            self.f64(x);
+        }
+    }
+
     /// Shortest round-trip text; plain notation only where it stays short.
     pub fn f64(&mut self, x: f64) {
         self.before_value();

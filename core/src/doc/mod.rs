@@ -165,6 +165,56 @@ pub fn model_of(json: &[u8]) -> Result<&'static ModelInfo, Error> {
     Ok(found.unwrap_or(&MODELS[0]))
 }
 
+/// Opens a result document: `{"version": 1, "model": model`.
+pub(crate) fn begin_result(w: &mut Writer<'_>, model: &str) {
+    w.begin_object();
+    w.key("version");
+    w.u64(1);
+    w.key("model");
+    w.str(model);
+}
+
+/// Opens one row of a result's `plan`: `{"name", "rank", "count", "displacement"`, the
+/// fields every model's rows start with.
+pub(crate) fn begin_row(w: &mut Writer<'_>, name: Str<'_>, rank: usize, count: u64, displacement: u64) {
+    w.begin_object();
+    w.key("name");
+    w.raw_str(name);
+    w.key("rank");
+    w.u64(rank as u64);
+    w.key("count");
+    w.u64(count);
+    w.key("displacement");
+    w.u64(displacement);
+}
+
+/// The required `items` and `workers` of a document whose workers expand by `count`:
+/// (items, entries, workers), or the error naming what is missing or empty.
+pub(crate) fn items_and_workers(
+    items: Option<u64>,
+    workers: Option<(usize, u64)>,
+    items_missing: &'static str,
+) -> Result<(u64, usize, usize), Error> {
+    let Some(items) = items else { return Err(missing("items", items_missing)) };
+    if items == 0 {
+        return Err(Error::no_items());
+    }
+    let Some((n, expanded)) = workers else {
+        return Err(missing("workers", "missing (the list of workers)"));
+    };
+    if n == 0 {
+        return Err(Error::no_workers());
+    }
+    let expanded =
+        usize::try_from(expanded).map_err(|_| missing("workers", "too many workers for this machine"))?;
+    Ok((items, n, expanded))
+}
+
+/// A required key or list is missing or inconsistent: `message` at `key`.
+pub(crate) fn missing(key: &'static str, message: &'static str) -> Error {
+    Error::json(message, Detail::Entry { list: key, index: usize::MAX, field: "" })
+}
+
 /// The valid values of `"model"`, for error messages.
 const MODEL_NAMES: &str = "must be \"scatter\", \"returns\", \"multicluster\" or \"partition\"";
 
@@ -285,6 +335,44 @@ impl<'a> Doc<'a> {
 
     pub fn bool(&mut self) -> Result<bool, Error> {
         self.r.bool().map_err(|e| self.json(e))
+    }
+
+    /// The next key of a document's top-level object that belongs to the model's own
+    /// reader; `None` at its end. Reads what every document has here: `version` (must be
+    /// 1), `model` (must be `model`: a document reaches a model's reader through
+    /// [`model_of`], so another name is a misuse of the reader), `comment` and
+    /// `description` (skipped, strictly).
+    pub fn top_key(
+        &mut self,
+        keys: &Keys,
+        seen: &mut u64,
+        model: &'static str,
+        wrong_model: &'static str,
+    ) -> Result<Option<&'static str>, Error> {
+        loop {
+            self.at("", usize::MAX, "");
+            let Some(k) = self.key(keys, seen)? else { return Ok(None) };
+            self.at(k, usize::MAX, "");
+            let offset = self.offset();
+            match k {
+                "version" => {
+                    let v = self.u64()?;
+                    if v != 1 {
+                        return Err(Error::json(
+                            "only version 1 is supported",
+                            Detail::Value { field: "version", value: v },
+                        ));
+                    }
+                }
+                "model" => {
+                    if !self.string()?.eq_str(model) {
+                        return Err(self.error(wrong_model, offset));
+                    }
+                }
+                "comment" | "description" => self.skip()?,
+                _ => return Ok(Some(k)),
+            }
+        }
     }
 
     /// The kind of the next value, without reading it.

@@ -21,7 +21,7 @@
 //! Memory is the caller's: [`sizes`] counts the lists, [`parse`] fills them.
 
 use crate::doc::json::{Str, Writer};
-use crate::doc::{names, Doc, Keys};
+use crate::doc::{begin_result, missing, names, Doc, Keys};
 use crate::error::{Detail, Error};
 use crate::multicluster::{
     Application, Class, Cluster, Link, Links, Options, PairLink, Pattern, Problem, Processor, StepCost,
@@ -157,10 +157,6 @@ const COST: Keys = Keys { names: &["per_load", "fixed"], unknown: "unknown key (
 const ADDITION: Keys =
     Keys { names: &["name", "clusters"], unknown: "unknown key (expected name, clusters)" };
 
-fn missing(key: &'static str, message: &'static str) -> Error {
-    Error::json(message, Detail::Entry { list: key, index: usize::MAX, field: "" })
-}
-
 /// Reads a document without keeping anything, to learn its [`Sizes`].
 ///
 /// # Errors
@@ -214,26 +210,10 @@ fn read<'a>(json: &'a [u8], lists: &mut Lists<'_, 'a>) -> Result<MulticlusterFil
     let mut sizes = Sizes::default();
     let (mut clusters, mut links, mut app) = (None, None, None);
     let mut options = Options::default();
-    loop {
-        d.at("", usize::MAX, "");
-        let Some(k) = d.key(&TOP, &mut seen)? else { break };
-        d.at(k, usize::MAX, "");
-        let offset = d.offset();
+    while let Some(k) =
+        d.top_key(&TOP, &mut seen, "multicluster", "must be \"multicluster\" for this reader")?
+    {
         match k {
-            "version" => {
-                let v = d.u64()?;
-                if v != 1 {
-                    return Err(Error::json(
-                        "only version 1 is supported",
-                        Detail::Value { field: "version", value: v },
-                    ));
-                }
-            }
-            "model" => {
-                if !d.string()?.eq_str("multicluster") {
-                    return Err(d.error("must be \"multicluster\" for this reader", offset));
-                }
-            }
             "clusters" => clusters = Some(read_clusters(&mut d, "clusters", lists.clusters, 0)?),
             "links" => {
                 let (fast, slow, pairs) = read_links(&mut d, lists.pairs)?;
@@ -618,39 +598,29 @@ pub fn write_result(
     let got = out.len();
     let mut w = Writer::new(out);
     let name = |c: usize| planned.lists.clusters.get(c).map_or(Str::EMPTY, |e| e.name);
-    w.begin_object();
-    w.key("version");
-    w.u64(1);
-    w.key("model");
-    w.str("multicluster");
+    begin_result(&mut w, "multicluster");
     w.key("pattern");
     w.str(names::PATTERN.name(file.application.pattern()));
     w.key("fixed_costs");
     w.str(names::FIXED_COSTS.name(file.options.fixed_costs));
     w.key("method");
     w.str(names::METHOD.name(s.report.method));
-    for (key, v) in [
+    w.numbers(&[
         ("makespan", s.report.makespan),
         ("rational_makespan", s.rational_makespan),
         ("lower_bound", s.report.lower_bound),
         ("gap", s.report.gap()),
-    ] {
-        w.key(key);
-        w.f64(v);
-    }
+    ]);
     w.key("exact");
     w.bool(s.report.exact);
-    for (key, v) in [
+    w.numbers(&[
         ("step_time", s.step_time),
         ("rational_step_time", s.rational_step_time),
         ("even_step_time", s.even_step_time),
         ("even_makespan", s.even_makespan),
         ("speedup", if s.report.makespan > 0.0 { s.even_makespan / s.report.makespan } else { 1.0 }),
         ("iterations", s.iterations),
-    ] {
-        w.key(key);
-        w.f64(v);
-    }
+    ]);
     w.key("units");
     w.u64(s.units);
     w.key("participating");
@@ -675,10 +645,7 @@ pub fn write_result(
         w.u64(u64::from(c.fast_links));
         w.key("processors");
         w.u64(u64::from(c.processors));
-        for (key, v) in [("per_load", c.per_load), ("fixed", c.fixed), ("fraction", c.fraction)] {
-            w.key(key);
-            w.f64(v);
-        }
+        w.numbers(&[("per_load", c.per_load), ("fixed", c.fixed), ("fraction", c.fraction)]);
         w.key("units");
         w.u64(c.units);
         w.key("participates");
@@ -692,12 +659,11 @@ pub fn write_result(
         w.begin_object();
         w.key("name");
         w.raw_str(e.name);
-        for (key, v) in
-            [("makespan", a.makespan), ("rational_makespan", a.rational_makespan), ("speedup", a.speedup)]
-        {
-            w.key(key);
-            w.f64(v);
-        }
+        w.numbers(&[
+            ("makespan", a.makespan),
+            ("rational_makespan", a.rational_makespan),
+            ("speedup", a.speedup),
+        ]);
         w.end_object();
     }
     w.end_array();

@@ -14,11 +14,11 @@
 //! noisy ones) or `comp_power`. The result is the exact integer optimum
 //! (`"method": "threshold"`, gap 0) and the even split as the baseline.
 
-use crate::doc::json::{Str, Writer};
+use crate::doc::json::Writer;
 use crate::doc::scatter::{
     check_table, cost_of, name_of, read_power, read_table, CostModel, WorkerEntry, MAX_POINTS,
 };
-use crate::doc::{names, Doc, Keys};
+use crate::doc::{begin_result, begin_row, items_and_workers, names, Doc, Keys};
 use crate::error::{Detail, Error, Field};
 use crate::platform::cost::{Cost, CostFn};
 use crate::report::Method;
@@ -81,52 +81,19 @@ pub fn parse<'a>(json: &'a [u8], entries: &mut [WorkerEntry<'a>]) -> Result<Part
     Ok(f)
 }
 
-fn missing(key: &'static str, message: &'static str) -> Error {
-    Error::json(message, Detail::Entry { list: key, index: usize::MAX, field: "" })
-}
-
 fn read<'a>(json: &'a [u8], entries: &mut [WorkerEntry<'a>]) -> Result<PartitionFile, Error> {
     let mut d = Doc::new(json);
     d.object()?;
     let (mut seen, mut items, mut workers) = (0u64, None, None);
-    loop {
-        d.at("", usize::MAX, "");
-        let Some(k) = d.key(&TOP, &mut seen)? else { break };
-        d.at(k, usize::MAX, "");
-        let offset = d.offset();
+    while let Some(k) = d.top_key(&TOP, &mut seen, "partition", "must be \"partition\" for this reader")? {
         match k {
-            "version" => {
-                let v = d.u64()?;
-                if v != 1 {
-                    return Err(Error::json(
-                        "only version 1 is supported",
-                        Detail::Value { field: "version", value: v },
-                    ));
-                }
-            }
-            "model" => {
-                if !d.string()?.eq_str("partition") {
-                    return Err(d.error("must be \"partition\" for this reader", offset));
-                }
-            }
             "items" => items = Some(d.u64()?),
             "workers" => workers = Some(read_workers(&mut d, entries)?),
             _ => d.skip()?,
         }
     }
     d.end()?;
-    let Some(items) = items else { return Err(missing("items", "missing (the number of items to split)")) };
-    if items == 0 {
-        return Err(Error::no_items());
-    }
-    let Some((n, expanded)) = workers else {
-        return Err(missing("workers", "missing (the list of workers)"));
-    };
-    if n == 0 {
-        return Err(Error::no_workers());
-    }
-    let workers =
-        usize::try_from(expanded).map_err(|_| missing("workers", "too many workers for this machine"))?;
+    let (items, n, workers) = items_and_workers(items, workers, "missing (the number of items to split)")?;
     Ok(PartitionFile { items, entries: n, workers })
 }
 
@@ -250,19 +217,12 @@ pub fn write_result(
         .map(|(k, c)| c.time(crate::scatter::even_split_count(file.items, p, k)))
         .fold(0.0f64, f64::max);
     let mut w = Writer::new(out);
-    w.begin_object();
-    w.key("version");
-    w.u64(1);
-    w.key("model");
-    w.str("partition");
+    begin_result(&mut w, "partition");
     w.key("items");
     w.u64(file.items);
     w.key("method");
     w.str(names::METHOD.name(Method::Threshold));
-    for (key, v) in [("makespan", makespan), ("lower_bound", makespan), ("gap", 0.0)] {
-        w.key(key);
-        w.f64(v);
-    }
+    w.numbers(&[("makespan", makespan), ("lower_bound", makespan), ("gap", 0.0)]);
     w.key("exact");
     w.bool(true);
     w.key("even_makespan");
@@ -273,15 +233,7 @@ pub fn write_result(
     w.begin_array();
     let mut offset = 0u64;
     for (rank, (c, &count)) in costs.iter().zip(counts).enumerate() {
-        w.begin_object();
-        w.key("name");
-        w.raw_str(entry_name(entries, rank));
-        w.key("rank");
-        w.u64(rank as u64);
-        w.key("count");
-        w.u64(count);
-        w.key("displacement");
-        w.u64(offset);
+        begin_row(&mut w, name_of(entries, rank), rank, count, offset);
         w.key("finish");
         w.f64(c.time(count));
         w.end_object();
@@ -290,8 +242,4 @@ pub fn write_result(
     w.end_array();
     w.end_object();
     w.finish().map_err(|needed| Error::buffer("result JSON", needed, got))
-}
-
-fn entry_name<'a>(entries: &[WorkerEntry<'a>], rank: usize) -> Str<'a> {
-    name_of(entries, rank)
 }

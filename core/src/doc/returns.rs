@@ -20,7 +20,7 @@
 //! [`ReturnsFile::scenario`] expand them, [`ReturnsFile::needs`] says what the solver needs.
 
 use crate::doc::json::{Kind, Str, Writer};
-use crate::doc::{names, Doc, Keys};
+use crate::doc::{begin_result, begin_row, items_and_workers, missing, names, Doc, Keys};
 use crate::error::{Detail, Error};
 use crate::returns::{self, Assignment, Needs, Port, ReturnWorker, Schedule, Summary};
 
@@ -161,10 +161,6 @@ pub fn parse<'a>(
     Ok(f)
 }
 
-fn missing(key: &'static str, message: &'static str) -> Error {
-    Error::json(message, Detail::Entry { list: key, index: usize::MAX, field: "" })
-}
-
 fn read<'a>(
     json: &'a [u8],
     entries: &mut [ReturnEntry<'a>],
@@ -184,26 +180,8 @@ fn read<'a>(
         send: 0,
         ret: 0,
     };
-    loop {
-        d.at("", usize::MAX, "");
-        let Some(k) = d.key(&TOP, &mut seen)? else { break };
-        d.at(k, usize::MAX, "");
-        let offset = d.offset();
+    while let Some(k) = d.top_key(&TOP, &mut seen, "returns", "must be \"returns\" for this reader")? {
         match k {
-            "version" => {
-                let v = d.u64()?;
-                if v != 1 {
-                    return Err(Error::json(
-                        "only version 1 is supported",
-                        Detail::Value { field: "version", value: v },
-                    ));
-                }
-            }
-            "model" => {
-                if !d.string()?.eq_str("returns") {
-                    return Err(d.error("must be \"returns\" for this reader", offset));
-                }
-            }
             "items" => items = Some(d.u64()?),
             "port" => file.port = d.name(&names::PORT)?,
             "schedule" => {
@@ -223,21 +201,8 @@ fn read<'a>(
         }
     }
     d.end()?;
-    let Some(items) = items else {
-        return Err(missing("items", "missing (the number of items to distribute)"));
-    };
-    if items == 0 {
-        return Err(Error::no_items());
-    }
-    let Some((n, expanded)) = workers else {
-        return Err(missing("workers", "missing (the list of workers)"));
-    };
-    if n == 0 {
-        return Err(Error::no_workers());
-    }
-    let Ok(expanded) = usize::try_from(expanded) else {
-        return Err(missing("workers", "too many workers for this machine"));
-    };
+    let (items, n, expanded) =
+        items_and_workers(items, workers, "missing (the number of items to distribute)")?;
     Ok(ReturnsFile { items, entries: n, workers: expanded, ..file })
 }
 
@@ -490,11 +455,7 @@ pub fn write_result(
     let mut w = Writer::new(out);
     let s = summary;
     let report = s.report();
-    w.begin_object();
-    w.key("version");
-    w.u64(1);
-    w.key("model");
-    w.str("returns");
+    begin_result(&mut w, "returns");
     w.key("items");
     w.u64(s.items);
     w.key("port");
@@ -508,16 +469,13 @@ pub fn write_result(
     });
     w.key("method");
     w.str(names::METHOD.name(s.method));
-    for (key, v) in [
+    w.numbers(&[
         ("makespan", s.makespan),
         ("rational_makespan", s.rational_makespan),
         ("lower_bound", s.lower_bound),
         ("bound", s.bound),
         ("gap", report.gap()),
-    ] {
-        w.key(key);
-        w.f64(v);
-    }
+    ]);
     w.key("exact");
     w.bool(report.exact);
     w.key("throughput");
@@ -549,24 +507,13 @@ pub fn write_result(
     w.end_array();
     w.key("compare");
     w.begin_object();
-    for (key, v) in [("best", compare.best), ("lifo", compare.lifo), ("fifo", compare.fifo)] {
-        w.key(key);
-        w.f64(v);
-    }
+    w.numbers(&[("best", compare.best), ("lifo", compare.lifo), ("fifo", compare.fifo)]);
     w.end_object();
     w.key("plan");
     w.begin_array();
     for a in plan {
-        w.begin_object();
-        w.key("name");
-        w.raw_str(name_of(entries, a.worker));
-        w.key("rank");
-        w.u64(a.worker as u64);
-        w.key("count");
-        w.u64(a.count);
-        w.key("displacement");
-        w.u64(a.displacement);
-        for (key, v) in [
+        begin_row(&mut w, name_of(entries, a.worker), a.worker, a.count, a.displacement);
+        w.numbers(&[
             ("share", a.share),
             ("send_start", a.send_start),
             ("received", a.received),
@@ -574,10 +521,7 @@ pub fn write_result(
             ("return_start", a.return_start),
             ("return_end", a.return_end),
             ("idle", a.idle),
-        ] {
-            w.key(key);
-            w.f64(v);
-        }
+        ]);
         w.key("return_position");
         match a.return_rank {
             Some(r) => w.u64(r as u64),

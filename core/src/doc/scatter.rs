@@ -31,7 +31,7 @@
 //! expands the entries into a slice of workers.
 
 use crate::doc::json::{Str, Writer};
-use crate::doc::{names, Doc, Keys};
+use crate::doc::{begin_result, begin_row, missing, names, Doc, Keys};
 use crate::error::{Detail, Error, Field};
 use crate::num::Real;
 use crate::platform::cost::{Affine, Cost, PowerLaw, Tabulated, WorkerCosts};
@@ -281,27 +281,8 @@ fn read<'a>(
     let mut workers: Option<(usize, u64, bool)> = None;
     let mut cands: Option<usize> = None;
     let mut solver = Solver::Auto;
-    loop {
-        d.at("", usize::MAX, "");
-        let Some(k) = d.key(&TOP, &mut seen)? else { break };
-        d.at(k, usize::MAX, "");
-        let offset = d.offset();
+    while let Some(k) = d.top_key(&TOP, &mut seen, "scatter", "must be \"scatter\" for this reader")? {
         match k {
-            "version" => {
-                let v = d.u64()?;
-                if v != 1 {
-                    return Err(Error::json(
-                        "only version 1 is supported",
-                        Detail::Value { field: "version", value: v },
-                    ));
-                }
-            }
-            "model" => {
-                let m = d.string()?;
-                if !m.eq_str("scatter") {
-                    return Err(d.error("must be \"scatter\" for this reader", offset));
-                }
-            }
             "items" => items = Some(d.u64()?),
             "root" => root = Some(d.string()?),
             "root_mode" => options.root_mode = d.name(&names::ROOT_MODE)?,
@@ -314,9 +295,6 @@ fn read<'a>(
         }
     }
     d.end()?;
-    let missing = |key: &'static str, message: &'static str| {
-        Error::json(message, Detail::Entry { list: key, index: usize::MAX, field: "" })
-    };
     let Some(items) = items else {
         return Err(missing("items", "missing (the number of items to scatter)"));
     };
@@ -997,11 +975,7 @@ pub fn write_result<N: Real>(
     let mut w = Writer::new(out);
     let m = summary;
     let report = m.report();
-    w.begin_object();
-    w.key("version");
-    w.u64(1);
-    w.key("model");
-    w.str("scatter");
+    begin_result(&mut w, "scatter");
     w.key("items");
     w.u64(m.items);
     w.key("root");
@@ -1041,15 +1015,7 @@ pub fn write_result<N: Real>(
     w.key("plan");
     w.begin_array();
     for a in plan {
-        w.begin_object();
-        w.key("name");
-        w.raw_str(name_of(entries, a.worker));
-        w.key("rank");
-        w.u64(a.worker as u64);
-        w.key("count");
-        w.u64(a.count);
-        w.key("displacement");
-        w.u64(a.displacement);
+        begin_row(&mut w, name_of(entries, a.worker), a.worker, a.count, a.displacement);
         w.key("share");
         w.f64(a.share.to_f64());
         w.key("start");
