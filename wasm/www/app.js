@@ -356,11 +356,11 @@ function drawBars(svg, bars) {
   });
 }
 
-// One row per worker in send order: waiting (0 → start), receiving (start → received),
-// computing (received → finish). The staircase of the receiving bars is the root sending
-// to one worker after the other.
-function drawGantt(svg, rows, names, scale) {
-  const width = 900, label = 150, h = 16, top = 22;
+// The frame every Gantt chart shares: at most MAX_ROWS_DRAWN rows of height H below an
+// axis with five ticks from 0 to `scale` seconds; returns the rows shown and the x scale.
+const GANTT = { width: 900, label: 150, h: 16, top: 22 };
+function ganttFrame(svg, rows, scale) {
+  const { width, label, h, top } = GANTT;
   const shown = rows.slice(0, MAX_ROWS_DRAWN);
   svg.replaceChildren();
   svg.setAttribute('viewBox', `0 0 ${width} ${top + shown.length * h + 4}`);
@@ -371,6 +371,15 @@ function drawGantt(svg, rows, names, scale) {
     el('text', { x: x(t), y: 12, class: 'axis', 'text-anchor': i === 0 ? 'start' : i === 4 ? 'end' : 'middle' }, svg)
       .textContent = `${fmt(t)} s`;
   }
+  return { shown, x };
+}
+
+// One row per worker in send order: waiting (0 → start), receiving (start → received),
+// computing (received → finish). The staircase of the receiving bars is the root sending
+// to one worker after the other.
+function drawGantt(svg, rows, names, scale) {
+  const { label, h, top } = GANTT;
+  const { shown, x } = ganttFrame(svg, rows, scale);
   shown.forEach((r, i) => {
     const g = el('g', { class: 'gantt-row', 'data-rank': r.rank }, svg);
     const y = top + i * h;
@@ -454,16 +463,8 @@ function renderReturns(chosen, lifo, fifo) {
 // returning. The master sends one message at a time, so the receiving bars form a stair;
 // the returning bars form another, in the return order.
 function drawReturnsGantt(svg, rows, scale) {
-  const width = 900, label = 150, h = 16, top = 22;
-  const shown = rows.slice(0, MAX_ROWS_DRAWN);
-  svg.setAttribute('viewBox', `0 0 ${width} ${top + shown.length * h + 4}`);
-  const x = (t) => label + ((width - label - 10) * t) / scale;
-  for (let i = 0; i <= 4; i++) {
-    const t = (scale * i) / 4;
-    el('line', { x1: x(t), x2: x(t), y1: top - 4, y2: top + shown.length * h, class: 'tick' }, svg);
-    el('text', { x: x(t), y: 12, class: 'axis', 'text-anchor': i === 0 ? 'start' : i === 4 ? 'end' : 'middle' }, svg)
-      .textContent = `${fmt(t)} s`;
-  }
+  const { label, h, top } = GANTT;
+  const { shown, x } = ganttFrame(svg, rows, scale);
   shown.forEach((r, i) => {
     const g = el('g', { class: 'gantt-row', 'data-rank': r.rank }, svg);
     const y = top + i * h;
