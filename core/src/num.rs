@@ -72,6 +72,17 @@ pub trait Real:
     fn floor_u64(self) -> u64;
     /// `false` for NaN, infinities, and saturated fixed-point values (overflow).
     fn is_finite(self) -> bool;
+    /// The value's bits in one 64-bit word, for working memory kept as words
+    /// (`kernel::columns`); [`Real::from_word`] gives the value back exactly.
+    fn to_word(self) -> u64;
+    /// The value whose [`Real::to_word`] is `w`.
+    fn from_word(w: u64) -> Self;
+    /// A sort key for values `≥ 0`: `a < b` exactly when `a.sort_key() < b.sort_key()`,
+    /// equal values (−0 and +0 too) have equal keys. Radix sorts use it in place of
+    /// comparisons.
+    fn sort_key(self) -> u64;
+    /// The value `≥ 0` whose [`Real::sort_key`] is `k` (+0 for a key of −0).
+    fn from_sort_key(k: u64) -> Self;
 
     /// The larger of two values (either if they are unordered).
     #[inline]
@@ -148,6 +159,23 @@ impl Real for f64 {
     fn is_finite(self) -> bool {
         f64::is_finite(self)
     }
+    #[inline]
+    fn to_word(self) -> u64 {
+        self.to_bits()
+    }
+    #[inline]
+    fn from_word(w: u64) -> Self {
+        f64::from_bits(w)
+    }
+    #[inline]
+    fn sort_key(self) -> u64 {
+        // The bits of a non-negative float grow with its value; adding +0 turns −0 into +0.
+        (self + 0.0).to_bits()
+    }
+    #[inline]
+    fn from_sort_key(k: u64) -> Self {
+        f64::from_bits(k)
+    }
 }
 
 impl Real for f32 {
@@ -202,6 +230,23 @@ impl Real for f32 {
     #[inline]
     fn is_finite(self) -> bool {
         f32::is_finite(self)
+    }
+    #[inline]
+    fn to_word(self) -> u64 {
+        u64::from(self.to_bits())
+    }
+    #[inline]
+    fn from_word(w: u64) -> Self {
+        // Words come from `to_word`, so the high half is zero.
+        f32::from_bits(w as u32)
+    }
+    #[inline]
+    fn sort_key(self) -> u64 {
+        u64::from((self + 0.0).to_bits())
+    }
+    #[inline]
+    fn from_sort_key(k: u64) -> Self {
+        f32::from_bits(k as u32)
     }
 }
 
@@ -354,6 +399,23 @@ impl Real for Q32 {
     fn is_finite(self) -> bool {
         self.0 != I32F32::MAX && self.0 != I32F32::MIN
     }
+    #[inline]
+    fn to_word(self) -> u64 {
+        self.0.to_bits() as u64
+    }
+    #[inline]
+    fn from_word(w: u64) -> Self {
+        Q32(I32F32::from_bits(w as i64))
+    }
+    #[inline]
+    fn sort_key(self) -> u64 {
+        // Offset binary: the two's-complement order made unsigned.
+        (self.0.to_bits() as u64) ^ (1 << 63)
+    }
+    #[inline]
+    fn from_sort_key(k: u64) -> Self {
+        Q32(I32F32::from_bits((k ^ (1 << 63)) as i64))
+    }
 }
 
 #[cfg(test)]
@@ -380,5 +442,24 @@ mod tests {
         let q = Q32::from_f64(7.999).unwrap_or(Q32::ZERO);
         assert_eq!(q.floor_u64(), 7);
         assert_eq!(Q32::from_f64(-3.5).unwrap_or(Q32::ONE).floor_u64(), 0);
+    }
+
+    fn words_and_keys<N: Real>(values: &[f64]) {
+        let xs: [N; 12] = core::array::from_fn(|i| N::from_f64_below(values[i % values.len()]));
+        for &a in &xs {
+            assert!(N::from_word(a.to_word()) == a, "{a:?} survives a word");
+            assert!(N::from_sort_key(a.sort_key()) == a, "{a:?} survives its sort key");
+            for &b in &xs {
+                assert_eq!(a.cmp_total(b), a.sort_key().cmp(&b.sort_key()), "{a:?} vs {b:?} in {}", N::NAME);
+            }
+        }
+    }
+
+    #[test]
+    fn words_round_trip_and_keys_sort_like_values() {
+        let v = [0.0, -0.0, 1e-9, 2.3e-10, 0.5, 1.0, 1.0 + 1e-9, 3.0, 1e6, 2e9, 7.25, 1e-300];
+        words_and_keys::<f64>(&v);
+        words_and_keys::<f32>(&v);
+        words_and_keys::<Q32>(&v);
     }
 }

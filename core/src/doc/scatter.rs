@@ -908,15 +908,14 @@ pub fn solve<'a, N: Real, const K: usize, const P: usize>(
     // only when the DP served the workers in that same order.
     let p = file.workers;
     let same_order = closed_form.is_some_and(|c| {
-        let slots = &mut buf.scratch[..p];
-        crate::scatter::order::send_order(
+        crate::scatter::order::is_send_order(
             &buf.workers[..p],
             c.root,
             file.options.root_mode,
             file.options.order,
-            slots,
-        );
-        slots.iter().zip(buf.out.iter()).all(|(s, a)| s.worker == a.worker)
+            &mut buf.scratch[..p],
+            &buf.out[..p],
+        )
     });
     let summary = match closed_form {
         Some(c) if same_order => Summary {

@@ -10,7 +10,7 @@
 //! * [`evaluate`] and [`even_split_count`]: any plan's times, and the `MPI_Scatter` baseline.
 //!
 //! Memory: the caller passes `out` and `scratch`, each with one element per worker
-//! (`size_of::<Assignment<N>>() + size_of::<Scratch<N>>()` bytes per worker: 112 bytes for
+//! (`size_of::<Assignment<N>>() + size_of::<Scratch<N>>()` bytes per worker: 120 bytes for
 //! `f64` on 64-bit targets). Nothing else is allocated; the stack use is constant.
 
 pub mod exact;
@@ -23,12 +23,13 @@ pub mod types;
 
 use crate::error::Error;
 use crate::kernel::chain::{chain_ops, Chain};
+use crate::kernel::columns::Columns;
 use crate::kernel::fp;
 use crate::num::Real;
 use crate::platform::worker::Worker;
 use crate::report::Method;
-pub(crate) use options::Costs;
 pub use options::{Options, OrderPolicy, RootCandidate, RootMode, Rounding, Solver};
+pub(crate) use types::{col, Costs};
 pub use types::{Assignment, Problem, Root, Scratch, Summary};
 
 /// Plans a scatter: how many items each worker gets, in which order, and when it finishes.
@@ -75,7 +76,7 @@ pub fn plan<N: Real>(
 ) -> Result<Summary<N>, Error> {
     let p = problem.workers.len();
     validate(problem.workers, problem.items, out.len(), scratch.len())?;
-    let (out, slots) = (&mut out[..p], &mut scratch[..p]);
+    let (out, mut cols) = (&mut out[..p], Columns::new(&mut scratch[..p]));
     let items = N::from_u64(problem.items);
     let opts = problem.options;
 
@@ -86,30 +87,28 @@ pub fn plan<N: Real>(
             }
             (r, N::ZERO)
         }
-        Root::Choose(candidates) => choose_root(problem.workers, candidates, items, opts, slots)?,
+        Root::Choose(candidates) => choose_root(problem.workers, candidates, items, opts, &mut cols)?,
     };
-    let costs = Costs { workers: problem.workers, root };
+    let costs = Costs::new(problem.workers, root);
 
-    order::send_order(problem.workers, root, opts.root_mode, opts.order, slots);
-    let rational = star::solve(&costs, items, slots);
-    for (a, s) in out.iter_mut().zip(slots.iter()) {
-        *a = Assignment { worker: s.worker, share: s.share, ..Assignment::EMPTY };
-    }
-    round::round(opts.rounding, &costs, problem.items, out, slots);
-    if !shares_were_rounded(out, problem.items) {
+    order::send_order(problem.workers, root, opts.root_mode, opts.order, &mut cols);
+    let rational = star::solve(&costs, items, &mut cols, Some(out));
+    round::round(opts.rounding, &costs, problem.items, out, &mut cols);
+    let done = finish(&costs, &cols, out, problem.items);
+    if !done.shares_rounded {
         return Err(Error::numeric_overflow(N::NAME));
     }
-    let makespan = fill_times(&costs, out);
+    let makespan = done.makespan;
 
     // Bounds in floating point (issue 11): the lower bound is computed in f64 below the
     // exact optimum, then lowered by what `N` may lose when it evaluates a plan's chain, so
     // `lower_bound ≤ makespan ≤ bound` holds for the values as computed.
     let n_ops = chain_ops(p);
     let upper = fp::exact_at_most(makespan.max_of(rational.makespan), n_ops);
-    let lower = star::lower_bound(&costs, p, |k| out[k].worker, problem.items, upper);
+    let lower = star::lower_bound(p, |k| costs.at(&cols, k, || out[k].worker), problem.items, upper);
     let lower_bound = fp::lower_for::<N>(lower, 0, n_ops);
-    let bound = rounding_bound(&costs, out, n_ops);
-    let uniform_makespan = uniform_makespan(&costs, p, |k| out[k].worker, problem.items);
+    let bound = fp::upper_for::<N>(done.rounding_bound, 2 * p as u64 + 8, n_ops);
+    let uniform_makespan = done.uniform_makespan;
 
     let summary = Summary {
         items: problem.items,
@@ -121,7 +120,7 @@ pub fn plan<N: Real>(
         lower_bound,
         bound,
         uniform_makespan,
-        participating: out.iter().filter(|a| a.count > 0).count(),
+        participating: done.participating,
         method: Method::ClosedForm,
     };
     if ![makespan, rational.makespan, bound, uniform_makespan, root_transfer].iter().all(|t| t.is_finite()) {
@@ -152,7 +151,7 @@ fn choose_root<N: Real>(
     candidates: &[RootCandidate<N>],
     items: N,
     opts: Options,
-    slots: &mut [Scratch<N>],
+    cols: &mut Columns<'_, Scratch<N>>,
 ) -> Result<(usize, N), Error> {
     let mut best: Option<(N, usize, N)> = None;
     for (i, c) in candidates.iter().enumerate() {
@@ -160,10 +159,10 @@ fn choose_root<N: Real>(
         if c.worker >= workers.len() {
             return Err(Error::root_out_of_range(c.worker, workers.len()));
         }
-        let costs = Costs { workers, root: c.worker };
-        order::send_order(workers, c.worker, opts.root_mode, opts.order, slots);
+        let costs = Costs::new(workers, c.worker);
+        order::send_order(workers, c.worker, opts.root_mode, opts.order, cols);
         let transfer = c.transfer_time(items);
-        let total = star::solve(&costs, items, slots).makespan + transfer;
+        let total = star::solve(&costs, items, cols, None).makespan + transfer;
         if best.is_none_or(|(t, _, _)| total < t) {
             best = Some((total, c.worker, transfer));
         }
@@ -179,69 +178,74 @@ fn fill_times<N: Real>(costs: &Costs<'_, N>, plan: &mut [Assignment<N>]) -> N {
     })
 }
 
-/// Whether the rational shares add up to the items (within half an item) and each count
-/// is within one item of its share: what the rounding guarantee of eq. (4) rests on. In
-/// `f64` and `f32` it always holds; `Q32` loses it when costs span more than its 2⁻³²
-/// resolution can follow (per-item times of 10⁻⁹ next to 10³), and a plan without its
-/// guarantee is an error rather than a bound that does not hold.
-fn shares_were_rounded<N: Real>(plan: &[Assignment<N>], items: u64) -> bool {
-    let mut sum = 0.0f64;
-    for a in plan {
-        let share = a.share.to_f64();
-        if share.is_nan() || (a.count as f64 - share).abs() >= 1.0 {
-            return false;
-        }
-        sum += share;
-    }
-    (sum - items as f64).abs() <= 0.5 + sum * 1e-9
+/// What the last pass over a rounded plan finds.
+struct Finished<N> {
+    makespan: N,
+    /// The rational shares add up to the items (within half an item) and each count is
+    /// within one item of its share: what the rounding guarantee of eq. (4) rests on. In
+    /// `f64` and `f32` it always holds; `Q32` loses it when costs span more than its 2⁻³²
+    /// resolution can follow (per-item times of 10⁻⁹ next to 10³), and a plan without its
+    /// guarantee is an error rather than a bound that does not hold.
+    shares_rounded: bool,
+    /// `T + maxᵢ (Σ_{j≤i} λⱼ + μᵢ)` over workers with a positive rational share, where `T`
+    /// is the exact makespan of the rational shares that were rounded: rounding changes
+    /// each such share by less than one item, and a participant's latencies are paid either
+    /// way (genaud2003 eq. 4 and (6), sharpened). Computed in f64 over the rounded shares;
+    /// the caller raises it by its rounding error and by what `N` may add when it evaluates
+    /// the integer plan ([`fp::upper_for`]), so the bound is above the makespan as computed.
+    rounding_bound: f64,
+    /// The even split in the same send order.
+    uniform_makespan: N,
+    participating: usize,
 }
 
-/// `T + maxᵢ (Σ_{j≤i} λⱼ + μᵢ)` over workers with a positive rational share, where `T` is
-/// the exact makespan of the rational shares that were rounded: rounding changes each such
-/// share by less than one item, and a participant's latencies are paid either way
-/// (genaud2003 eq. 4 and (6), sharpened). `T` is the chain over the rounded shares,
-/// computed in f64 and raised by its rounding error, and the sum is raised by what `N`
-/// may add when it evaluates the integer plan ([`fp::upper_for`]), so the bound is above
-/// the makespan as computed.
-fn rounding_bound<N: Real>(costs: &Costs<'_, N>, plan: &[Assignment<N>], n_ops: u64) -> N {
-    let mut chain = Chain::new();
-    let mut lambdas = 0.0f64;
-    let mut worst = 0.0f64;
-    for a in plan {
-        let w = costs.of(a.worker);
-        let x = a.share.to_f64();
-        let (comm, comp) = if x > 0.0 {
+/// Fills displacements and times of the rounded plan and computes everything else the
+/// summary needs from it, in one pass in send order.
+fn finish<N: Real>(
+    costs: &Costs<'_, N>,
+    cols: &Columns<'_, Scratch<N>>,
+    plan: &mut [Assignment<N>],
+    items: u64,
+) -> Finished<N> {
+    let p = plan.len();
+    let (mut chain, mut rational, mut uniform) = (Chain::new(), Chain::new(), Chain::new());
+    let (mut offset, mut participating) = (0u64, 0usize);
+    let (mut sum, mut close) = (0.0f64, true);
+    let (mut lambdas, mut worst) = (0.0f64, 0.0f64);
+    for (k, a) in plan.iter_mut().enumerate() {
+        let w = costs.at(cols, k, || a.worker);
+        let x = N::from_u64(a.count);
+        let t = chain.serve(w.comm_time(x), w.comp_time(x));
+        (a.start, a.received, a.finish) = (t.start, t.received, t.finish);
+        a.displacement = offset;
+        offset += a.count;
+        participating += usize::from(a.count > 0);
+
+        let share = a.share.to_f64();
+        close &= !share.is_nan() && (a.count as f64 - share).abs() < 1.0;
+        sum += share;
+        let (comm, comp) = if share > 0.0 {
+            lambdas += w.comm_per_item.to_f64();
+            worst = worst.max(lambdas + w.comp_per_item.to_f64());
             (
-                w.comm_latency.to_f64() + w.comm_per_item.to_f64() * x,
-                w.comp_latency.to_f64() + w.comp_per_item.to_f64() * x,
+                w.comm_latency.to_f64() + w.comm_per_item.to_f64() * share,
+                w.comp_latency.to_f64() + w.comp_per_item.to_f64() * share,
             )
         } else {
             (0.0, 0.0)
         };
-        chain.serve(comm, comp);
-        if x > 0.0 {
-            lambdas += w.comm_per_item.to_f64();
-            worst = worst.max(lambdas + w.comp_per_item.to_f64());
-        }
-    }
-    let p = plan.len() as u64;
-    fp::upper_for::<N>(chain.makespan() + worst, 2 * p + 8, n_ops)
-}
+        rational.serve(comm, comp);
 
-/// Makespan of the even split in the given send order.
-fn uniform_makespan<N: Real>(
-    costs: &Costs<'_, N>,
-    p: usize,
-    order: impl Fn(usize) -> usize,
-    items: u64,
-) -> N {
-    let mut chain = Chain::new();
-    for k in 0..p {
-        let w = costs.of(order(k));
-        let x = N::from_u64(even_split_count(items, p, k));
-        chain.serve(w.comm_time(x), w.comp_time(x));
+        let even = N::from_u64(even_split_count(items, p, k));
+        uniform.serve(w.comm_time(even), w.comp_time(even));
     }
-    chain.makespan()
+    Finished {
+        makespan: chain.makespan(),
+        shares_rounded: close && (sum - items as f64).abs() <= 0.5 + sum * 1e-9,
+        rounding_bound: rational.makespan() + worst,
+        uniform_makespan: uniform.makespan(),
+        participating,
+    }
 }
 
 /// The even split of `MPI_Scatter`, the baseline every summary compares with: the count
@@ -326,7 +330,7 @@ pub fn evaluate<N: Real>(
     if plan[root_pos].worker != root {
         return Err(Error::root_position(root, mode == RootMode::Overlap));
     }
-    let costs = Costs { workers, root };
+    let costs = Costs::new(workers, root);
     let t = fill_times(&costs, plan);
     if t.is_finite() {
         Ok(t)
@@ -397,9 +401,15 @@ pub fn round<N: Real>(
         a.count = items;
     }
     evaluate(workers, root, mode, items, plan)?;
-    let costs = Costs { workers, root };
+    let costs = Costs::new(workers, root);
     let p = plan.len();
-    round::round(scheme, &costs, items, plan, &mut scratch[..p]);
+    let mut cols = Columns::new(&mut scratch[..p]);
+    for (k, a) in plan.iter().enumerate() {
+        let w = costs.of(a.worker);
+        cols.set(col::LAMBDA, k, w.comm_per_item.sort_key());
+        cols.set_real(col::MU, k, w.comp_per_item);
+    }
+    round::round(scheme, &costs, items, plan, &mut cols);
     evaluate(workers, root, mode, items, plan)
 }
 
@@ -428,6 +438,6 @@ mod tests {
     #[cfg(target_pointer_width = "64")]
     fn per_worker_memory_is_as_documented() {
         assert_eq!(core::mem::size_of::<Assignment<f64>>(), 56);
-        assert_eq!(core::mem::size_of::<Scratch<f64>>(), 56);
+        assert_eq!(core::mem::size_of::<Scratch<f64>>(), 64);
     }
 }

@@ -8,7 +8,7 @@
 
 use crate::error::{Error, Field};
 use crate::num::Real;
-use crate::platform::worker::{check, Worker};
+use crate::platform::worker::check;
 
 /// When the root computes its own share.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -89,28 +89,6 @@ impl<N: Real> RootCandidate<N> {
     pub(crate) fn validate(&self, index: usize) -> Result<(), Error> {
         check(index, Field::TransferLatency, self.transfer_latency.to_f64())?;
         check(index, Field::TransferPerItem, self.transfer_per_item.to_f64())
-    }
-}
-
-/// The workers with the root's own communication removed: what a position in the send
-/// order costs. In overlap mode the root sits first with zero communication cost, which is
-/// exactly the slides' `c₁ = 0`; after send it sits last.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Costs<'a, N> {
-    pub workers: &'a [Worker<N>],
-    pub root: usize,
-}
-
-impl<N: Real> Costs<'_, N> {
-    /// Effective costs of worker `w`.
-    #[inline]
-    pub fn of(&self, w: usize) -> Worker<N> {
-        let worker = self.workers[w];
-        if w == self.root {
-            worker.as_root()
-        } else {
-            worker
-        }
     }
 }
 

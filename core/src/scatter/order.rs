@@ -10,42 +10,87 @@
 //! [`RootMode::Overlap`] puts the root first (it computes from time 0 and costs the
 //! others nothing); [`RootMode::AfterSend`] puts it last.
 
+use crate::kernel::columns::{Columns, SortColumns};
 use crate::num::Real;
 use crate::platform::worker::Worker;
 use crate::scatter::options::{OrderPolicy, RootMode};
-use crate::scatter::types::Scratch;
+use crate::scatter::types::{col, Assignment, Scratch};
 
-/// Writes the send order into `slots[..].worker`. `slots.len()` must equal
-/// `workers.len()` and `root < workers.len()` (checked by the caller).
+/// Writes the send order into the scratch columns: the worker at each position
+/// ([`col::WORKER`]) and its costs as the chain sees them ([`col::LAMBDA`], [`col::MU`]; the
+/// root sends to itself for free). `cols.len()` must equal `workers.len()` and `root <
+/// workers.len()` (checked by the caller).
+///
+/// By bandwidth, the order is increasing λ, then latency, then μ, then index: a bucket sort
+/// on λ's bits (`kernel::columns`) that reads the workers once in input order, so a
+/// million workers cost two streaming passes instead of a comparison sort over scattered
+/// records.
 pub(crate) fn send_order<N: Real>(
     workers: &[Worker<N>],
     root: usize,
     mode: RootMode,
     policy: OrderPolicy,
-    slots: &mut [Scratch<N>],
+    cols: &mut Columns<'_, Scratch<N>>,
 ) {
-    let p = slots.len();
-    let (root_pos, others) = match mode {
-        RootMode::AfterSend => (p - 1, 0..p - 1),
-        RootMode::Overlap => (0, 1..p),
+    let p = cols.len();
+    let (root_pos, base) = match mode {
+        RootMode::AfterSend => (p - 1, 0),
+        RootMode::Overlap => (0, 1),
     };
-    let mut w = 0;
-    for k in others.clone() {
-        if w == root {
-            w += 1;
+    // The j-th non-root worker.
+    let other = |j: usize| if j < root { j } else { j + 1 };
+    match policy {
+        OrderPolicy::Given => {
+            for j in 0..p - 1 {
+                let (w, x) = (other(j), &workers[other(j)]);
+                cols.set(col::WORKER, base + j, w as u64);
+                cols.set(col::LAMBDA, base + j, x.comm_per_item.sort_key());
+                cols.set_real(col::MU, base + j, x.comp_per_item);
+            }
         }
-        slots[k].worker = w;
-        w += 1;
+        OrderPolicy::Bandwidth => {
+            let c = SortColumns {
+                key: col::LAMBDA,
+                value: col::WORKER,
+                extra: Some(col::MU),
+                counts: col::ORDER_COUNTS,
+                spare: col::ORDER_SPARE,
+            };
+            cols.sort(
+                p - 1,
+                base,
+                c,
+                |_, j| {
+                    let x = &workers[other(j)];
+                    [x.comm_per_item.sort_key(), other(j) as u64, x.comp_per_item.to_word()]
+                },
+                |cols, a, b| {
+                    let (i, j) = (cols.index(col::WORKER, a), cols.index(col::WORKER, b));
+                    let (x, y) = (&workers[i], &workers[j]);
+                    x.comm_latency
+                        .cmp_total(y.comm_latency)
+                        .then(x.comp_per_item.cmp_total(y.comp_per_item))
+                        .then(i.cmp(&j))
+                },
+            );
+        }
     }
-    slots[root_pos].worker = root;
-    if policy == OrderPolicy::Bandwidth {
-        slots[others].sort_unstable_by(|a, b| {
-            let (x, y) = (&workers[a.worker], &workers[b.worker]);
-            x.comm_per_item
-                .cmp_total(y.comm_per_item)
-                .then(x.comm_latency.cmp_total(y.comm_latency))
-                .then(x.comp_per_item.cmp_total(y.comp_per_item))
-                .then(a.worker.cmp(&b.worker))
-        });
-    }
+    cols.set(col::WORKER, root_pos, root as u64);
+    cols.set(col::LAMBDA, root_pos, N::ZERO.sort_key());
+    cols.set_real(col::MU, root_pos, workers[root].comp_per_item);
+}
+
+/// Whether `plan` serves the workers in the order [`send_order`] gives (which it writes
+/// into `scratch`): a bound for that order then holds for the plan.
+pub(crate) fn is_send_order<N: Real>(
+    workers: &[Worker<N>],
+    root: usize,
+    mode: RootMode,
+    policy: OrderPolicy,
+    scratch: &mut [Scratch<N>],
+    plan: &[Assignment<N>],
+) -> bool {
+    let mut cols = Columns::new(scratch);
+    send_order(workers, root, mode, policy, &mut cols);
+    plan.len() == cols.len() && plan.iter().enumerate().all(|(k, a)| cols.index(col::WORKER, k) == a.worker)
 }

@@ -15,20 +15,19 @@
 //!   it at O(p log p) in practice: taking an item can only raise the others' costs, so a
 //!   stale key is a lower bound.
 //!
-//! Scratch: the send order and shares are read from the plan, so the `Scratch` slots are
-//! free space here, reused under the star solver's field names:
-//!
-//! | use | fields |
-//! |---|---|
-//! | sort by fractional part | `link` (position), `share` (key) |
-//! | greedy: segment tree | `line_c` (internal nodes `t[i]`), `line_r` (leaves `t[p + i]`), `reaching` (lazy adds) |
-//! | greedy: heap of candidates | `link` (position), `best` (resulting makespan), `share` (its own finish) |
+//! Scratch: the send order and shares are read from the plan, the costs at each position
+//! from the columns the send order wrote (`col::LAMBDA`, `col::MU`); the other scratch
+//! columns hold the sorted fractional parts, or the greedy's segment tree and heap
+//! (`types::col`).
 
 use core::cmp::Ordering;
 
+use crate::kernel::columns::{Columns, SortColumns};
 use crate::num::Real;
-use crate::scatter::options::{Costs, Rounding};
-use crate::scatter::types::{Assignment, Scratch};
+use crate::scatter::options::Rounding;
+use crate::scatter::types::{col, Assignment, Costs, Scratch};
+
+type Cols<'a, 'b, N> = &'a mut Columns<'b, Scratch<N>>;
 
 /// Rounds `plan[..].share` into `plan[..].count`. Shares must be finite, ≥ 0, and add up to
 /// `items` within 0.5 (checked by the public entry points).
@@ -37,14 +36,18 @@ pub(crate) fn round<N: Real>(
     costs: &Costs<'_, N>,
     items: u64,
     plan: &mut [Assignment<N>],
-    slots: &mut [Scratch<N>],
+    cols: Cols<'_, '_, N>,
 ) {
     let floors = set_floors(items, plan);
     let left = items.saturating_sub(floors);
     match scheme {
-        Rounding::Paper => paper(items, plan, slots),
-        Rounding::LargestRemainder => largest_remainder(left, plan, slots),
-        Rounding::Greedy => greedy(costs, left, plan, slots),
+        Rounding::Paper => paper(items, plan, cols),
+        Rounding::LargestRemainder => {
+            if floors + largest_remainder(left, plan, cols) == items {
+                return;
+            }
+        }
+        Rounding::Greedy => greedy(costs, left, plan, cols),
     }
     fix_sum(items, plan);
 }
@@ -63,26 +66,39 @@ fn frac<N: Real>(a: &Assignment<N>) -> N {
     a.share - N::from_u64(a.count)
 }
 
-/// Fills `slots[i]` with (position, fractional part), sorted by increasing fraction, ties
-/// by position.
-fn sort_by_fraction<N: Real>(plan: &[Assignment<N>], slots: &mut [Scratch<N>]) {
-    for (k, (s, a)) in slots.iter_mut().zip(plan).enumerate() {
-        s.link = k;
-        s.share = frac(a);
-    }
-    slots.sort_unstable_by(|a, b| a.share.cmp_total(b.share).then(a.link.cmp(&b.link)));
+/// Sorts the positions by increasing fractional part, ties by position, into the columns
+/// `FRAC_KEY` (the fraction's sort key) and `FRAC_POS` (position).
+fn sort_by_fraction<N: Real>(plan: &[Assignment<N>], cols: Cols<'_, '_, N>) {
+    let c = SortColumns {
+        key: col::FRAC_KEY,
+        value: col::FRAC_POS,
+        extra: None,
+        counts: col::FRAC_COUNTS,
+        spare: col::FRAC_SPARE,
+    };
+    cols.sort(
+        plan.len(),
+        0,
+        c,
+        |_, k| {
+            let f = frac(&plan[k]);
+            [f.sort_key(), k as u64, 0]
+        },
+        |cols, x, y| cols.get(col::FRAC_POS, x).cmp(&cols.get(col::FRAC_POS, y)),
+    );
 }
 
-fn paper<N: Real>(items: u64, plan: &mut [Assignment<N>], slots: &mut [Scratch<N>]) {
+fn paper<N: Real>(items: u64, plan: &mut [Assignment<N>], cols: Cols<'_, '_, N>) {
     let p = plan.len();
     if p == 0 {
         return;
     }
-    sort_by_fraction(plan, slots);
+    sort_by_fraction(plan, cols);
     let (mut lo, mut hi) = (0usize, p - 1);
     let mut e = N::ZERO; // Σ (n'ⱼ − nⱼ) over the shares rounded so far
     while lo < hi {
-        let (f_lo, f_hi) = (slots[lo].share, slots[hi].share);
+        let (f_lo, f_hi) =
+            (N::from_sort_key(cols.get(col::FRAC_KEY, lo)), N::from_sort_key(cols.get(col::FRAC_KEY, hi)));
         let up = if e < N::ZERO {
             true
         } else if e > N::ZERO {
@@ -92,7 +108,7 @@ fn paper<N: Real>(items: u64, plan: &mut [Assignment<N>], slots: &mut [Scratch<N
             N::ONE - f_hi < f_lo
         };
         if up {
-            let k = slots[hi].link;
+            let k = cols.index(col::FRAC_POS, hi);
             if f_hi > N::ZERO {
                 plan[k].count += 1;
                 e = e + (N::ONE - f_hi);
@@ -104,7 +120,7 @@ fn paper<N: Real>(items: u64, plan: &mut [Assignment<N>], slots: &mut [Scratch<N
         }
     }
     // The last share takes what is left: n'_k = n_k − e, computed exactly in integers.
-    let last = slots[lo].link;
+    let last = cols.index(col::FRAC_POS, lo);
     let others: u64 = plan.iter().enumerate().filter(|&(k, _)| k != last).map(|(_, a)| a.count).sum();
     match items.checked_sub(others) {
         Some(c) if c <= plan[last].count + 1 => plan[last].count = c,
@@ -112,21 +128,98 @@ fn paper<N: Real>(items: u64, plan: &mut [Assignment<N>], slots: &mut [Scratch<N
         // sum is exact by construction.
         _ => {
             let floors = set_floors(items, plan);
-            largest_remainder(items.saturating_sub(floors), plan, slots);
+            largest_remainder(items.saturating_sub(floors), plan, cols);
         }
     }
 }
 
-fn largest_remainder<N: Real>(left: u64, plan: &mut [Assignment<N>], slots: &mut [Scratch<N>]) {
-    sort_by_fraction(plan, slots);
-    let mut left = left;
-    for s in slots.iter().rev() {
-        if left == 0 || s.share <= N::ZERO {
+/// +1 to the `left` largest fractional parts (ties: the later position), none to a
+/// fraction of 0; returns how many it gave. Not a sort but a selection: a histogram of the
+/// fractions, the bucket where the `left`-th largest falls, and a sort of that bucket
+/// alone; two passes over the plan.
+fn largest_remainder<N: Real>(left: u64, plan: &mut [Assignment<N>], cols: Cols<'_, '_, N>) -> u64 {
+    let p = plan.len();
+    if left == 0 || p == 0 {
+        return 0;
+    }
+    // About one fraction per bucket, counts in a column of p words.
+    let bits = (usize::BITS - 1 - p.leading_zeros()).min(24);
+    let top = (1usize << bits) - 1;
+    let bucket = |f: N| {
+        // Monotone in f, and linear in it: fractions are spread evenly over [0, 1), which
+        // their bit patterns are not. A count clamped below its floor leaves a fraction
+        // of 1 or more, which goes to the top bucket.
+        let x = f.to_f64() * (top + 1) as f64;
+        if x >= top as f64 {
+            top
+        } else if x > 0.0 {
+            x as usize
+        } else {
+            0
+        }
+    };
+    for b in 0..=top {
+        cols.set(col::FRAC_COUNTS, b, 0);
+    }
+    for a in plan.iter() {
+        let f = frac(a);
+        if f > N::ZERO {
+            let b = bucket(f);
+            let v = cols.get(col::FRAC_COUNTS, b);
+            cols.set(col::FRAC_COUNTS, b, v + 1);
+        }
+    }
+    // The bucket holding the left-th largest fraction, and how many it must give.
+    let (mut above, mut cut) = (0u64, None);
+    for b in (0..=top).rev() {
+        let here = cols.get(col::FRAC_COUNTS, b);
+        if above + here >= left {
+            cut = Some((b, left - above));
             break;
         }
-        plan[s.link].count += 1;
-        left -= 1;
+        above += here;
     }
+    let Some((cut, need)) = cut else {
+        // Fewer positive fractions than items left (floating-point noise): +1 to each.
+        for a in plan.iter_mut() {
+            if frac(a) > N::ZERO {
+                a.count += 1;
+            }
+        }
+        return above;
+    };
+    let mut members = 0usize;
+    for (k, a) in plan.iter_mut().enumerate() {
+        let f = frac(a);
+        if f > N::ZERO {
+            let b = bucket(f);
+            if b > cut {
+                a.count += 1;
+            } else if b == cut {
+                cols.set(col::FRAC_SPARE[0], members, f.sort_key());
+                cols.set(col::FRAC_SPARE[1], members, k as u64);
+                members += 1;
+            }
+        }
+    }
+    let c = SortColumns {
+        key: col::FRAC_KEY,
+        value: col::FRAC_POS,
+        extra: None,
+        counts: col::FRAC_COUNTS,
+        spare: col::FRAC_SPARE,
+    };
+    cols.sort(
+        members,
+        0,
+        c,
+        |cols, j| [cols.get(col::FRAC_SPARE[0], j), cols.get(col::FRAC_SPARE[1], j), 0],
+        |cols, x, y| cols.get(col::FRAC_POS, x).cmp(&cols.get(col::FRAC_POS, y)),
+    );
+    for j in (members - need as usize..members).rev() {
+        plan[cols.index(col::FRAC_POS, j)].count += 1;
+    }
+    left
 }
 
 /// Makes the counts add up to `items` exactly. A no-op unless floating-point noise made the
@@ -146,17 +239,17 @@ fn fix_sum<N: Real>(items: u64, plan: &mut [Assignment<N>]) {
     }
 }
 
-fn greedy<N: Real>(costs: &Costs<'_, N>, left: u64, plan: &mut [Assignment<N>], slots: &mut [Scratch<N>]) {
+fn greedy<N: Real>(costs: &Costs<'_, N>, left: u64, plan: &mut [Assignment<N>], cols: Cols<'_, '_, N>) {
     let p = plan.len();
     if left == 0 || p == 0 {
         return;
     }
-    let mut tree = Tree { s: slots, n: p, h: usize::BITS - p.leading_zeros() };
+    let mut tree = Tree { c: cols, n: p, h: usize::BITS - p.leading_zeros() };
     // Leaves: a participant's finish time, or a non-participant's start time (never above
     // the makespan that any query here would report, so harmless in a max).
     let mut sent = N::ZERO;
     for (k, a) in plan.iter().enumerate() {
-        let w = costs.of(a.worker);
+        let w = costs.at(tree.c, k, || a.worker);
         let x = N::from_u64(a.count);
         let recv = w.comm_time(x);
         let leaf = if a.count > 0 { sent + recv + w.comp_time(x) } else { sent };
@@ -170,29 +263,27 @@ fn greedy<N: Real>(costs: &Costs<'_, N>, left: u64, plan: &mut [Assignment<N>], 
     }
 
     // Heap of candidates: shares with a fractional part get at most one extra item.
-    let mut len = 0usize;
+    let mut heap = Heap { len: 0 };
     for k in 0..p {
         if frac(&plan[k]) > N::ZERO {
             let c = candidate(&mut tree, costs, plan, k);
-            tree.s[len].link = k;
-            tree.s[len].best = c.makespan;
-            tree.s[len].share = c.own;
-            len += 1;
+            heap.set(tree.c, heap.len, Entry { pos: k, best: c.makespan, own: c.own });
+            heap.len += 1;
         }
     }
-    for i in (0..len / 2).rev() {
-        sift_down(tree.s, len, i);
+    for i in (0..heap.len / 2).rev() {
+        heap.sift_down(tree.c, i);
     }
 
     let mut left = left;
-    while left > 0 && len > 0 {
-        let k = tree.s[0].link;
+    while left > 0 && heap.len > 0 {
+        let k = heap.get(tree.c, 0).pos;
         let c = candidate(&mut tree, costs, plan, k);
-        tree.s[0].best = c.makespan;
-        tree.s[0].share = c.own;
-        if len > 1 && less(&tree.s[best_child(tree.s, len, 0)], &tree.s[0]) {
+        let top = Entry { pos: k, best: c.makespan, own: c.own };
+        heap.set(tree.c, 0, top);
+        if heap.len > 1 && less(&heap.get(tree.c, heap.best_child(tree.c, 0)), &top) {
             // The key was stale and another candidate is now better.
-            sift_down(tree.s, len, 0);
+            heap.sift_down(tree.c, 0);
             continue;
         }
         // Take it: +1 item at position k.
@@ -200,9 +291,10 @@ fn greedy<N: Real>(costs: &Costs<'_, N>, left: u64, plan: &mut [Assignment<N>], 
         tree.add(k + 1, p, c.delay);
         plan[k].count += 1;
         left -= 1;
-        len -= 1;
-        swap_entries(tree.s, 0, len);
-        sift_down(tree.s, len, 0);
+        heap.len -= 1;
+        let last = heap.get(tree.c, heap.len);
+        heap.set(tree.c, 0, last);
+        heap.sift_down(tree.c, 0);
     }
     // Items still left here mean floating-point noise left fewer fractional shares than
     // left-over items; `fix_sum` gives them to the largest share.
@@ -218,12 +310,12 @@ struct Candidate<N> {
 /// One more item at position `k`: the resulting makespan, k's own new finish time, the
 /// rise of k's leaf and the delay to every later position.
 fn candidate<N: Real>(
-    tree: &mut Tree<'_, N>,
+    tree: &mut Tree<'_, '_, N>,
     costs: &Costs<'_, N>,
     plan: &[Assignment<N>],
     k: usize,
 ) -> Candidate<N> {
-    let w = costs.of(plan[k].worker);
+    let w = costs.at(tree.c, k, || plan[k].worker);
     let (own_rise, delay) = if plan[k].count > 0 {
         (w.comm_per_item + w.comp_per_item, w.comm_per_item)
     } else {
@@ -241,37 +333,38 @@ fn candidate<N: Real>(
     Candidate { makespan: now.max_of(own).max_of(after), own, own_rise, delay }
 }
 
-/// Range-add, range-max segment tree (bottom-up, lazy), stored in the scratch slots.
-struct Tree<'a, N> {
-    s: &'a mut [Scratch<N>],
+/// Range-add, range-max segment tree (bottom-up, lazy), in three scratch columns:
+/// internal nodes `t[1..n]`, leaves `t[n..2n]`, lazy additions `d[1..n]`.
+struct Tree<'a, 'b, N> {
+    c: Cols<'a, 'b, N>,
     n: usize,
     h: u32,
 }
 
-impl<N: Real> Tree<'_, N> {
+impl<N: Real> Tree<'_, '_, N> {
     #[inline]
     fn t(&self, i: usize) -> N {
         if i < self.n {
-            self.s[i].line_c
+            self.c.real(col::TREE_NODE, i)
         } else {
-            self.s[i - self.n].line_r
+            self.c.real(col::TREE_LEAF, i - self.n)
         }
     }
     #[inline]
     fn set_t(&mut self, i: usize, v: N) {
         if i < self.n {
-            self.s[i].line_c = v;
+            self.c.set_real(col::TREE_NODE, i, v);
         } else {
-            self.s[i - self.n].line_r = v;
+            self.c.set_real(col::TREE_LEAF, i - self.n, v);
         }
     }
     #[inline]
     fn d(&self, i: usize) -> N {
-        self.s[i].reaching
+        self.c.real(col::TREE_LAZY, i)
     }
     #[inline]
     fn set_d(&mut self, i: usize, v: N) {
-        self.s[i].reaching = v;
+        self.c.set_real(col::TREE_LAZY, i, v);
     }
     fn apply(&mut self, i: usize, v: N) {
         let t = self.t(i) + v;
@@ -349,44 +442,67 @@ impl<N: Real> Tree<'_, N> {
     }
 }
 
+/// A heap candidate: a position that may take one more item, the makespan that would
+/// result, and its own finish time then.
+#[derive(Clone, Copy)]
+struct Entry<N> {
+    pos: usize,
+    best: N,
+    own: N,
+}
+
 /// Heap order: smaller resulting makespan first; on ties (most picks leave the makespan
 /// where it is) the smaller own finish time, which favours the shares that lost most to
 /// the floor; then the later position. Both keys only grow as items are taken, so a stale
 /// entry is a lower bound and lazy evaluation picks what a full re-scan would.
 #[inline]
-fn less<N: Real>(a: &Scratch<N>, b: &Scratch<N>) -> bool {
-    a.best.cmp_total(b.best).then(a.share.cmp_total(b.share)).then(b.link.cmp(&a.link)) == Ordering::Less
+fn less<N: Real>(a: &Entry<N>, b: &Entry<N>) -> bool {
+    a.best.cmp_total(b.best).then(a.own.cmp_total(b.own)).then(b.pos.cmp(&a.pos)) == Ordering::Less
 }
 
-/// Swaps two heap entries, leaving the segment-tree fields that share the slots in place.
-fn swap_entries<N: Real>(h: &mut [Scratch<N>], i: usize, j: usize) {
-    let (a, b) = (h[i], h[j]);
-    h[i].link = b.link;
-    h[i].best = b.best;
-    h[i].share = b.share;
-    h[j].link = a.link;
-    h[j].best = a.best;
-    h[j].share = a.share;
+/// The candidates' binary heap, in three scratch columns.
+struct Heap {
+    len: usize,
 }
 
-fn best_child<N: Real>(h: &[Scratch<N>], len: usize, i: usize) -> usize {
-    let (l, r) = (2 * i + 1, 2 * i + 2);
-    if r < len && less(&h[r], &h[l]) {
-        r
-    } else {
-        l
-    }
-}
-
-fn sift_down<N: Real>(h: &mut [Scratch<N>], len: usize, mut i: usize) {
-    while 2 * i + 1 < len {
-        let c = best_child(h, len, i);
-        if less(&h[c], &h[i]) {
-            swap_entries(h, i, c);
-            i = c;
-        } else {
-            break;
+impl Heap {
+    #[inline]
+    fn get<N: Real>(&self, c: &Columns<'_, Scratch<N>>, i: usize) -> Entry<N> {
+        Entry {
+            pos: c.index(col::HEAP_POS, i),
+            best: c.real(col::HEAP_BEST, i),
+            own: c.real(col::HEAP_OWN, i),
         }
+    }
+
+    #[inline]
+    fn set<N: Real>(&self, c: &mut Columns<'_, Scratch<N>>, i: usize, e: Entry<N>) {
+        c.set(col::HEAP_POS, i, e.pos as u64);
+        c.set_real(col::HEAP_BEST, i, e.best);
+        c.set_real(col::HEAP_OWN, i, e.own);
+    }
+
+    fn best_child<N: Real>(&self, c: &Columns<'_, Scratch<N>>, i: usize) -> usize {
+        let (l, r) = (2 * i + 1, 2 * i + 2);
+        if r < self.len && less(&self.get(c, r), &self.get(c, l)) {
+            r
+        } else {
+            l
+        }
+    }
+
+    fn sift_down<N: Real>(&self, c: &mut Columns<'_, Scratch<N>>, mut i: usize) {
+        let e = self.get(c, i);
+        while 2 * i + 1 < self.len {
+            let child = self.best_child(c, i);
+            let ce = self.get(c, child);
+            if !less(&ce, &e) {
+                break;
+            }
+            self.set(c, i, ce);
+            i = child;
+        }
+        self.set(c, i, e);
     }
 }
 
@@ -411,7 +527,8 @@ mod tests {
         for n in 1..40usize {
             let mut slots = [Scratch::<f64>::EMPTY; 40];
             let mut v = [0.0f64; 40];
-            let mut tree = Tree { s: &mut slots[..n], n, h: usize::BITS - n.leading_zeros() };
+            let mut cols = Columns::new(&mut slots[..n]);
+            let mut tree = Tree { c: &mut cols, n, h: usize::BITS - n.leading_zeros() };
             for i in 0..n {
                 v[i] = (rnd() % 100) as f64;
                 tree.set_t(n + i, v[i]);

@@ -22,15 +22,15 @@
 //! optimal; [`lower_bound`] gives a certified lower bound for any plan in the same order.
 
 use crate::kernel::chain::Chain;
+use crate::kernel::columns::Columns;
 use crate::kernel::fp;
 use crate::num::Real;
 use crate::platform::worker::Worker;
-use crate::scatter::options::Costs;
-use crate::scatter::types::Scratch;
+use crate::scatter::types::{col, Assignment, Costs, Scratch};
 
-/// `Scratch::link` value: the participant has no successor.
+/// `col::LINK` value: the participant has no successor.
 pub(crate) const END: usize = usize::MAX;
-/// `Scratch::link` value: the worker does not take part.
+/// `col::LINK` value: the worker does not take part.
 pub(crate) const SKIP: usize = usize::MAX - 1;
 
 /// Upper limit on backward/forward rounds when latencies make participation depend on the
@@ -46,32 +46,43 @@ pub(crate) struct Rational<N> {
     pub exact: bool,
 }
 
-/// Solves for rational shares of `items` over the send order in `slots[..].worker`.
-///
-/// Writes `slots[k].share`. Uses every other field of `slots[k]`. O(p) per round.
-pub(crate) fn solve<N: Real>(costs: &Costs<'_, N>, items: N, slots: &mut [Scratch<N>]) -> Rational<N> {
-    let linear = slots.iter().all(|s| costs.of(s.worker).is_linear());
-    for s in slots.iter_mut() {
-        s.reaching = items;
+type Cols<'a, 'b, N> = &'a mut Columns<'b, Scratch<N>>;
+
+/// Solves for rational shares of `items` over the send order in the scratch columns
+/// (`order::send_order`). When `out` is given, writes each position's worker and share
+/// there; choosing a root needs only the makespan. O(p) per round.
+pub(crate) fn solve<N: Real>(
+    costs: &Costs<'_, N>,
+    items: N,
+    cols: Cols<'_, '_, N>,
+    mut out: Option<&mut [Assignment<N>]>,
+) -> Rational<N> {
+    let linear = costs.linear;
+    for k in 0..cols.len() {
+        cols.set_real(col::REACHING, k, items);
     }
     let mut best: Option<N> = None;
     for _ in 0..MAX_ROUNDS {
-        let head = choose_backward(costs, slots);
-        distribute_forward(costs, items, head, slots);
+        let head = choose_backward(costs, cols);
+        distribute_forward(costs, items, head, cols);
         // Linear costs: every participant finishes at `T = items / r` of the head's suffix
         // line, a quotient of sums and products of positive terms (relative error γ₄ₚ₊₁).
         // Walking the chain over the shares instead adds up shares that were themselves
         // derived from `T`, and loses the digits the issue 11 reproducers lost.
-        let t = match slots.get(head) {
-            Some(s) if linear && s.line_r > N::ZERO => items / s.line_r,
-            _ => makespan_of_shares(costs, slots),
-        };
+        let head_r = if head < cols.len() { cols.real(col::LINE_R, head) } else { N::ZERO };
+        let t = if linear && head_r > N::ZERO { items / head_r } else { makespan_of_shares(costs, cols) };
         match best {
             Some(b) if t >= b => break,
             _ => {
                 best = Some(t);
-                for s in slots.iter_mut() {
-                    s.best = s.share;
+                if let Some(out) = out.as_deref_mut() {
+                    for (k, a) in out.iter_mut().enumerate() {
+                        *a = Assignment {
+                            worker: cols.index(col::WORKER, k),
+                            share: cols.real(col::SHARE, k),
+                            ..Assignment::EMPTY
+                        };
+                    }
                 }
             }
         }
@@ -79,20 +90,47 @@ pub(crate) fn solve<N: Real>(costs: &Costs<'_, N>, items: N, slots: &mut [Scratc
             break;
         }
     }
-    for s in slots.iter_mut() {
-        s.share = s.best;
-    }
     Rational { makespan: best.unwrap_or(N::ZERO), exact: linear }
 }
 
 /// Backward pass: decides who takes part, given the items reaching each position
-/// (`reaching`), and stores each participant's suffix line. Returns the first participant.
-fn choose_backward<N: Real>(costs: &Costs<'_, N>, slots: &mut [Scratch<N>]) -> usize {
+/// (`REACHING`), and stores each participant's suffix line. Returns the first participant.
+fn choose_backward<N: Real>(costs: &Costs<'_, N>, cols: Cols<'_, '_, N>) -> usize {
     let mut head = END;
     let (mut c, mut r) = (N::ZERO, N::ZERO);
-    for k in (0..slots.len()).rev() {
-        let w = costs.of(slots[k].worker);
-        let m = slots[k].reaching;
+    for k in (0..cols.len()).rev() {
+        let w = costs.at(cols, k, || cols.index(col::WORKER, k));
+        let m = cols.real::<N>(col::REACHING, k);
+        if costs.linear {
+            // The general step below with both latencies and `c` zero, written without the
+            // operations that are exact no-ops there (`0 + x`, `r·(0 − 0)`) and without
+            // the divisions whose result is then 0 or unused: the same values bit for bit,
+            // two divisions fewer per worker on the chain's critical path.
+            let rate = w.comm_per_item + w.comp_per_item;
+            let mut best = rate * m;
+            let mut joined = None;
+            if head != END {
+                let denominator = w.comp_per_item * r + N::ONE;
+                let x = m / denominator;
+                if x > N::ZERO && x < m && rate * x <= best {
+                    best = rate * x;
+                    joined = Some(denominator / rate);
+                }
+                if m / r <= best {
+                    cols.set(col::LINK, k, SKIP as u64);
+                    continue;
+                }
+            }
+            let (link, r_new) = match joined {
+                Some(r2) => (head, r2),
+                None => (END, N::ONE / rate),
+            };
+            cols.set(col::LINK, k, link as u64);
+            cols.set_real(col::LINE_C, k, N::ZERO);
+            cols.set_real(col::LINE_R, k, r_new);
+            (c, r, head) = (N::ZERO, r_new, k);
+            continue;
+        }
         let rate = w.comm_per_item + w.comp_per_item;
         let fixed = w.comm_latency + w.comp_latency;
 
@@ -118,11 +156,11 @@ fn choose_backward<N: Real>(costs: &Costs<'_, N>, slots: &mut [Scratch<N>]) -> u
             }
         }
         match skip {
-            Some(t) if t <= choice.0 => slots[k].link = SKIP,
+            Some(t) if t <= choice.0 => cols.set(col::LINK, k, SKIP as u64),
             _ => {
-                slots[k].link = choice.3;
-                slots[k].line_c = choice.1;
-                slots[k].line_r = choice.2;
+                cols.set(col::LINK, k, choice.3 as u64);
+                cols.set_real(col::LINE_C, k, choice.1);
+                cols.set_real(col::LINE_R, k, choice.2);
                 (c, r, head) = (choice.1, choice.2, k);
             }
         }
@@ -131,7 +169,7 @@ fn choose_backward<N: Real>(costs: &Costs<'_, N>, slots: &mut [Scratch<N>]) -> u
 }
 
 /// Forward pass: gives each participant its equal-finish share of what reaches it, and
-/// records the items reaching every position in `reaching`.
+/// records the items reaching every position in `REACHING`.
 ///
 /// With linear costs what is left for the suffix is not computed as `remaining − x`: when
 /// one worker takes almost everything (a fast root next to a slow link) that difference
@@ -139,21 +177,22 @@ fn choose_backward<N: Real>(costs: &Costs<'_, N>, slots: &mut [Scratch<N>]) -> u
 /// a product and quotient of positive terms, accurate to a few ulps whatever the ratio of
 /// the costs. With latencies the rest `r·(μ·m + b − c)/(μ·r + 1)` subtracts anyway, and
 /// `remaining − x` keeps the shares adding up to the items in every number type.
-fn distribute_forward<N: Real>(costs: &Costs<'_, N>, items: N, head: usize, slots: &mut [Scratch<N>]) {
+fn distribute_forward<N: Real>(costs: &Costs<'_, N>, items: N, head: usize, cols: Cols<'_, '_, N>) {
     let mut remaining = items;
     let mut next = head;
-    for k in 0..slots.len() {
-        slots[k].reaching = remaining;
+    let p = cols.len();
+    for k in 0..p {
+        cols.set_real(col::REACHING, k, remaining);
         if k != next {
-            slots[k].share = N::ZERO;
+            cols.set_real(col::SHARE, k, N::ZERO);
             continue;
         }
-        let w = costs.of(slots[k].worker);
-        let after = slots[k].link;
-        let (x, rest) = if after == END || after >= slots.len() {
+        let after = cols.index(col::LINK, k);
+        let (x, rest) = if after == END || after >= p {
             (remaining, N::ZERO)
         } else {
-            let (c, r) = (slots[after].line_c, slots[after].line_r);
+            let w = costs.at(cols, k, || cols.index(col::WORKER, k));
+            let (c, r) = (cols.real::<N>(col::LINE_C, after), cols.real::<N>(col::LINE_R, after));
             let denominator = w.comp_per_item * r + N::ONE;
             let x = (r * (c - w.comp_latency) + remaining) / denominator;
             let rest = if c == N::ZERO && w.comp_latency == N::ZERO {
@@ -163,18 +202,20 @@ fn distribute_forward<N: Real>(costs: &Costs<'_, N>, items: N, head: usize, slot
             };
             (x.max_of(N::ZERO).min_of(remaining), rest.max_of(N::ZERO).min_of(remaining))
         };
-        slots[k].share = x;
+        cols.set_real(col::SHARE, k, x);
         remaining = rest;
         next = after;
     }
 }
 
-/// Makespan of the rational shares in `slots` (latencies charged to participants only).
-pub(crate) fn makespan_of_shares<N: Real>(costs: &Costs<'_, N>, slots: &[Scratch<N>]) -> N {
+/// Makespan of the rational shares in the `SHARE` column (latencies charged to
+/// participants only).
+fn makespan_of_shares<N: Real>(costs: &Costs<'_, N>, cols: &Columns<'_, Scratch<N>>) -> N {
     let mut chain = Chain::new();
-    for s in slots {
-        let w = costs.of(s.worker);
-        chain.serve(w.comm_time(s.share), w.comp_time(s.share));
+    for k in 0..cols.len() {
+        let w = costs.at(cols, k, || cols.index(col::WORKER, k));
+        let share = cols.real(col::SHARE, k);
+        chain.serve(w.comm_time(share), w.comp_time(share));
     }
     chain.makespan()
 }
@@ -197,16 +238,15 @@ pub(crate) fn makespan_of_shares<N: Real>(costs: &Costs<'_, N>, slots: &[Scratch
 /// lowered by that error bound ([`fp::below`]). The returned value is at most the exact
 /// optimum of the relaxation.
 pub(crate) fn lower_bound<N: Real>(
-    costs: &Costs<'_, N>,
     len: usize,
-    order: impl Fn(usize) -> usize,
+    at: impl Fn(usize) -> Worker<N>,
     items: u64,
     upper: f64,
 ) -> f64 {
     let items = items as f64;
     let mut r = 0.0f64;
     for k in (0..len).rev() {
-        let w: Worker<N> = costs.of(order(k));
+        let w: Worker<N> = at(k);
         let (lambda, mu) = (w.comm_per_item.to_f64(), w.comp_per_item.to_f64());
         let (a, b) = (w.comm_latency.to_f64(), w.comp_latency.to_f64());
         let (lambda, mu) = if a == 0.0 && b == 0.0 {

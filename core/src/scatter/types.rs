@@ -1,9 +1,12 @@
 //! The values a scatter plan is made of: the problem, one [`Assignment`] per worker in send
 //! order, the [`Summary`], and the [`Scratch`] memory the closed form works in.
 //!
-//! Memory: `size_of::<Assignment<N>>() + size_of::<Scratch<N>>()` bytes per worker, 112
+//! Memory: `size_of::<Assignment<N>>() + size_of::<Scratch<N>>()` bytes per worker, 120
 //! bytes for `f64` on 64-bit targets (pinned by a test).
 
+use core::marker::PhantomData;
+
+use crate::kernel::columns::{Columns, Words, WORDS};
 use crate::num::Real;
 use crate::platform::worker::Worker;
 use crate::report::{Method, Report};
@@ -55,44 +58,127 @@ impl<N: Real> Default for Assignment<N> {
 /// Working memory for [`plan`](crate::plan): one per worker. Its contents are meaningless
 /// to callers.
 ///
-/// The phases of a plan run one after the other and reuse the same slots: the send order
-/// and the rational solver (`star.rs`) own every field; rounding then keeps its
-/// sort keys, segment tree and heap in them (see `round.rs` for which field holds what).
+/// Inside, the records are eight columns of one word per worker (`kernel::columns`): each
+/// phase of a plan reads and writes whole columns in send order, which is what keeps a
+/// plan for a million workers in cache-friendly passes. Which phase uses which column is
+/// listed in [`col`].
 #[derive(Clone, Copy, Debug)]
 pub struct Scratch<N> {
-    /// The worker at this send position.
-    pub(crate) worker: usize,
-    /// The next participant after this position (or `star::END`, `star::SKIP`).
-    pub(crate) link: usize,
-    /// The share of the current round.
-    pub(crate) share: N,
-    /// The suffix line from this position on: it finishes `line_c + m/line_r` seconds after
-    /// the root starts sending to it, for `m` items.
-    pub(crate) line_c: N,
-    /// See `line_c`.
-    pub(crate) line_r: N,
-    /// Items reaching this position in the last forward pass.
-    pub(crate) reaching: N,
-    /// The share in the best round so far.
-    pub(crate) best: N,
+    words: [u64; WORDS],
+    number: PhantomData<N>,
 }
 
 impl<N: Real> Scratch<N> {
     /// An empty slot, for initialising fixed-size arrays.
-    pub const EMPTY: Self = Scratch {
-        worker: 0,
-        link: 0,
-        share: N::ZERO,
-        line_c: N::ZERO,
-        line_r: N::ZERO,
-        reaching: N::ZERO,
-        best: N::ZERO,
-    };
+    pub const EMPTY: Self = Scratch { words: [0; WORDS], number: PhantomData };
 }
 
 impl<N: Real> Default for Scratch<N> {
     fn default() -> Self {
         Self::EMPTY
+    }
+}
+
+impl<N> Words for Scratch<N> {
+    #[inline]
+    fn words(&self) -> &[u64; WORDS] {
+        &self.words
+    }
+    #[inline]
+    fn words_mut(&mut self) -> &mut [u64; WORDS] {
+        &mut self.words
+    }
+}
+
+/// The scratch columns of the closed form, by phase. `LAMBDA`, `MU` (the costs of the
+/// worker at each send position, the root's sending cost zeroed) are written by the send
+/// order and read by every later phase; the others are reused.
+pub(crate) mod col {
+    /// λ at each send position, as its `Real::sort_key` (the send order's sort key).
+    pub const LAMBDA: usize = 0;
+    /// The worker at each send position (until the shares are written to the plan).
+    pub const WORKER: usize = 1;
+    /// μ at each send position.
+    pub const MU: usize = 2;
+    /// Send order: bucket counts, and the sort's second pass.
+    pub const ORDER_COUNTS: usize = 3;
+    pub const ORDER_SPARE: [usize; 3] = [4, 5, 6];
+    /// Rational solver: the next participant (or `star::END`, `star::SKIP`).
+    pub const LINK: usize = 3;
+    /// Rational solver: the suffix line from this position on finishes `c + m/r` seconds
+    /// after the root starts sending to it, for `m` items: `c`.
+    pub const LINE_C: usize = 4;
+    /// Rational solver: `r` of the suffix line.
+    pub const LINE_R: usize = 5;
+    /// Rational solver: items reaching this position in the last forward pass.
+    pub const REACHING: usize = 6;
+    /// Rational solver: the share of the current round.
+    pub const SHARE: usize = 7;
+    /// Rounding by fractions: the fractional parts sorted (as `Real::sort_key`) and their
+    /// positions.
+    pub const FRAC_KEY: usize = 3;
+    pub const FRAC_POS: usize = 4;
+    /// Rounding by fractions: bucket counts, and the sort's second pass.
+    pub const FRAC_COUNTS: usize = 5;
+    pub const FRAC_SPARE: [usize; 3] = [6, 7, 1];
+    /// Greedy rounding: the segment tree's internal nodes, leaves and lazy additions.
+    pub const TREE_NODE: usize = 1;
+    pub const TREE_LEAF: usize = 3;
+    pub const TREE_LAZY: usize = 4;
+    /// Greedy rounding: the heap of candidates (position, resulting makespan, own finish).
+    pub const HEAP_POS: usize = 5;
+    pub const HEAP_BEST: usize = 6;
+    pub const HEAP_OWN: usize = 7;
+}
+
+/// The workers with the root's own communication removed: what a position in the send
+/// order costs. In overlap mode the root sits first with zero communication cost, which is
+/// exactly the slides' `c₁ = 0`; after send it sits last.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Costs<'a, N> {
+    pub workers: &'a [Worker<N>],
+    pub root: usize,
+    /// No latencies anywhere (the root's sending latency does not count).
+    pub linear: bool,
+}
+
+impl<'a, N: Real> Costs<'a, N> {
+    pub fn new(workers: &'a [Worker<N>], root: usize) -> Self {
+        let linear = workers
+            .iter()
+            .enumerate()
+            .all(|(i, w)| w.comp_latency == N::ZERO && (i == root || w.comm_latency == N::ZERO));
+        Costs { workers, root, linear }
+    }
+
+    /// Costs of `worker()` at send position `k`: λ and μ from the scratch columns the send
+    /// order wrote (read in order, not gathered from the input), latencies from the input
+    /// only when there are any.
+    #[inline]
+    pub fn at(&self, cols: &Columns<'_, Scratch<N>>, k: usize, worker: impl FnOnce() -> usize) -> Worker<N> {
+        let (comm_latency, comp_latency) = if self.linear {
+            (N::ZERO, N::ZERO)
+        } else {
+            let w = self.of(worker());
+            (w.comm_latency, w.comp_latency)
+        };
+        Worker {
+            comm_latency,
+            comm_per_item: N::from_sort_key(cols.get(col::LAMBDA, k)),
+            comp_latency,
+            comp_per_item: cols.real(col::MU, k),
+        }
+    }
+
+    /// Effective costs of worker `w`.
+    #[inline]
+    pub fn of(&self, w: usize) -> Worker<N> {
+        let worker = self.workers[w];
+        if w == self.root {
+            worker.as_root()
+        } else {
+            worker
+        }
     }
 }
 

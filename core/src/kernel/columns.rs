@@ -1,0 +1,372 @@
+//! Working memory as columns: the caller's scratch records, eight 64-bit words each, seen
+//! as eight contiguous arrays of `len` words (struct of arrays) for `len` records.
+//!
+//! Why: at a million workers a plan is bound by memory traffic, not arithmetic. A pass that
+//! needs two numbers per worker reads 16 bytes per worker from two columns instead of two
+//! 64-byte records, and a sort moves compact (key, value) words instead of whole records
+//! (issue 14). The records stay an opaque caller-allocated type, so nothing is allocated
+//! and no `unsafe` reinterprets memory: word `w` of the arena is word `w % 8` of record
+//! `w / 8`, which is where it would be in a flat array anyway.
+//!
+//! [`Columns::sort`] is a bucket sort on integer keys: one pass counting the top bits of
+//! each key (relative to the smallest), one pass placing the items, then each bucket, a
+//! few items on average, sorted by comparisons. Keys bunched into a few buckets fall back
+//! to a heapsort inside each bucket, so the worst case stays O(n log n) with no recursion
+//! and constant stack.
+
+use core::cmp::Ordering;
+
+use crate::num::Real;
+
+/// Words per scratch record.
+pub(crate) const WORDS: usize = 8;
+
+/// A scratch record of [`WORDS`] words.
+pub(crate) trait Words {
+    fn words(&self) -> &[u64; WORDS];
+    fn words_mut(&mut self) -> &mut [u64; WORDS];
+}
+
+/// Buckets below this size are sorted by insertion.
+const SMALL: usize = 16;
+/// At most 2^TOP_BITS buckets in the first pass: their write positions stay in cache.
+const TOP_BITS: u32 = 14;
+/// Sub-buckets of each bucket in the later passes, counted on the stack (260 bytes a pass).
+const SUB_BITS: u32 = 6;
+/// Passes after the first at most: keys bunched closer than that (a run of equal keys, or
+/// floats whose exponents differ) fall back to heapsort, which bounds stack and time.
+const MAX_DEPTH: u32 = 10;
+
+/// The columns a [`Columns::sort`] writes: keys, values, optionally a third word carried
+/// along; a column of bucket counts; and as many columns again for the second pass.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SortColumns {
+    pub key: usize,
+    pub value: usize,
+    pub extra: Option<usize>,
+    pub counts: usize,
+    pub spare: [usize; 3],
+}
+
+/// [`WORDS`] columns of `len` words over `len` records.
+pub(crate) struct Columns<'a, R> {
+    records: &'a mut [R],
+    len: usize,
+}
+
+impl<'a, R: Words> Columns<'a, R> {
+    /// Columns of `len` words; `records` must hold at least `len` records (callers check
+    /// buffer sizes first and pass the slice cut to `len`).
+    pub fn new(records: &'a mut [R]) -> Self {
+        let len = records.len();
+        Columns { records, len }
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub fn get(&self, col: usize, i: usize) -> u64 {
+        let w = col * self.len + i;
+        self.records[w / WORDS].words()[w % WORDS]
+    }
+
+    #[inline]
+    pub fn set(&mut self, col: usize, i: usize, v: u64) {
+        let w = col * self.len + i;
+        self.records[w / WORDS].words_mut()[w % WORDS] = v;
+    }
+
+    #[inline]
+    pub fn real<N: Real>(&self, col: usize, i: usize) -> N {
+        N::from_word(self.get(col, i))
+    }
+
+    #[inline]
+    pub fn set_real<N: Real>(&mut self, col: usize, i: usize, v: N) {
+        self.set(col, i, v.to_word());
+    }
+
+    #[inline]
+    pub fn index(&self, col: usize, i: usize) -> usize {
+        // Indices are stored from `usize` values, so the conversion back is exact.
+        self.get(col, i) as usize
+    }
+
+    #[inline]
+    fn swap_items(&mut self, c: SortColumns, i: usize, j: usize) {
+        for col in [Some(c.key), Some(c.value), c.extra].into_iter().flatten() {
+            let (a, b) = (self.get(col, i), self.get(col, j));
+            self.set(col, i, b);
+            self.set(col, j, a);
+        }
+    }
+
+    /// Sorts `n` items into positions `base..base + n` of the columns `c`: item `j` is
+    /// `item(self, j) = [key, value, extra]`, ordered by key, equal keys by
+    /// `tie(self, x, y)` on their positions. `item` must not read the columns written here.
+    /// `base + n ≤ len`.
+    ///
+    /// Two passes of buckets: the top bits of `key − min` (up to 2^14 buckets, whose write
+    /// positions stay in cache), then within each bucket, in cache, 2^8 sub-buckets on the
+    /// next bits; sub-buckets of a few items are sorted by insertion, larger ones (keys
+    /// bunched closer than the two passes can tell apart) by heapsort.
+    pub fn sort(
+        &mut self,
+        n: usize,
+        base: usize,
+        c: SortColumns,
+        item: impl Fn(&Self, usize) -> [u64; 3],
+        tie: impl Fn(&Self, usize, usize) -> Ordering,
+    ) {
+        let (mut lo, mut hi) = (u64::MAX, 0u64);
+        for j in 0..n {
+            let k = item(self, j)[0];
+            lo = lo.min(k);
+            hi = hi.max(k);
+        }
+        let span_bits = u64::BITS - hi.saturating_sub(lo).leading_zeros();
+        // About 2^8 items per bucket, so that the second pass has something to split; the
+        // counts fit in a column of `n` words.
+        let log_n = usize::BITS - 1 - n.max(1).leading_zeros();
+        let bits = log_n.saturating_sub(SUB_BITS).clamp(u32::from(n >= 4), TOP_BITS).min(span_bits);
+        let shift = span_bits - bits;
+        let buckets = 1usize << bits;
+        let bucket = |k: u64| if bits == 0 { 0 } else { ((k - lo) >> shift) as usize };
+
+        for b in 0..buckets {
+            self.set(c.counts, b, 0);
+        }
+        for j in 0..n {
+            let b = bucket(item(self, j)[0]);
+            let v = self.get(c.counts, b);
+            self.set(c.counts, b, v + 1);
+        }
+        let mut start = base as u64;
+        for b in 0..buckets {
+            let v = self.get(c.counts, b);
+            self.set(c.counts, b, start);
+            start += v;
+        }
+        for j in 0..n {
+            let [k, v, x] = item(self, j);
+            let b = bucket(k);
+            let at = self.get(c.counts, b) as usize;
+            self.set(c.counts, b, at as u64 + 1);
+            self.set(c.key, at, k);
+            self.set(c.value, at, v);
+            if let Some(e) = c.extra {
+                self.set(e, at, x);
+            }
+        }
+        // Each count now holds its bucket's end, which is the next bucket's start.
+        let mut from = base;
+        for b in 0..buckets {
+            let to = self.index(c.counts, b);
+            if to - from > SMALL {
+                self.split(c, from, to, &tie, 1);
+            } else if to - from > 1 {
+                self.sort_range(c, from, to, &tie);
+            }
+            from = to;
+        }
+    }
+
+    /// A later pass: sorts positions `from..to` through 2^6 sub-buckets on the bits below
+    /// the previous pass's, using the spare columns, and splits large sub-buckets again.
+    fn split(
+        &mut self,
+        c: SortColumns,
+        from: usize,
+        to: usize,
+        tie: &impl Fn(&Self, usize, usize) -> Ordering,
+        depth: u32,
+    ) {
+        let (mut lo, mut hi) = (u64::MAX, 0u64);
+        for i in from..to {
+            let k = self.get(c.key, i);
+            lo = lo.min(k);
+            hi = hi.max(k);
+        }
+        let span_bits = u64::BITS - (hi - lo).leading_zeros();
+        if span_bits == 0 || depth > MAX_DEPTH || u32::try_from(to - from).is_err() {
+            // All keys equal (the order is the tie-break's alone), or too deep.
+            self.sort_range(c, from, to, tie);
+            return;
+        }
+        let bits = span_bits.min(SUB_BITS);
+        let shift = span_bits - bits;
+        // Offsets from `from`, which fit in u32 (checked above): half the stack.
+        let mut counts = [0u32; (1 << SUB_BITS) + 1];
+        for i in from..to {
+            counts[((self.get(c.key, i) - lo) >> shift) as usize + 1] += 1;
+        }
+        let mut start = 0u32;
+        for count in counts.iter_mut() {
+            start += *count;
+            *count = start;
+        }
+        // counts[b] is now the end of sub-bucket b − 1, i.e. the start of sub-bucket b.
+        let [sk, sv, sx] = c.spare;
+        for i in from..to {
+            let k = self.get(c.key, i);
+            let b = ((k - lo) >> shift) as usize;
+            let at = from + counts[b] as usize;
+            counts[b] += 1;
+            self.set(sk, at, k);
+            let v = self.get(c.value, i);
+            self.set(sv, at, v);
+            if let Some(e) = c.extra {
+                let x = self.get(e, i);
+                self.set(sx, at, x);
+            }
+        }
+        for i in from..to {
+            let (k, v) = (self.get(sk, i), self.get(sv, i));
+            self.set(c.key, i, k);
+            self.set(c.value, i, v);
+            if let Some(e) = c.extra {
+                let x = self.get(sx, i);
+                self.set(e, i, x);
+            }
+        }
+        // counts[b] now holds the end of sub-bucket b.
+        let mut start = from;
+        for &end in &counts[..1 << bits] {
+            let end = from + end as usize;
+            if end - start > SMALL {
+                self.split(c, start, end, tie, depth + 1);
+            } else if end - start > 1 {
+                self.sort_range(c, start, end, tie);
+            }
+            start = end;
+        }
+    }
+
+    fn less(
+        &self,
+        c: SortColumns,
+        x: usize,
+        y: usize,
+        tie: &impl Fn(&Self, usize, usize) -> Ordering,
+    ) -> bool {
+        self.get(c.key, x).cmp(&self.get(c.key, y)).then_with(|| tie(self, x, y)) == Ordering::Less
+    }
+
+    fn sort_range(
+        &mut self,
+        c: SortColumns,
+        from: usize,
+        to: usize,
+        tie: &impl Fn(&Self, usize, usize) -> Ordering,
+    ) {
+        if to - from <= SMALL {
+            for i in from + 1..to {
+                let mut j = i;
+                while j > from && self.less(c, j, j - 1, tie) {
+                    self.swap_items(c, j, j - 1);
+                    j -= 1;
+                }
+            }
+            return;
+        }
+        let n = to - from;
+        for i in (0..n / 2).rev() {
+            self.sift_down(c, from, i, n, tie);
+        }
+        for end in (1..n).rev() {
+            self.swap_items(c, from, from + end);
+            self.sift_down(c, from, 0, end, tie);
+        }
+    }
+
+    fn sift_down(
+        &mut self,
+        c: SortColumns,
+        from: usize,
+        mut i: usize,
+        n: usize,
+        tie: &impl Fn(&Self, usize, usize) -> Ordering,
+    ) {
+        loop {
+            let mut child = 2 * i + 1;
+            if child >= n {
+                return;
+            }
+            if child + 1 < n && self.less(c, from + child, from + child + 1, tie) {
+                child += 1;
+            }
+            if !self.less(c, from + i, from + child, tie) {
+                return;
+            }
+            self.swap_items(c, from + i, from + child);
+            i = child;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Copy)]
+    struct Rec([u64; WORDS]);
+
+    impl Words for Rec {
+        fn words(&self) -> &[u64; WORDS] {
+            &self.0
+        }
+        fn words_mut(&mut self) -> &mut [u64; WORDS] {
+            &mut self.0
+        }
+    }
+
+    const C: SortColumns = SortColumns { key: 1, value: 2, extra: Some(3), counts: 4, spare: [5, 6, 7] };
+
+    /// Sorts `keys` (column 0) and checks the order against a comparison sort, for key
+    /// sets that are spread, bunched, equal, and tiny.
+    #[test]
+    fn sorts_like_a_comparison_sort() {
+        let mut seed = 7u64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for n in [1usize, 2, 3, 4, 5, 17, 100, 1000, 5000] {
+            for shape in 0..4 {
+                let keys: [u64; 5000] = core::array::from_fn(|_| match shape {
+                    0 => rnd(),
+                    1 => rnd() % 7,
+                    2 => 42,
+                    _ => (1 << 40) + (rnd() % 1000) * (1 << 20),
+                });
+                let mut recs = [Rec([0; WORDS]); 5000];
+                let mut cols = Columns::new(&mut recs[..n]);
+                for (j, &k) in keys[..n].iter().enumerate() {
+                    cols.set(0, j, k);
+                }
+                cols.sort(
+                    n - 1,
+                    1,
+                    C,
+                    |c, j| [c.get(0, j), j as u64, !(j as u64)],
+                    |c, x, y| c.get(C.value, x).cmp(&c.get(C.value, y)),
+                );
+                let mut want: [(u64, u64); 5000] = core::array::from_fn(|j| (keys[j], j as u64));
+                want[..n - 1].sort_unstable();
+                for (i, &(k, j)) in want[..n - 1].iter().enumerate() {
+                    assert_eq!(
+                        (cols.get(C.key, i + 1), cols.get(C.value, i + 1)),
+                        (k, j),
+                        "n={n} shape={shape} at {i}"
+                    );
+                    assert_eq!(cols.get(3, i + 1), !j);
+                }
+            }
+        }
+    }
+}
