@@ -29,8 +29,9 @@ pub(crate) trait Words {
 
 /// Buckets below this size are sorted by insertion.
 const SMALL: usize = 16;
-/// At most 2^TOP_BITS buckets in the first pass: their write positions stay in cache.
-const TOP_BITS: u32 = 14;
+/// At most 2^TOP_BITS buckets in the first pass: each is a write stream into three
+/// columns, and more streams than the caches and TLB hold make every write a miss.
+const TOP_BITS: u32 = 9;
 /// Sub-buckets of each bucket in the later passes, counted on the stack (260 bytes a pass).
 const SUB_BITS: u32 = 6;
 /// Passes after the first at most: keys bunched closer than that (a run of equal keys, or
@@ -77,6 +78,19 @@ impl<'a, R: Words> Columns<'a, R> {
     pub fn set(&mut self, col: usize, i: usize, v: u64) {
         let w = col * self.len + i;
         self.records[w / WORDS].words_mut()[w % WORDS] = v;
+    }
+
+    /// Word `i` counted from the start of column `col`, running on into the next
+    /// columns: several columns as one array, for records of two or three words kept
+    /// together in a cache line (the greedy rounding's tree nodes and heap entries).
+    #[inline]
+    pub fn wide(&self, col: usize, i: usize) -> u64 {
+        self.get(col, i)
+    }
+
+    #[inline]
+    pub fn set_wide(&mut self, col: usize, i: usize, v: u64) {
+        self.set(col, i, v);
     }
 
     #[inline]
@@ -128,8 +142,8 @@ impl<'a, R: Words> Columns<'a, R> {
             hi = hi.max(k);
         }
         let span_bits = u64::BITS - hi.saturating_sub(lo).leading_zeros();
-        // About 2^8 items per bucket, so that the second pass has something to split; the
-        // counts fit in a column of `n` words.
+        // At least 2^6 items per bucket, so that the later passes have something to split;
+        // the counts fit in a column of `n` words.
         let log_n = usize::BITS - 1 - n.max(1).leading_zeros();
         let bits = log_n.saturating_sub(SUB_BITS).clamp(u32::from(n >= 4), TOP_BITS).min(span_bits);
         let shift = span_bits - bits;

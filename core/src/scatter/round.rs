@@ -24,6 +24,7 @@ use core::cmp::Ordering;
 
 use crate::kernel::columns::{Columns, SortColumns};
 use crate::num::Real;
+use crate::platform::worker::Worker;
 use crate::scatter::options::Rounding;
 use crate::scatter::types::{col, Assignment, Costs, Scratch};
 
@@ -142,8 +143,10 @@ fn largest_remainder<N: Real>(left: u64, plan: &mut [Assignment<N>], cols: Cols<
     if left == 0 || p == 0 {
         return 0;
     }
-    // About one fraction per bucket, counts in a column of p words.
-    let bits = (usize::BITS - 1 - p.leading_zeros()).min(24);
+    // About a hundred fractions per bucket, so that the counts (at most 2^13 of them,
+    // 64 KiB) stay in cache while they are counted; the one bucket that is then sorted
+    // is small.
+    let bits = (usize::BITS - 1 - p.leading_zeros()).saturating_sub(7).min(13);
     let top = (1usize << bits) - 1;
     let bucket = |f: N| {
         // Monotone in f, and linear in it: fractions are spread evenly over [0, 1), which
@@ -262,12 +265,26 @@ fn greedy<N: Real>(costs: &Costs<'_, N>, left: u64, plan: &mut [Assignment<N>], 
         tree.set_t(i, v);
     }
 
-    // Heap of candidates: shares with a fractional part get at most one extra item.
+    // Heap of candidates: shares with a fractional part get at most one extra item. Before
+    // any item is taken the tree holds no additions, so each candidate's key comes from
+    // one backward sweep (the latest finish after each position, kept in the heap entry
+    // of the position's index until the forward sweep below reads it) instead of two tree
+    // queries per position: the same maxima of the same values.
+    let now = tree.t(1);
+    let mut later = N::ZERO;
+    for k in (0..p).rev() {
+        tree.c.set_wide(col::HEAP, 3 * k + 1, later.to_word());
+        later = later.max_of(tree.t(p + k));
+    }
     let mut heap = Heap { len: 0 };
-    for k in 0..p {
-        if frac(&plan[k]) > N::ZERO {
-            let c = candidate(&mut tree, costs, plan, k);
-            heap.set(tree.c, heap.len, Entry { pos: k, best: c.makespan, own: c.own });
+    for (k, a) in plan.iter().enumerate() {
+        if frac(a) > N::ZERO {
+            let w = costs.at(tree.c, k, || a.worker);
+            let (own_rise, delay) = rise_and_delay(&w, a.count);
+            let own = tree.t(p + k) + own_rise;
+            let after = N::from_word(tree.c.wide(col::HEAP, 3 * k + 1)) + delay;
+            // Slot `heap.len ≤ k`: the sweep's value there was read at its own position.
+            heap.set(tree.c, heap.len, Entry { pos: k, best: now.max_of(own).max_of(after), own });
             heap.len += 1;
         }
     }
@@ -316,14 +333,7 @@ fn candidate<N: Real>(
     k: usize,
 ) -> Candidate<N> {
     let w = costs.at(tree.c, k, || plan[k].worker);
-    let (own_rise, delay) = if plan[k].count > 0 {
-        (w.comm_per_item + w.comp_per_item, w.comm_per_item)
-    } else {
-        (
-            w.comm_latency + w.comm_per_item + w.comp_latency + w.comp_per_item,
-            w.comm_latency + w.comm_per_item,
-        )
-    };
+    let (own_rise, delay) = rise_and_delay(&w, plan[k].count);
     let n = tree.n;
     let own = tree.max(k, k + 1) + own_rise;
     let after = tree.max(k + 1, n) + delay;
@@ -333,8 +343,22 @@ fn candidate<N: Real>(
     Candidate { makespan: now.max_of(own).max_of(after), own, own_rise, delay }
 }
 
+/// What one more item costs a position holding `count` items: the rise of its own finish
+/// time, and the delay to every later position.
+fn rise_and_delay<N: Real>(w: &Worker<N>, count: u64) -> (N, N) {
+    if count > 0 {
+        (w.comm_per_item + w.comp_per_item, w.comm_per_item)
+    } else {
+        (
+            w.comm_latency + w.comm_per_item + w.comp_latency + w.comp_per_item,
+            w.comm_latency + w.comm_per_item,
+        )
+    }
+}
+
 /// Range-add, range-max segment tree (bottom-up, lazy), in three scratch columns:
-/// internal nodes `t[1..n]`, leaves `t[n..2n]`, lazy additions `d[1..n]`.
+/// internal nodes `t[1..n]` each next to its lazy addition `d[i]` (one cache line for
+/// both), leaves `t[n..2n]`.
 struct Tree<'a, 'b, N> {
     c: Cols<'a, 'b, N>,
     n: usize,
@@ -345,7 +369,7 @@ impl<N: Real> Tree<'_, '_, N> {
     #[inline]
     fn t(&self, i: usize) -> N {
         if i < self.n {
-            self.c.real(col::TREE_NODE, i)
+            N::from_word(self.c.wide(col::TREE_NODES, 2 * i))
         } else {
             self.c.real(col::TREE_LEAF, i - self.n)
         }
@@ -353,18 +377,18 @@ impl<N: Real> Tree<'_, '_, N> {
     #[inline]
     fn set_t(&mut self, i: usize, v: N) {
         if i < self.n {
-            self.c.set_real(col::TREE_NODE, i, v);
+            self.c.set_wide(col::TREE_NODES, 2 * i, v.to_word());
         } else {
             self.c.set_real(col::TREE_LEAF, i - self.n, v);
         }
     }
     #[inline]
     fn d(&self, i: usize) -> N {
-        self.c.real(col::TREE_LAZY, i)
+        N::from_word(self.c.wide(col::TREE_NODES, 2 * i + 1))
     }
     #[inline]
     fn set_d(&mut self, i: usize, v: N) {
-        self.c.set_real(col::TREE_LAZY, i, v);
+        self.c.set_wide(col::TREE_NODES, 2 * i + 1, v.to_word());
     }
     fn apply(&mut self, i: usize, v: N) {
         let t = self.t(i) + v;
@@ -460,7 +484,8 @@ fn less<N: Real>(a: &Entry<N>, b: &Entry<N>) -> bool {
     a.best.cmp_total(b.best).then(a.own.cmp_total(b.own)).then(b.pos.cmp(&a.pos)) == Ordering::Less
 }
 
-/// The candidates' binary heap, in three scratch columns.
+/// The candidates' binary heap, in three scratch columns, each entry's three words
+/// together.
 struct Heap {
     len: usize,
 }
@@ -469,17 +494,17 @@ impl Heap {
     #[inline]
     fn get<N: Real>(&self, c: &Columns<'_, Scratch<N>>, i: usize) -> Entry<N> {
         Entry {
-            pos: c.index(col::HEAP_POS, i),
-            best: c.real(col::HEAP_BEST, i),
-            own: c.real(col::HEAP_OWN, i),
+            pos: c.wide(col::HEAP, 3 * i) as usize,
+            best: N::from_word(c.wide(col::HEAP, 3 * i + 1)),
+            own: N::from_word(c.wide(col::HEAP, 3 * i + 2)),
         }
     }
 
     #[inline]
     fn set<N: Real>(&self, c: &mut Columns<'_, Scratch<N>>, i: usize, e: Entry<N>) {
-        c.set(col::HEAP_POS, i, e.pos as u64);
-        c.set_real(col::HEAP_BEST, i, e.best);
-        c.set_real(col::HEAP_OWN, i, e.own);
+        c.set_wide(col::HEAP, 3 * i, e.pos as u64);
+        c.set_wide(col::HEAP, 3 * i + 1, e.best.to_word());
+        c.set_wide(col::HEAP, 3 * i + 2, e.own.to_word());
     }
 
     fn best_child<N: Real>(&self, c: &Columns<'_, Scratch<N>>, i: usize) -> usize {

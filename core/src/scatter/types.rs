@@ -121,14 +121,14 @@ pub(crate) mod col {
     /// Rounding by fractions: bucket counts, and the sort's second pass.
     pub const FRAC_COUNTS: usize = 5;
     pub const FRAC_SPARE: [usize; 3] = [6, 7, 1];
-    /// Greedy rounding: the segment tree's internal nodes, leaves and lazy additions.
-    pub const TREE_NODE: usize = 1;
-    pub const TREE_LEAF: usize = 3;
-    pub const TREE_LAZY: usize = 4;
-    /// Greedy rounding: the heap of candidates (position, resulting makespan, own finish).
-    pub const HEAP_POS: usize = 5;
-    pub const HEAP_BEST: usize = 6;
-    pub const HEAP_OWN: usize = 7;
+    /// Greedy rounding: the segment tree's leaves.
+    pub const TREE_LEAF: usize = 1;
+    /// Greedy rounding: the tree's internal nodes and lazy additions, interleaved, in this
+    /// column and the next.
+    pub const TREE_NODES: usize = 3;
+    /// Greedy rounding: the heap of candidates (position, resulting makespan, own finish),
+    /// interleaved, in this column and the next two.
+    pub const HEAP: usize = 5;
 }
 
 /// The workers with the root's own communication removed: what a position in the send
