@@ -256,7 +256,8 @@ size_t divload_last_error_message(char *buf, size_t len);
 // `root` is the rank that holds the data; `options` may be null for the defaults.
 //
 // Returns `DIVLOAD_NULL_PARAMETER` for a null `workers` or `plan`, `DIVLOAD_INVALID_INPUT`
-// for zero workers or items, a bad cost, root or option, `DIVLOAD_BUFFER_TOO_SMALL` when
+// for zero workers or items, a bad cost, root or option, or a misaligned pointer
+// (`summary` included: only a null `summary` is skipped), `DIVLOAD_BUFFER_TOO_SMALL` when
 // `plan_len < workers_len`, `DIVLOAD_OVERFLOW` beyond 2^53 items. Nothing is written
 // unless the result is `DIVLOAD_OK`.
 //

@@ -271,7 +271,8 @@ pub unsafe extern "C" fn divload_last_error_message(buf: *mut c_char, len: usize
 /// `root` is the rank that holds the data; `options` may be null for the defaults.
 ///
 /// Returns `DIVLOAD_NULL_PARAMETER` for a null `workers` or `plan`, `DIVLOAD_INVALID_INPUT`
-/// for zero workers or items, a bad cost, root or option, `DIVLOAD_BUFFER_TOO_SMALL` when
+/// for zero workers or items, a bad cost, root or option, or a misaligned pointer
+/// (`summary` included: only a null `summary` is skipped), `DIVLOAD_BUFFER_TOO_SMALL` when
 /// `plan_len < workers_len`, `DIVLOAD_OVERFLOW` beyond 2^53 items. Nothing is written
 /// unless the result is `DIVLOAD_OK`.
 ///
@@ -295,6 +296,7 @@ pub unsafe extern "C" fn divload_plan(
         let workers = unsafe { input(workers, workers_len, "workers")? };
         let options = unsafe { options_or_default(options)? };
         let out = unsafe { output(plan, plan_len, "plan")? };
+        let summary = optional_output(summary, "summary")?;
         if plan_len < workers_len {
             return Err(buffer_failure("plan", workers_len, plan_len));
         }
@@ -423,6 +425,7 @@ unsafe fn plan_by_rank<T: TryFrom<u64> + Default>(
         let options = unsafe { options_or_default(options)? };
         let counts = unsafe { output(counts, counts_len, "counts")? };
         let displs = unsafe { output(displs, displs_len, "displs")? };
+        let summary = optional_output(summary, "summary")?;
         if let Some(limit) = int_limit.filter(|&limit| items > limit) {
             return Err(Failure::new(
                 DIVLOAD_OVERFLOW,
@@ -480,12 +483,7 @@ pub unsafe extern "C" fn divload_plan_returns(
         // SAFETY: the caller's contract, checked for null, alignment and size by `input`.
         let workers = unsafe { input(workers, n_workers, "workers")? };
         let out = unsafe { output(out, out_len, "out")? };
-        if !summary.is_null() && !summary.is_aligned() {
-            return Err(Failure::new(
-                DIVLOAD_INVALID_INPUT,
-                "summary: pointer is not aligned for its type".to_string(),
-            ));
-        }
+        let summary = optional_output(summary, "summary")?;
         let core_schedule = match schedule {
             DIVLOAD_SCHEDULE_BEST => returns::Schedule::Best,
             DIVLOAD_SCHEDULE_LIFO => returns::Schedule::Lifo,
@@ -528,7 +526,7 @@ pub unsafe extern "C" fn divload_plan_returns(
                 idle: a.idle,
             };
         }
-        if !summary.is_null() {
+        if let Some(summary) = summary {
             let value = divload_returns_summary {
                 items: s.items,
                 schedule,
@@ -543,7 +541,7 @@ pub unsafe extern "C" fn divload_plan_returns(
                 even_split_makespan: s.even_split_makespan,
                 rational_optimal: s.rational_optimal,
             };
-            // SAFETY: non-null and aligned (checked above); validity is the caller's contract.
+            // SAFETY: non-null and aligned (`optional_output`); validity is the caller's contract.
             unsafe { summary.write(value) };
         }
         Ok(())
@@ -829,13 +827,22 @@ unsafe fn options_or_default(options: *const divload_options) -> Result<Options,
     })
 }
 
+/// A pointer to one optional output value (a summary). Null means the caller does not
+/// want it; anything else is checked as [`output`] checks a buffer, so a misaligned
+/// pointer fails the call before any output is written instead of being skipped.
+fn optional_output<T>(ptr: *mut T, name: &str) -> Result<Option<*mut T>, Failure> {
+    if ptr.is_null() {
+        return Ok(None);
+    }
+    check_raw(ptr.cast_const(), 1, name)?;
+    Ok(Some(ptr))
+}
+
 /// # Safety
 ///
-/// `summary` must be null or valid for one write.
-unsafe fn write_summary(summary: *mut divload_summary, s: &Summary<f64>) {
-    if summary.is_null() || !summary.is_aligned() {
-        return;
-    }
+/// `summary` must come from [`optional_output`] and be valid for one write.
+unsafe fn write_summary(summary: Option<*mut divload_summary>, s: &Summary<f64>) {
+    let Some(summary) = summary else { return };
     let value = divload_summary {
         items: s.items,
         root: s.root,
@@ -847,7 +854,7 @@ unsafe fn write_summary(summary: *mut divload_summary, s: &Summary<f64>) {
         uniform_makespan: s.uniform_makespan,
         rational_exact: s.rational_exact,
     };
-    // SAFETY: non-null and aligned; validity is the caller's contract.
+    // SAFETY: non-null and aligned (`optional_output`); validity is the caller's contract.
     unsafe { summary.write(value) };
 }
 
@@ -1004,5 +1011,85 @@ mod tests {
         assert_eq!(oom.message, "plan: cannot allocate 1024.0 MiB of working memory");
         let core = Failure::from(HostError::Core(divload::Error::limit("nodes", 8, 9)));
         assert_eq!((core.status, core.message.as_str()), (DIVLOAD_OVERFLOW, "nodes: at most 8, got 9"));
+    }
+
+    #[test]
+    fn a_misaligned_summary_fails_every_scatter_call() {
+        let workers = [
+            divload_worker { comp_per_item: 1.0, ..Default::default() },
+            divload_worker { comm_per_item: 0.1, comp_per_item: 2.0, ..Default::default() },
+        ];
+        // Backed by u64 so that one byte in is misaligned for every summary type (align 8).
+        let mut raw = [0u64; 16];
+        let before = raw;
+        let at = |raw: &mut [u64; 16]| raw.as_mut_ptr().cast::<u8>().wrapping_add(1);
+        let (mut counts, mut displs) = ([-1; 2], [-1; 2]);
+        let (mut counts64, mut displs64) = ([-1i64; 2], [-1i64; 2]);
+        let mut plan = [divload_assignment { count: 77, ..Default::default() }; 2];
+        let expect_refused = |st: divload_status| {
+            assert_eq!(st, DIVLOAD_INVALID_INPUT);
+            assert_eq!(last_error(), "summary: pointer is not aligned for its type");
+        };
+        let summary = at(&mut raw).cast::<divload_summary>();
+        expect_refused(unsafe {
+            divload_plan(workers.as_ptr(), 2, 0, 100, std::ptr::null(), plan.as_mut_ptr(), 2, summary)
+        });
+        expect_refused(unsafe {
+            divload_plan_counts(
+                workers.as_ptr(),
+                2,
+                0,
+                100,
+                std::ptr::null(),
+                counts.as_mut_ptr(),
+                2,
+                displs.as_mut_ptr(),
+                2,
+                summary,
+            )
+        });
+        expect_refused(unsafe {
+            divload_plan_counts64(
+                workers.as_ptr(),
+                2,
+                0,
+                100,
+                std::ptr::null(),
+                counts64.as_mut_ptr(),
+                2,
+                displs64.as_mut_ptr(),
+                2,
+                summary,
+            )
+        });
+        let b = [divload_return_worker { comm_per_item: 1.0, comp_per_item: 1.0, return_per_item: 1.0 }; 2];
+        let mut out = [divload_return_assignment { count: 77, ..Default::default() }; 2];
+        let returns_summary = at(&mut raw).cast::<divload_returns_summary>();
+        expect_refused(unsafe {
+            divload_plan_returns(b.as_ptr(), 2, 100, 0, 0, out.as_mut_ptr(), 2, returns_summary)
+        });
+        assert_eq!((counts, displs, counts64, displs64), ([-1; 2], [-1; 2], [-1; 2], [-1; 2]));
+        assert!(plan.iter().all(|a| a.count == 77) && out.iter().all(|a| a.count == 77));
+        assert_eq!(raw, before);
+
+        // Null is still "no summary wanted"; an aligned one is written.
+        let mut s = divload_summary::default();
+        let st = unsafe {
+            divload_plan(
+                workers.as_ptr(),
+                2,
+                0,
+                100,
+                std::ptr::null(),
+                plan.as_mut_ptr(),
+                2,
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(st, DIVLOAD_OK);
+        let st = unsafe {
+            divload_plan(workers.as_ptr(), 2, 0, 100, std::ptr::null(), plan.as_mut_ptr(), 2, &mut s)
+        };
+        assert_eq!((st, s.items), (DIVLOAD_OK, 100));
     }
 }

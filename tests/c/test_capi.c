@@ -119,6 +119,52 @@ static void test_status_messages(void) {
     CHECK(strcmp(divload_status_message(UINT32_MAX), "unknown status") == 0);
 }
 
+/* A misaligned summary fails every scatter call like any other misaligned pointer (it
+   used to be skipped with DIVLOAD_OK), names `summary`, and leaves every output as it
+   was; a null summary means "not wanted". */
+static void test_misaligned_summary(void) {
+    divload_worker w[P];
+    table1(w);
+    int counts[P], displs[P];
+    int64_t c64[P], d64[P];
+    divload_assignment plan[P], plan0[P];
+    fill(counts, P);
+    fill(displs, P);
+    for (int r = 0; r < P; r++) c64[r] = d64[r] = SENTINEL;
+    memset(plan0, 0x5a, sizeof plan0);
+    memcpy(plan, plan0, sizeof plan);
+    /* Built from a byte buffer: the library must refuse it without writing through it. */
+    static _Alignas(16) unsigned char raw[sizeof(divload_summary) + 16], raw0[sizeof raw];
+    memset(raw, 0x33, sizeof raw);
+    memcpy(raw0, raw, sizeof raw);
+    for (size_t off = 1; off < _Alignof(divload_summary); off++) {
+        divload_summary *bad = (divload_summary *)(void *)(raw + off);
+        CHECK_STATUS(divload_plan(w, P, 0, 1000, NULL, plan, P, bad), DIVLOAD_INVALID_INPUT);
+        CHECK(strcmp(last_error(), "summary: pointer is not aligned for its type") == 0);
+        CHECK_STATUS(divload_plan_counts(w, P, 0, 1000, NULL, counts, P, displs, P, bad), DIVLOAD_INVALID_INPUT);
+        CHECK(strcmp(last_error(), "summary: pointer is not aligned for its type") == 0);
+        CHECK_STATUS(divload_plan_counts64(w, P, 0, 1000, NULL, c64, P, d64, P, bad), DIVLOAD_INVALID_INPUT);
+        CHECK(strcmp(last_error(), "summary: pointer is not aligned for its type") == 0);
+    }
+    CHECK(untouched(counts, P) && untouched(displs, P));
+    for (int r = 0; r < P; r++) CHECK(c64[r] == SENTINEL && d64[r] == SENTINEL);
+    CHECK(memcmp(plan, plan0, sizeof plan) == 0);
+    CHECK(memcmp(raw, raw0, sizeof raw) == 0);
+
+    /* The other errors still come first where they did: a null input is reported as such. */
+    divload_summary *bad = (divload_summary *)(void *)(raw + 1);
+    CHECK_STATUS(divload_plan_counts(NULL, P, 0, 1000, NULL, counts, P, displs, P, bad), DIVLOAD_NULL_PARAMETER);
+
+    /* Null and aligned summaries. */
+    CHECK_STATUS(divload_plan(w, P, 0, 1000, NULL, plan, P, NULL), DIVLOAD_OK);
+    CHECK_STATUS(divload_plan_counts(w, P, 0, 1000, NULL, counts, P, displs, P, NULL), DIVLOAD_OK);
+    CHECK_STATUS(divload_plan_counts64(w, P, 0, 1000, NULL, c64, P, d64, P, NULL), DIVLOAD_OK);
+    divload_summary s;
+    memset(&s, 0, sizeof s);
+    CHECK_STATUS(divload_plan_counts64(w, P, 0, 1000, NULL, c64, P, d64, P, &s), DIVLOAD_OK);
+    CHECK(s.items == 1000 && s.participating > 0);
+}
+
 static void test_table1(void) {
     divload_worker w[P];
     table1(w);
@@ -650,6 +696,7 @@ static void test_last_error_truncates(void) {
 int main(void) {
     test_version();
     test_status_messages();
+    test_misaligned_summary();
     test_table1();
     test_zero_counts();
     test_bad_input();
