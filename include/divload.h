@@ -68,7 +68,8 @@ enum divload_status
   DIVLOAD_OK = 0,
   // A required pointer was null.
   DIVLOAD_NULL_PARAMETER = 1,
-  // A cost, count, index or option is outside its valid range.
+  // A cost, count, index or option is outside its valid range, or a pointer is not
+  // aligned for its type.
   DIVLOAD_INVALID_INPUT = 2,
   // An output buffer is too small; the message (and `out_n` where there is one) says
   // how large it must be.
@@ -234,8 +235,8 @@ extern "C" {
 // `DIVLOAD_VERSION_NUMBER` when header and library match.
 uint32_t divload_version_number(void);
 
-// A static, NUL-terminated description of a status number. Unknown numbers give
-// "unknown status". Never null.
+// A static, NUL-terminated description of a status number. A retired number's message
+// says it is retired; numbers never assigned give "unknown status". Never null.
 const char *divload_status_message(uint32_t status);
 
 // Copies the message of the calling thread's last failed divload call into `buf` as a
@@ -255,7 +256,8 @@ size_t divload_last_error_message(char *buf, size_t len);
 // `root` is the rank that holds the data; `options` may be null for the defaults.
 //
 // Returns `DIVLOAD_NULL_PARAMETER` for a null `workers` or `plan`, `DIVLOAD_INVALID_INPUT`
-// for zero workers or items, a bad cost, root or option, `DIVLOAD_BUFFER_TOO_SMALL` when
+// for zero workers or items, a bad cost, root or option, or a misaligned pointer
+// (`summary` included: only a null `summary` is skipped), `DIVLOAD_BUFFER_TOO_SMALL` when
 // `plan_len < workers_len`, `DIVLOAD_OVERFLOW` beyond 2^53 items. Nothing is written
 // unless the result is `DIVLOAD_OK`.
 //

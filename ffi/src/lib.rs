@@ -9,45 +9,30 @@
 //! comp_per_item must be finite and > 0, got NaN") for the calling thread.
 //!
 //! The header `include/divload.h` is generated from this file by cbindgen; see
-//! `ffi/tests/header.rs`.
+//! `ffi/tests/header.rs`. The status codes are generated into `status.rs` from the one
+//! table in `status_table.rs` (numbers, names, messages, the errors mapped to each).
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![allow(non_camel_case_types)]
 
 use std::cell::RefCell;
-use std::ffi::{c_char, c_int, CStr};
+use std::ffi::{c_char, c_int};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use divload::returns;
 use divload::{
-    Assignment, ErrorCode, Options, OrderPolicy, Problem, Root, RootMode, Rounding, Scratch, Summary, Worker,
+    Assignment, Options, OrderPolicy, Problem, Root, RootMode, Rounding, Scratch, Summary, Worker,
 };
 use divload_host::{filled, HostError};
 
-/// What a divload function did. The numbers are stable and never reused.
-#[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum divload_status {
-    /// Success; the outputs are written.
-    DIVLOAD_OK = 0,
-    /// A required pointer was null.
-    DIVLOAD_NULL_PARAMETER = 1,
-    /// A cost, count, index or option is outside its valid range.
-    DIVLOAD_INVALID_INPUT = 2,
-    /// An output buffer is too small; the message (and `out_n` where there is one) says
-    /// how large it must be.
-    DIVLOAD_BUFFER_TOO_SMALL = 3,
-    /// A number does not fit: more than `INT_MAX` items for the `int` functions, more
-    /// than 2^53 items, or a length too large for memory.
-    DIVLOAD_OVERFLOW = 4,
-    /// The platform document is not valid JSON or does not follow the schema.
-    DIVLOAD_JSON = 5,
-    /// Working memory could not be allocated.
-    DIVLOAD_OUT_OF_MEMORY = 6,
-    /// A bug in divload: an internal panic was caught at the boundary. Please report it.
-    DIVLOAD_PANIC = 7,
-}
+mod status;
+// The tests compare the generated code with the table; the generator (ffi/tests/status.rs)
+// is what reads every field.
+#[cfg(test)]
+#[allow(dead_code)]
+mod status_table;
 
 use divload_status::*;
+pub use status::divload_status;
 
 /// The root computes its own share after sending all the others (`MPI_Scatterv` on a
 /// root that then works). The default (0).
@@ -245,22 +230,11 @@ fn version_number(v: &str) -> u32 {
     a * 10000 + b * 100 + c
 }
 
-/// A static, NUL-terminated description of a status number. Unknown numbers give
-/// "unknown status". Never null.
+/// A static, NUL-terminated description of a status number. A retired number's message
+/// says it is retired; numbers never assigned give "unknown status". Never null.
 #[no_mangle]
 pub extern "C" fn divload_status_message(status: u32) -> *const c_char {
-    let s: &'static CStr = match status {
-        0 => c"success",
-        1 => c"a required pointer argument is null",
-        2 => c"invalid input: a cost, count, index or option is out of range",
-        3 => c"an output buffer is too small",
-        4 => c"a number is too large (item count beyond INT_MAX or 2^53, or a length beyond memory)",
-        5 => c"the platform JSON is malformed or does not follow the schema",
-        6 => c"out of memory",
-        7 => c"internal error in divload (a caught panic); please report it",
-        _ => c"unknown status",
-    };
-    s.as_ptr()
+    status::message(status).as_ptr()
 }
 
 /// Copies the message of the calling thread's last failed divload call into `buf` as a
@@ -297,7 +271,8 @@ pub unsafe extern "C" fn divload_last_error_message(buf: *mut c_char, len: usize
 /// `root` is the rank that holds the data; `options` may be null for the defaults.
 ///
 /// Returns `DIVLOAD_NULL_PARAMETER` for a null `workers` or `plan`, `DIVLOAD_INVALID_INPUT`
-/// for zero workers or items, a bad cost, root or option, `DIVLOAD_BUFFER_TOO_SMALL` when
+/// for zero workers or items, a bad cost, root or option, or a misaligned pointer
+/// (`summary` included: only a null `summary` is skipped), `DIVLOAD_BUFFER_TOO_SMALL` when
 /// `plan_len < workers_len`, `DIVLOAD_OVERFLOW` beyond 2^53 items. Nothing is written
 /// unless the result is `DIVLOAD_OK`.
 ///
@@ -321,6 +296,7 @@ pub unsafe extern "C" fn divload_plan(
         let workers = unsafe { input(workers, workers_len, "workers")? };
         let options = unsafe { options_or_default(options)? };
         let out = unsafe { output(plan, plan_len, "plan")? };
+        let summary = optional_output(summary, "summary")?;
         if plan_len < workers_len {
             return Err(buffer_failure("plan", workers_len, plan_len));
         }
@@ -449,6 +425,7 @@ unsafe fn plan_by_rank<T: TryFrom<u64> + Default>(
         let options = unsafe { options_or_default(options)? };
         let counts = unsafe { output(counts, counts_len, "counts")? };
         let displs = unsafe { output(displs, displs_len, "displs")? };
+        let summary = optional_output(summary, "summary")?;
         if let Some(limit) = int_limit.filter(|&limit| items > limit) {
             return Err(Failure::new(
                 DIVLOAD_OVERFLOW,
@@ -506,12 +483,7 @@ pub unsafe extern "C" fn divload_plan_returns(
         // SAFETY: the caller's contract, checked for null, alignment and size by `input`.
         let workers = unsafe { input(workers, n_workers, "workers")? };
         let out = unsafe { output(out, out_len, "out")? };
-        if !summary.is_null() && !summary.is_aligned() {
-            return Err(Failure::new(
-                DIVLOAD_INVALID_INPUT,
-                "summary: pointer is not aligned for its type".to_string(),
-            ));
-        }
+        let summary = optional_output(summary, "summary")?;
         let core_schedule = match schedule {
             DIVLOAD_SCHEDULE_BEST => returns::Schedule::Best,
             DIVLOAD_SCHEDULE_LIFO => returns::Schedule::Lifo,
@@ -554,7 +526,7 @@ pub unsafe extern "C" fn divload_plan_returns(
                 idle: a.idle,
             };
         }
-        if !summary.is_null() {
+        if let Some(summary) = summary {
             let value = divload_returns_summary {
                 items: s.items,
                 schedule,
@@ -569,7 +541,7 @@ pub unsafe extern "C" fn divload_plan_returns(
                 even_split_makespan: s.even_split_makespan,
                 rational_optimal: s.rational_optimal,
             };
-            // SAFETY: non-null and aligned (checked above); validity is the caller's contract.
+            // SAFETY: non-null and aligned (`optional_output`); validity is the caller's contract.
             unsafe { summary.write(value) };
         }
         Ok(())
@@ -714,10 +686,7 @@ const SAMPLED_WORKERS: usize = 64;
 
 impl From<HostError> for Failure {
     fn from(e: HostError) -> Failure {
-        match e {
-            HostError::Core(e) => e.into(),
-            oom @ HostError::OutOfMemory { .. } => Failure::new(DIVLOAD_OUT_OF_MEMORY, oom.to_string()),
-        }
+        Failure::new(status::of_host(&e), e.to_string())
     }
 }
 
@@ -735,13 +704,7 @@ impl Failure {
 
 impl From<divload::Error> for Failure {
     fn from(e: divload::Error) -> Failure {
-        let status = match e.code() {
-            ErrorCode::BufferTooSmall => DIVLOAD_BUFFER_TOO_SMALL,
-            ErrorCode::Overflow => DIVLOAD_OVERFLOW,
-            ErrorCode::Json => DIVLOAD_JSON,
-            _ => DIVLOAD_INVALID_INPUT,
-        };
-        Failure::new(status, e.to_string())
+        Failure::new(status::of_code(e.code()), e.to_string())
     }
 }
 
@@ -771,7 +734,7 @@ fn boundary(f: impl FnOnce() -> Result<(), Failure>) -> divload_status {
     let (status, message) = match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => return DIVLOAD_OK,
         Ok(Err(failure)) => (failure.status, failure.message),
-        Err(_) => (DIVLOAD_PANIC, "internal error in divload (a caught panic); please report it".to_string()),
+        Err(_) => (DIVLOAD_PANIC, status::message(DIVLOAD_PANIC as u32).to_string_lossy().into_owned()),
     };
     // A failure to record the message must not turn into a panic across the boundary.
     let _ = LAST_ERROR.try_with(|m| {
@@ -864,13 +827,22 @@ unsafe fn options_or_default(options: *const divload_options) -> Result<Options,
     })
 }
 
+/// A pointer to one optional output value (a summary). Null means the caller does not
+/// want it; anything else is checked as [`output`] checks a buffer, so a misaligned
+/// pointer fails the call before any output is written instead of being skipped.
+fn optional_output<T>(ptr: *mut T, name: &str) -> Result<Option<*mut T>, Failure> {
+    if ptr.is_null() {
+        return Ok(None);
+    }
+    check_raw(ptr.cast_const(), 1, name)?;
+    Ok(Some(ptr))
+}
+
 /// # Safety
 ///
-/// `summary` must be null or valid for one write.
-unsafe fn write_summary(summary: *mut divload_summary, s: &Summary<f64>) {
-    if summary.is_null() || !summary.is_aligned() {
-        return;
-    }
+/// `summary` must come from [`optional_output`] and be valid for one write.
+unsafe fn write_summary(summary: Option<*mut divload_summary>, s: &Summary<f64>) {
+    let Some(summary) = summary else { return };
     let value = divload_summary {
         items: s.items,
         root: s.root,
@@ -882,7 +854,7 @@ unsafe fn write_summary(summary: *mut divload_summary, s: &Summary<f64>) {
         uniform_makespan: s.uniform_makespan,
         rational_exact: s.rational_exact,
     };
-    // SAFETY: non-null and aligned; validity is the caller's contract.
+    // SAFETY: non-null and aligned (`optional_output`); validity is the caller's contract.
     unsafe { summary.write(value) };
 }
 
@@ -890,6 +862,9 @@ unsafe fn write_summary(summary: *mut divload_summary, s: &Summary<f64>) {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
+    use divload::ErrorCode;
+    use status_table::STATUSES;
+    use std::ffi::CStr;
 
     #[test]
     fn version_number_matches_cargo() {
@@ -990,5 +965,131 @@ mod tests {
         assert_eq!(last_error(), "worker 0: comp_per_item must be finite and > 0, got NaN");
         // Only the query: the full length comes back without a buffer.
         assert_eq!(unsafe { divload_last_error_message(std::ptr::null_mut(), 0) }, last_error().len());
+    }
+
+    fn message_of(status: u32) -> &'static str {
+        // SAFETY: `divload_status_message` never returns null and its strings are static.
+        unsafe { CStr::from_ptr(divload_status_message(status)) }.to_str().unwrap()
+    }
+
+    #[test]
+    fn every_status_has_its_rows_name_and_message() {
+        for s in status::ALL {
+            let row = &STATUSES[s as usize];
+            assert_eq!((format!("{s:?}").as_str(), row.number, row.retired), (row.name, s as u32, None));
+            assert_eq!(message_of(s as u32), row.message, "{}", row.name);
+        }
+        let live = STATUSES.iter().filter(|r| r.retired.is_none()).count();
+        assert_eq!(live, status::ALL.len(), "every live row has an enum value");
+        for row in STATUSES.iter().filter(|r| r.retired.is_some()) {
+            let m = message_of(row.number);
+            assert!(m.starts_with("retired status") && m.ends_with(row.message), "{}: {m}", row.name);
+        }
+        let end = u32::try_from(STATUSES.len()).unwrap();
+        for unknown in [end, end + 1, 1000, u32::MAX] {
+            assert_eq!(message_of(unknown), "unknown status");
+        }
+    }
+
+    #[test]
+    fn core_and_host_errors_take_their_rows_status() {
+        let codes =
+            [ErrorCode::InvalidInput, ErrorCode::BufferTooSmall, ErrorCode::Overflow, ErrorCode::Json];
+        for code in codes {
+            let s = status::of_code(code);
+            // The core documents its code numbers as the C status numbers.
+            assert_eq!(s as u32, code as u32, "{code:?}");
+            assert!(STATUSES[s as usize].core.contains(&format!("{code:?}").as_str()), "{code:?}");
+        }
+        let listed: Vec<&str> = STATUSES.iter().flat_map(|r| r.core.iter().copied()).collect();
+        let known: Vec<String> = codes.iter().map(|c| format!("{c:?}")).collect();
+        assert_eq!(listed, known, "this test must cover every core code the table lists");
+
+        let oom = Failure::from(HostError::OutOfMemory { what: "plan", bytes: 1 << 30 });
+        assert_eq!(oom.status, DIVLOAD_OUT_OF_MEMORY);
+        assert!(STATUSES[oom.status as usize].host.contains(&"OutOfMemory"));
+        assert_eq!(oom.message, "plan: cannot allocate 1024.0 MiB of working memory");
+        let core = Failure::from(HostError::Core(divload::Error::limit("nodes", 8, 9)));
+        assert_eq!((core.status, core.message.as_str()), (DIVLOAD_OVERFLOW, "nodes: at most 8, got 9"));
+    }
+
+    #[test]
+    fn a_misaligned_summary_fails_every_scatter_call() {
+        let workers = [
+            divload_worker { comp_per_item: 1.0, ..Default::default() },
+            divload_worker { comm_per_item: 0.1, comp_per_item: 2.0, ..Default::default() },
+        ];
+        // Backed by u64 so that one byte in is misaligned for every summary type (align 8).
+        let mut raw = [0u64; 16];
+        let before = raw;
+        let at = |raw: &mut [u64; 16]| raw.as_mut_ptr().cast::<u8>().wrapping_add(1);
+        let (mut counts, mut displs) = ([-1; 2], [-1; 2]);
+        let (mut counts64, mut displs64) = ([-1i64; 2], [-1i64; 2]);
+        let mut plan = [divload_assignment { count: 77, ..Default::default() }; 2];
+        let expect_refused = |st: divload_status| {
+            assert_eq!(st, DIVLOAD_INVALID_INPUT);
+            assert_eq!(last_error(), "summary: pointer is not aligned for its type");
+        };
+        let summary = at(&mut raw).cast::<divload_summary>();
+        expect_refused(unsafe {
+            divload_plan(workers.as_ptr(), 2, 0, 100, std::ptr::null(), plan.as_mut_ptr(), 2, summary)
+        });
+        expect_refused(unsafe {
+            divload_plan_counts(
+                workers.as_ptr(),
+                2,
+                0,
+                100,
+                std::ptr::null(),
+                counts.as_mut_ptr(),
+                2,
+                displs.as_mut_ptr(),
+                2,
+                summary,
+            )
+        });
+        expect_refused(unsafe {
+            divload_plan_counts64(
+                workers.as_ptr(),
+                2,
+                0,
+                100,
+                std::ptr::null(),
+                counts64.as_mut_ptr(),
+                2,
+                displs64.as_mut_ptr(),
+                2,
+                summary,
+            )
+        });
+        let b = [divload_return_worker { comm_per_item: 1.0, comp_per_item: 1.0, return_per_item: 1.0 }; 2];
+        let mut out = [divload_return_assignment { count: 77, ..Default::default() }; 2];
+        let returns_summary = at(&mut raw).cast::<divload_returns_summary>();
+        expect_refused(unsafe {
+            divload_plan_returns(b.as_ptr(), 2, 100, 0, 0, out.as_mut_ptr(), 2, returns_summary)
+        });
+        assert_eq!((counts, displs, counts64, displs64), ([-1; 2], [-1; 2], [-1; 2], [-1; 2]));
+        assert!(plan.iter().all(|a| a.count == 77) && out.iter().all(|a| a.count == 77));
+        assert_eq!(raw, before);
+
+        // Null is still "no summary wanted"; an aligned one is written.
+        let mut s = divload_summary::default();
+        let st = unsafe {
+            divload_plan(
+                workers.as_ptr(),
+                2,
+                0,
+                100,
+                std::ptr::null(),
+                plan.as_mut_ptr(),
+                2,
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(st, DIVLOAD_OK);
+        let st = unsafe {
+            divload_plan(workers.as_ptr(), 2, 0, 100, std::ptr::null(), plan.as_mut_ptr(), 2, &mut s)
+        };
+        assert_eq!((st, s.items), (DIVLOAD_OK, 100));
     }
 }

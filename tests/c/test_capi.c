@@ -73,12 +73,96 @@ static void test_version(void) {
     snprintf(expect, sizeof expect, "%d.%d.%d", DIVLOAD_VERSION_MAJOR, DIVLOAD_VERSION_MINOR,
              DIVLOAD_VERSION_PATCH);
     CHECK(strcmp(expect, DIVLOAD_VERSION_STRING) == 0);
-    for (unsigned s = 0; s <= 7; s++) {
-        CHECK(divload_status_message(s) != NULL);
-        CHECK(strcmp(divload_status_message(s), "unknown status") != 0);
+}
+
+/* A word the message of each status must contain, or NULL for a number that is not an
+   enumerator. No default case: with -Wall -Werror (-Wswitch) a status added to the header
+   fails to compile here until it is given its word. */
+static const char *status_word(enum divload_status s) {
+    switch (s) {
+    case DIVLOAD_OK: return "success";
+    case DIVLOAD_NULL_PARAMETER: return "null";
+    case DIVLOAD_INVALID_INPUT: return "invalid input";
+    case DIVLOAD_BUFFER_TOO_SMALL: return "too small";
+    case DIVLOAD_OVERFLOW: return "too large";
+    case DIVLOAD_JSON: return "JSON";
+    case DIVLOAD_OUT_OF_MEMORY: return "out of memory";
+    case DIVLOAD_PANIC: return "internal error";
     }
-    CHECK(strcmp(divload_status_message(1000), "unknown status") == 0);
+    return NULL;
+}
+
+static void test_status_messages(void) {
+    const char *seen[64] = {0};
+    unsigned enumerators = 0;
+    for (uint32_t s = 0; s < 64; s++) {
+        const char *m = divload_status_message(s);
+        CHECK(m != NULL);
+        if (m == NULL) continue;
+        const char *word = status_word((enum divload_status)s);
+        if (word != NULL) {
+            enumerators++;
+            if (strstr(m, word) == NULL) {
+                fprintf(stderr, "status %u: message \"%s\" lacks \"%s\"\n", (unsigned)s, m, word);
+                failures++;
+            }
+            for (uint32_t t = 0; t < s; t++) CHECK(seen[t] == NULL || strcmp(seen[t], m) != 0);
+            seen[s] = m;
+        } else {
+            /* Not in the enum: never assigned, or retired (a #define that stays reserved). */
+            CHECK(strcmp(m, "unknown status") == 0 || strncmp(m, "retired status", 14) == 0);
+        }
+    }
+    CHECK(enumerators == 8);
     CHECK(strcmp(divload_status_message(DIVLOAD_OK), "success") == 0);
+    CHECK(strcmp(divload_status_message(1000), "unknown status") == 0);
+    CHECK(strcmp(divload_status_message(UINT32_MAX), "unknown status") == 0);
+}
+
+/* A misaligned summary fails every scatter call like any other misaligned pointer (it
+   used to be skipped with DIVLOAD_OK), names `summary`, and leaves every output as it
+   was; a null summary means "not wanted". */
+static void test_misaligned_summary(void) {
+    divload_worker w[P];
+    table1(w);
+    int counts[P], displs[P];
+    int64_t c64[P], d64[P];
+    divload_assignment plan[P], plan0[P];
+    fill(counts, P);
+    fill(displs, P);
+    for (int r = 0; r < P; r++) c64[r] = d64[r] = SENTINEL;
+    memset(plan0, 0x5a, sizeof plan0);
+    memcpy(plan, plan0, sizeof plan);
+    /* Built from a byte buffer: the library must refuse it without writing through it. */
+    static _Alignas(16) unsigned char raw[sizeof(divload_summary) + 16], raw0[sizeof raw];
+    memset(raw, 0x33, sizeof raw);
+    memcpy(raw0, raw, sizeof raw);
+    for (size_t off = 1; off < _Alignof(divload_summary); off++) {
+        divload_summary *bad = (divload_summary *)(void *)(raw + off);
+        CHECK_STATUS(divload_plan(w, P, 0, 1000, NULL, plan, P, bad), DIVLOAD_INVALID_INPUT);
+        CHECK(strcmp(last_error(), "summary: pointer is not aligned for its type") == 0);
+        CHECK_STATUS(divload_plan_counts(w, P, 0, 1000, NULL, counts, P, displs, P, bad), DIVLOAD_INVALID_INPUT);
+        CHECK(strcmp(last_error(), "summary: pointer is not aligned for its type") == 0);
+        CHECK_STATUS(divload_plan_counts64(w, P, 0, 1000, NULL, c64, P, d64, P, bad), DIVLOAD_INVALID_INPUT);
+        CHECK(strcmp(last_error(), "summary: pointer is not aligned for its type") == 0);
+    }
+    CHECK(untouched(counts, P) && untouched(displs, P));
+    for (int r = 0; r < P; r++) CHECK(c64[r] == SENTINEL && d64[r] == SENTINEL);
+    CHECK(memcmp(plan, plan0, sizeof plan) == 0);
+    CHECK(memcmp(raw, raw0, sizeof raw) == 0);
+
+    /* The other errors still come first where they did: a null input is reported as such. */
+    divload_summary *bad = (divload_summary *)(void *)(raw + 1);
+    CHECK_STATUS(divload_plan_counts(NULL, P, 0, 1000, NULL, counts, P, displs, P, bad), DIVLOAD_NULL_PARAMETER);
+
+    /* Null and aligned summaries. */
+    CHECK_STATUS(divload_plan(w, P, 0, 1000, NULL, plan, P, NULL), DIVLOAD_OK);
+    CHECK_STATUS(divload_plan_counts(w, P, 0, 1000, NULL, counts, P, displs, P, NULL), DIVLOAD_OK);
+    CHECK_STATUS(divload_plan_counts64(w, P, 0, 1000, NULL, c64, P, d64, P, NULL), DIVLOAD_OK);
+    divload_summary s;
+    memset(&s, 0, sizeof s);
+    CHECK_STATUS(divload_plan_counts64(w, P, 0, 1000, NULL, c64, P, d64, P, &s), DIVLOAD_OK);
+    CHECK(s.items == 1000 && s.participating > 0);
 }
 
 static void test_table1(void) {
@@ -611,6 +695,8 @@ static void test_last_error_truncates(void) {
 
 int main(void) {
     test_version();
+    test_status_messages();
+    test_misaligned_summary();
     test_table1();
     test_zero_counts();
     test_bad_input();
