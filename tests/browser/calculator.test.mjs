@@ -9,7 +9,8 @@
 // (chosen, LIFO, FIFO) and an error at its field. Then the multicluster model: heien Table 4
 // (MULTICLUSTER_EXAMPLE, from `divload example multicluster`) against the command line's
 // result (MULTICLUSTER_CLI_JSON): the ring drawing, the what-if answers, errors at their
-// fields. Finally every view at a phone's width (390 px) without horizontal scrolling.
+// fields. Finally every view at a phone's width (390 px) without horizontal scrolling, and
+// every control of every view reached by the keyboard (Tab) and on screen when focused.
 // MODELS_TXT is `divload models`. Saves screenshots into OUT_DIR. Exits non-zero on the first failure.
 import { spawn } from 'node:child_process';
 import { readFileSync, mkdirSync } from 'node:fs';
@@ -404,13 +405,51 @@ try {
   }
   await page.screenshot({ path: join(outDir, 'calculator-multicluster-390.png'), fullPage: true });
 
+  step = 'a phone\'s width: every control of every view is reached by Tab, and shown when focused';
+  const tabbed = {};
+  for (const model of ['scatter', 'returns', 'multicluster']) {
+    await page.selectOption('#model', model);
+    // Every visible control (and every table box that scrolls, which a keyboard user must
+    // be able to scroll), numbered so that Tab's path can be checked against it.
+    const controls = await page.evaluate(() => {
+      const all = [...document.querySelectorAll(
+        'button, input:not([type=hidden]), select, textarea, a[href], [tabindex]:not([tabindex="-1"])')];
+      const shown = all.filter((e) => !e.disabled && e.getClientRects().length > 0
+        && getComputedStyle(e).visibility !== 'hidden');
+      shown.forEach((e, i) => { e.dataset.kb = String(i); });
+      return shown.map((e) => e.id || e.getAttribute('aria-label') || e.textContent.trim().slice(0, 30) || e.tagName);
+    });
+    await page.evaluate(() => { document.activeElement?.blur(); window.scrollTo(0, 0); });
+    const reached = new Set();
+    const offscreen = [];
+    for (let i = 0; i < controls.length * 2 + 10 && reached.size < controls.length; i++) {
+      await page.keyboard.press('Tab');
+      const at = await page.evaluate(() => {
+        const e = document.activeElement;
+        if (!e || e.dataset.kb === undefined) return null;
+        const r = e.getBoundingClientRect();
+        // Shown: some of it inside the viewport (a focused control scrolls into view).
+        const shown = r.right > 0 && r.left < innerWidth && r.bottom > 0 && r.top < innerHeight;
+        return { kb: Number(e.dataset.kb), shown, hidden: e.classList.contains('visually-hidden') };
+      });
+      if (at === null) continue;
+      reached.add(at.kb);
+      if (!at.shown && !at.hidden) offscreen.push(controls[at.kb]);
+    }
+    const missed = controls.filter((_, i) => !reached.has(i));
+    assert.deepEqual(missed, [], `${model}: Tab never reaches ${missed.join(', ')}`);
+    assert.deepEqual(offscreen, [], `${model}: focused but not on screen: ${offscreen.join(', ')}`);
+    tabbed[model] = controls.length;
+  }
+
   step = 'no JavaScript errors';
   assert.deepEqual(pageErrors, []);
   console.log(`browser test: passed (makespan ${makespan} s = command line; 16 Gantt rows; `
     + `errors shown at their fields; returns: makespan ${rMakespan} s = command line, LIFO 14983, FIFO 13448, `
     + `3 charts × 3 Gantt rows; multicluster: makespan ${mcMakespan} s = command line, 16 processors on 2 arcs, `
     + `what-if ${mcCli.what_if.map((w) => `${w.name} ${(100 * w.speedup).toFixed(1)} %`).join(', ')}; `
-    + `390 px wide: ${Object.values(widths).join('/')} px; screenshots in ${outDir})`);
+    + `390 px wide: ${Object.values(widths).join('/')} px, Tab reaches all ${Object.values(tabbed).join('/')} `
+    + `controls; screenshots in ${outDir})`);
 } catch (e) {
   console.error(`browser test failed at step "${step}": ${e.message}`);
   if (pageErrors.length) console.error('page errors:', pageErrors);
