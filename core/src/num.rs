@@ -342,6 +342,15 @@ impl Div for Q32 {
     }
 }
 
+/// `x` in Q32.32 rounded toward zero, saturating (NaN gives 0). `fixed`'s own saturating
+/// conversion panics on NaN, and that panic path stays in the code even where NaN was
+/// ruled out before the call; `as` saturates and never panics (the `nopanic` proof).
+#[inline]
+fn q32_toward_zero(x: f64) -> I32F32 {
+    // Scaling by 2³² is exact (or overflows to ±∞, which `as` saturates).
+    I32F32::from_bits((x * 4_294_967_296.0) as i64)
+}
+
 impl Real for Q32 {
     const ZERO: Self = Q32(I32F32::ZERO);
     const ONE: Self = Q32(I32F32::ONE);
@@ -355,7 +364,7 @@ impl Real for Q32 {
         if x.is_nan() {
             return Q32::ZERO;
         }
-        let q = Q32(I32F32::saturating_from_num(x));
+        let q = Q32(q32_toward_zero(x));
         if q.to_f64() > x {
             Q32(q.0.saturating_sub(I32F32::DELTA))
         } else {
@@ -366,7 +375,7 @@ impl Real for Q32 {
         if x.is_nan() {
             return Q32::INFINITY;
         }
-        let q = Q32(I32F32::saturating_from_num(x));
+        let q = Q32(q32_toward_zero(x));
         if q.to_f64() < x {
             Q32(q.0.saturating_add(I32F32::DELTA))
         } else {

@@ -1,11 +1,12 @@
 //! Algorithms several models use, on plain values and slices, knowing nothing of any
 //! model's documents: the one-port send chain (genaud2003 eq. 1–2), the stage dynamic
 //! program (genaud2003 §3.2), scratch memory seen as columns with a bucket sort on them
-//! (`columns`), and bounds that stay bounds in floating point (`fp`).
+//! (`columns`), a comparison sort with no panic path (`sort`), and bounds that stay bounds in floating point (`fp`).
 
 pub mod chain;
 pub(crate) mod columns;
 pub mod fp;
 pub mod lp;
 pub mod search;
+pub(crate) mod sort;
 pub mod stages;

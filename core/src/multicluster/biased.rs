@@ -12,6 +12,7 @@
 //! Sorting once makes it O(C log C) for C classes. Also the EVEN baseline (eq. 5).
 
 use super::types::Class;
+use crate::kernel::sort::sort_by;
 use core::cmp::Ordering;
 
 /// The rational BIASED solution over the classes that take part.
@@ -30,7 +31,7 @@ pub(crate) struct Split {
 /// Solves over `classes` (reordered: by cluster, then position), setting `fraction` and
 /// `participates`. `param_ops` counts the roundings behind one class's `a` and `b`.
 pub(crate) fn solve(classes: &mut [Class], param_ops: u64) -> Split {
-    classes.sort_unstable_by(|x, y| x.fixed.total_cmp(&y.fixed));
+    sort_by(classes, |x, y| x.fixed.total_cmp(&y.fixed) == Ordering::Less);
     let (mut num, mut den) = (1.0f64, 0.0f64);
     let (mut best, mut keep) = (f64::INFINITY, 0usize);
     for (m, c) in classes.iter().enumerate() {
@@ -76,10 +77,7 @@ pub(crate) fn even_step(classes: &[Class], processors: u64) -> f64 {
 
 /// Sorts classes by cluster, then by position within it: the order of the output.
 pub(crate) fn by_cluster(classes: &mut [Class]) {
-    classes.sort_unstable_by(|x, y| match x.cluster.cmp(&y.cluster) {
-        Ordering::Equal => x.position.cmp(&y.position),
-        o => o,
-    });
+    sort_by(classes, |x, y| (x.cluster, x.position) < (y.cluster, y.position));
 }
 
 #[cfg(test)]

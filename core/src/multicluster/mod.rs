@@ -380,10 +380,14 @@ fn needs_of(pf: &Platform<'_>) -> Result<Needs, Error> {
 
 /// The next permutation in lexicographic order; `false` after the last.
 fn next_permutation(a: &mut [usize]) -> bool {
-    let Some(i) = (1..a.len()).rev().find(|&i| a[i - 1] < a[i]) else { return false };
-    let Some(j) = (i..a.len()).rev().find(|&j| a[j] > a[i - 1]) else { return false };
-    a.swap(i - 1, j);
-    a[i..].reverse();
+    // `get` rather than indexing: the indices are in range, and the `nopanic` proof needs
+    // the compiler to see no panic path.
+    let Some(i) = (1..a.len()).rev().find(|&i| a.get(i - 1) < a.get(i)) else { return false };
+    let Some(j) = (i..a.len()).rev().find(|&j| a.get(j) > a.get(i - 1)) else { return false };
+    crate::kernel::sort::swap(a, i - 1, j);
+    if let Some(tail) = a.get_mut(i..) {
+        tail.reverse();
+    }
     true
 }
 

@@ -105,7 +105,12 @@ pub fn plan<N: Real>(
     // `lower_bound ≤ makespan ≤ bound` holds for the values as computed.
     let n_ops = chain_ops(p);
     let upper = fp::exact_at_most(makespan.max_of(rational.makespan), n_ops);
-    let lower = star::lower_bound(p, |k| costs.at(&cols, k, || out[k].worker), problem.items, upper);
+    let lower = star::lower_bound(
+        p,
+        |k| costs.at(&cols, k, || out.get(k).map_or(0, |a| a.worker)),
+        problem.items,
+        upper,
+    );
     let lower_bound = fp::lower_for::<N>(lower, 0, n_ops);
     let bound = fp::upper_for::<N>(done.rounding_bound, 2 * p as u64 + 8, n_ops);
     let uniform_makespan = done.uniform_makespan;

@@ -14,7 +14,7 @@ use crate::kernel::columns::{Columns, SortColumns};
 use crate::num::Real;
 use crate::platform::worker::Worker;
 use crate::scatter::options::{OrderPolicy, RootMode};
-use crate::scatter::types::{col, Assignment, Scratch};
+use crate::scatter::types::{col, Scratch};
 
 /// Writes the send order into the scratch columns: the worker at each position
 /// ([`col::WORKER`]) and its costs as the chain sees them ([`col::LAMBDA`], [`col::MU`]; the
@@ -42,7 +42,7 @@ pub(crate) fn send_order<N: Real>(
     match policy {
         OrderPolicy::Given => {
             for j in 0..p - 1 {
-                let (w, x) = (other(j), &workers[other(j)]);
+                let (w, x) = (other(j), worker(workers, other(j)));
                 cols.set(col::WORKER, base + j, w as u64);
                 cols.set(col::LAMBDA, base + j, x.comm_per_item.sort_key());
                 cols.set_real(col::MU, base + j, x.comp_per_item);
@@ -61,12 +61,12 @@ pub(crate) fn send_order<N: Real>(
                 base,
                 c,
                 |_, j| {
-                    let x = &workers[other(j)];
+                    let x = worker(workers, other(j));
                     [x.comm_per_item.sort_key(), other(j) as u64, x.comp_per_item.to_word()]
                 },
                 |cols, a, b| {
                     let (i, j) = (cols.index(col::WORKER, a), cols.index(col::WORKER, b));
-                    let (x, y) = (&workers[i], &workers[j]);
+                    let (x, y) = (worker(workers, i), worker(workers, j));
                     x.comm_latency
                         .cmp_total(y.comm_latency)
                         .then(x.comp_per_item.cmp_total(y.comp_per_item))
@@ -77,9 +77,18 @@ pub(crate) fn send_order<N: Real>(
     }
     cols.set(col::WORKER, root_pos, root as u64);
     cols.set(col::LAMBDA, root_pos, N::ZERO.sort_key());
-    cols.set_real(col::MU, root_pos, workers[root].comp_per_item);
+    cols.set_real(col::MU, root_pos, worker(workers, root).comp_per_item);
 }
 
+/// Worker `i`, which the callers keep in range; an index out of range (a bug) reads as a
+/// zero worker instead of panicking (the `nopanic` proof; debug builds still assert).
+#[inline]
+fn worker<N: Real>(workers: &[Worker<N>], i: usize) -> Worker<N> {
+    debug_assert!(i < workers.len());
+    workers.get(i).copied().unwrap_or(Worker::linear(N::ZERO, N::ZERO))
+}
+
+#[cfg(feature = "json")]
 /// Whether `plan` serves the workers in the order [`send_order`] gives (which it writes
 /// into `scratch`): a bound for that order then holds for the plan.
 pub(crate) fn is_send_order<N: Real>(
@@ -88,7 +97,7 @@ pub(crate) fn is_send_order<N: Real>(
     mode: RootMode,
     policy: OrderPolicy,
     scratch: &mut [Scratch<N>],
-    plan: &[Assignment<N>],
+    plan: &[crate::scatter::types::Assignment<N>],
 ) -> bool {
     let mut cols = Columns::new(scratch);
     send_order(workers, root, mode, policy, &mut cols);

@@ -111,7 +111,9 @@ fn paper<N: Real>(items: u64, plan: &mut [Assignment<N>], cols: Cols<'_, '_, N>)
         if up {
             let k = cols.index(col::FRAC_POS, hi);
             if f_hi > N::ZERO {
-                plan[k].count += 1;
+                if let Some(a) = plan.get_mut(k) {
+                    a.count += 1;
+                }
                 e = e + (N::ONE - f_hi);
             }
             hi -= 1;
@@ -123,8 +125,13 @@ fn paper<N: Real>(items: u64, plan: &mut [Assignment<N>], cols: Cols<'_, '_, N>)
     // The last share takes what is left: n'_k = n_k − e, computed exactly in integers.
     let last = cols.index(col::FRAC_POS, lo);
     let others: u64 = plan.iter().enumerate().filter(|&(k, _)| k != last).map(|(_, a)| a.count).sum();
+    let last_count = plan.get(last).map_or(0, |a| a.count);
     match items.checked_sub(others) {
-        Some(c) if c <= plan[last].count + 1 => plan[last].count = c,
+        Some(c) if c <= last_count + 1 => {
+            if let Some(a) = plan.get_mut(last) {
+                a.count = c;
+            }
+        }
         // Only reachable if floating-point noise broke |e| < 1: fall back to a scheme whose
         // sum is exact by construction.
         _ => {
@@ -220,7 +227,9 @@ fn largest_remainder<N: Real>(left: u64, plan: &mut [Assignment<N>], cols: Cols<
         |cols, x, y| cols.get(col::FRAC_POS, x).cmp(&cols.get(col::FRAC_POS, y)),
     );
     for j in (members - need as usize..members).rev() {
-        plan[cols.index(col::FRAC_POS, j)].count += 1;
+        if let Some(a) = plan.get_mut(cols.index(col::FRAC_POS, j)) {
+            a.count += 1;
+        }
     }
     left
 }
@@ -306,7 +315,9 @@ fn greedy<N: Real>(costs: &Costs<'_, N>, left: u64, plan: &mut [Assignment<N>], 
         // Take it: +1 item at position k.
         tree.add(k, k + 1, c.own_rise);
         tree.add(k + 1, p, c.delay);
-        plan[k].count += 1;
+        if let Some(a) = plan.get_mut(k) {
+            a.count += 1;
+        }
         left -= 1;
         heap.len -= 1;
         let last = heap.get(tree.c, heap.len);
@@ -332,8 +343,10 @@ fn candidate<N: Real>(
     plan: &[Assignment<N>],
     k: usize,
 ) -> Candidate<N> {
-    let w = costs.at(tree.c, k, || plan[k].worker);
-    let (own_rise, delay) = rise_and_delay(&w, plan[k].count);
+    // `k` comes from the heap and is a position; `get` keeps the proof free of a panic path.
+    let (worker, count) = plan.get(k).map_or((0, 0), |a| (a.worker, a.count));
+    let w = costs.at(tree.c, k, || worker);
+    let (own_rise, delay) = rise_and_delay(&w, count);
     let n = tree.n;
     let own = tree.max(k, k + 1) + own_rise;
     let after = tree.max(k + 1, n) + delay;

@@ -173,7 +173,10 @@ impl<'a, N: Real> Costs<'a, N> {
     /// Effective costs of worker `w`.
     #[inline]
     pub fn of(&self, w: usize) -> Worker<N> {
-        let worker = self.workers[w];
+        // Callers keep `w` in range; out of range (a bug) reads as a zero worker rather than
+        // panicking (the `nopanic` proof; debug builds still assert).
+        debug_assert!(w < self.workers.len());
+        let worker = self.workers.get(w).copied().unwrap_or(Worker::linear(N::ZERO, N::ZERO));
         if w == self.root {
             worker.as_root()
         } else {
