@@ -227,6 +227,58 @@ typedef struct divload_returns_summary {
   bool rational_optimal;
 } divload_returns_summary;
 
+// One processor of a multi-cluster plan (`divload_plan_multicluster`), in the document's
+// order: the clusters as listed in `clusters`, the processors of each in order.
+typedef struct divload_multicluster_processor {
+  // Its cluster's index in the document's `clusters`.
+  size_t cluster;
+  // Its index within the cluster, `0 .. processors - 1` (along the ring).
+  uint32_t index;
+  // `r`: its fast links (ring: fast neighbours 0 to 2; all-to-all: cluster size - 1).
+  uint32_t fast_links;
+  // Load units it gets (lattice columns, objects, custom units).
+  uint64_t count;
+  // Its first unit: blocks are contiguous along the ring (processors in cluster
+  // order, clusters in the plan's ring order), so a ring code's neighbours are the
+  // processors holding the blocks just before and after its own.
+  uint64_t displacement;
+  // Its predicted step time with `count` units (seconds; 0 when left out).
+  double step_time;
+  // `false` when the plan leaves it out of the run (count 0).
+  bool participates;
+} divload_multicluster_processor;
+
+// What a multi-cluster plan achieves. Times in seconds.
+typedef struct divload_multicluster_summary {
+  // Load units split: the sum of the counts.
+  uint64_t units;
+  // Processors in the document (entries written).
+  size_t processors;
+  // Processors that take part.
+  uint64_t participating;
+  // Clusters left out of the run entirely.
+  size_t dropped_clusters;
+  // Predicted time of the whole run with the integer counts
+  // (`iterations * step_time`).
+  double makespan;
+  // Run time of the rational BIASED split.
+  double rational_makespan;
+  // A lower bound on every integer plan's run time for the processors taking part.
+  double lower_bound;
+  // The integer plan's step time: the slowest processor's.
+  double step_time;
+  // The rational BIASED step time.
+  double rational_step_time;
+  // The EVEN split's step time on the whole platform.
+  double even_step_time;
+  // The EVEN split's run time.
+  double even_makespan;
+  // Steps in the run.
+  double iterations;
+  // `true` when the counts are proven optimal for the model.
+  bool exact;
+} divload_multicluster_summary;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -373,6 +425,33 @@ divload_status divload_plan_json(const char *json,
 //
 // `out` must be valid for `out_len` bytes, `out_n` for one `size_t`.
 divload_status divload_models_json(char *out, size_t out_len, size_t *out_n);
+
+// Plans a multi-cluster document (`"model": "multicluster"`, the JSON format of
+// `divload plan`; see the README) and writes one `divload_multicluster_processor` per
+// processor into `out`, in the document's order (clusters as listed, the processors of
+// each in order), and the summary into `summary` (which may be null). `what_if`
+// additions in the document are checked but not planned (`divload_plan_json` answers
+// them).
+//
+// On `DIVLOAD_OK`, `*out_n` is the number of processors written. On
+// `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the number of
+// processors the document has: call again with that many. Returns
+// `DIVLOAD_NULL_PARAMETER` for a null `json`, `out` or `out_n`, `DIVLOAD_JSON` for
+// malformed JSON, a document of another model or a value out of range (the message
+// names the key), `DIVLOAD_INVALID_INPUT` for a misaligned pointer, `DIVLOAD_OVERFLOW`
+// beyond the model's limits, `DIVLOAD_OUT_OF_MEMORY`. Nothing is written unless the
+// result is `DIVLOAD_OK` (or `*out_n` alone, for `DIVLOAD_BUFFER_TOO_SMALL`).
+//
+// # Safety
+//
+// `json` must be valid for `json_len` bytes, `out` for `out_len` elements, `out_n` for
+// one `size_t`, `summary` null or valid for one element.
+divload_status divload_plan_multicluster(const char *json,
+                                         size_t json_len,
+                                         struct divload_multicluster_processor *out,
+                                         size_t out_len,
+                                         size_t *out_n,
+                                         struct divload_multicluster_summary *summary);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -173,6 +173,46 @@ fn returns_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
 /// A multicluster document ([`divload::doc::multicluster`]): the BIASED plan, and each
 /// `what_if` addition's predicted time.
 fn multicluster_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
+    multicluster(text, true, |file, summary, planned| {
+        written("result document", |buf| {
+            divload::doc::multicluster::write_result(file, summary, planned, buf)
+        })
+    })
+}
+
+/// The base plan of a multicluster document ([`divload::doc::multicluster`]) as data, for
+/// front ends that hand out counts rather than a result document (`libdivload`'s
+/// `divload_plan_multicluster`, the MPI helper on top of it): one entry per processor in
+/// the document's order (clusters as listed, the processors of each in order), and the
+/// summary. `what_if` additions are read and checked but not planned.
+///
+/// # Errors
+///
+/// As [`plan_json`] for a multicluster document; the multicluster reader's errors for a
+/// document of another model (`model: must be "multicluster"`, or an unknown key when
+/// `model` is left out).
+pub fn multicluster_plan(
+    text: &[u8],
+) -> Result<(Vec<divload::multicluster::Processor>, divload::multicluster::Summary), HostError> {
+    multicluster(text, false, |_, summary, planned| {
+        let mut processors =
+            filled("processors", planned.processors.len(), divload::multicluster::Processor::EMPTY)?;
+        processors.copy_from_slice(planned.processors);
+        Ok((processors, *summary))
+    })
+}
+
+/// Reads a multicluster document, plans it (and its `what_if` additions when `what_if`)
+/// in memory sized by the core, and hands the plan to `finish` while the buffers live.
+fn multicluster<R>(
+    text: &[u8],
+    what_if: bool,
+    finish: impl FnOnce(
+        &divload::doc::multicluster::MulticlusterFile,
+        &divload::multicluster::Summary,
+        &divload::doc::multicluster::Planned<'_, '_>,
+    ) -> Result<R, HostError>,
+) -> Result<R, HostError> {
     use divload::doc::multicluster::{
         self as doc, AdditionEntry, ClusterEntry, Lists, PairEntry, Planned as Written,
     };
@@ -200,8 +240,11 @@ fn multicluster_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
     )?;
     let problem = file.problem(&lists, &mut base, &mut links)?;
     let extra_clusters: Vec<Cluster> = lists.extra.iter().map(|e| e.cluster).collect();
-    let candidates: Vec<&[Cluster]> =
-        lists.additions.iter().map(|a| extra_clusters.get(a.first..a.first + a.len).unwrap_or(&[])).collect();
+    let candidates: Vec<&[Cluster]> = if what_if {
+        lists.additions.iter().map(|a| extra_clusters.get(a.first..a.first + a.len).unwrap_or(&[])).collect()
+    } else {
+        Vec::new()
+    };
     // Sized (and every capacity checked) by the core before anything large is allocated.
     let needs = model::what_if_needs(&problem, &candidates)?;
     if needs.processors > MAX_WORKERS {
@@ -222,7 +265,7 @@ fn multicluster_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
         processors: processors.get(..p).unwrap_or(&processors),
         answers: &answers,
     };
-    written_doc(&file, &summary, &written)
+    finish(&file, &summary, &written)
 }
 
 /// A partition document ([`divload::doc::partition`]): the exact computation-only split.
@@ -242,14 +285,6 @@ fn partition_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
     let mut counts = filled("counts", file.workers, 0u64)?;
     let makespan = divload::partition::solve(&costs, file.items, &mut counts)?;
     written("result document", |buf| doc::write_result(&file, &entries, &costs, &counts, makespan, buf))
-}
-
-fn written_doc(
-    file: &divload::doc::multicluster::MulticlusterFile,
-    summary: &divload::multicluster::Summary,
-    planned: &divload::doc::multicluster::Planned<'_, '_>,
-) -> Result<Vec<u8>, HostError> {
-    written("result document", |buf| divload::doc::multicluster::write_result(file, summary, planned, buf))
 }
 
 /// A parsed platform document, owning its entry buffers (names borrow the text).
@@ -390,6 +425,32 @@ mod tests {
         assert_eq!(e.unwrap_err().to_string(), "sampled DP: workers: at most 8, got 16");
         let bad = Parsed::new(b"{\"items\": 3").unwrap_err();
         assert_eq!(bad.to_string(), "platform JSON: items: byte 11: truncated document (unexpected end)");
+    }
+
+    #[test]
+    fn multicluster_plan_is_the_documents_plan() {
+        let example = divload::doc::MODELS.iter().find(|m| m.name == "multicluster").unwrap().example;
+        let (procs, summary) = multicluster_plan(example.as_bytes()).unwrap();
+        assert_eq!(procs.len(), 16);
+        assert_eq!(procs.iter().map(|p| p.count).sum::<u64>(), summary.units);
+        let ordered: Vec<(usize, u32)> = procs.iter().map(|p| (p.cluster, p.index)).collect();
+        let expected: Vec<(usize, u32)> = (0..2).flat_map(|c| (0..8).map(move |i| (c, i))).collect();
+        assert_eq!(ordered, expected, "clusters in document order, processors in order within each");
+        // The same counts, displacements and makespan as the result document's `plan`.
+        let doc = String::from_utf8(plan_json::<16, 4>(example.as_bytes()).unwrap()).unwrap();
+        for (rank, p) in procs.iter().enumerate() {
+            let row = format!(
+                "\"rank\":{rank},\"fast_links\":{},\"count\":{},\"displacement\":{},",
+                p.fast_links, p.count, p.displacement
+            );
+            assert!(doc.contains(&row), "{row} not in {doc}");
+        }
+        assert!(doc.contains(&format!("\"makespan\":{},", summary.report.makespan)), "{doc}");
+
+        let e = multicluster_plan(b"{\"model\": \"returns\", \"items\": 3}").unwrap_err();
+        assert!(e.to_string().contains("model: byte 9: must be \"multicluster\""), "{e}");
+        let e = multicluster_plan(b"{\"model\": \"multicluster\", \"clusters\": []}").unwrap_err();
+        assert!(e.to_string().contains("clusters"), "{e}");
     }
 
     #[test]

@@ -540,6 +540,91 @@ static void test_multicluster_json(void) {
     CHECK(strstr(msg, "clusters[0].processors: must be in 1..=4294967295") != NULL);
 }
 
+/* The multi-cluster model through its typed entry point: the same document gives the
+   counts, displacements and step times of divload_plan_json's "plan", in the document's
+   processor order; bad input returns its status and leaves the outputs untouched. */
+static const char MC_DOC[] =
+    "{\"model\": \"multicluster\", \"clusters\": [{\"name\": \"a\", \"processors\": 3},"
+    "{\"name\": \"b\", \"processors\": 1}, {\"name\": \"c\", \"processors\": 4}], \"links\": {"
+    "\"fast\": {\"latency\": 45e-6, \"overhead\": 5e-6, \"gap\": 0.05e-6},"
+    "\"slow\": {\"latency\": 400e-6, \"overhead\": 10e-6, \"gap\": 0.5e-6}},"
+    "\"application\": {\"pattern\": \"ring\", \"lattice\": 2048, \"flip_time\": 0.55e-6, \"steps\": 20}}";
+
+static void test_multicluster_counts(void) {
+    divload_multicluster_processor out[8];
+    divload_multicluster_summary s;
+    size_t n = 0;
+    CHECK_STATUS(divload_plan_multicluster(MC_DOC, strlen(MC_DOC), out, 8, &n, &s), DIVLOAD_OK);
+    CHECK(n == 8 && s.processors == 8 && s.units == 2048);
+    static const size_t cluster[8] = {0, 0, 0, 1, 2, 2, 2, 2};
+    static const uint32_t index[8] = {0, 1, 2, 0, 0, 1, 2, 3};
+    uint64_t sum = 0;
+    double slowest = 0.0;
+    for (size_t k = 0; k < 8; k++) {
+        CHECK(out[k].cluster == cluster[k] && out[k].index == index[k]);
+        sum += out[k].count;
+        if (out[k].step_time > slowest) slowest = out[k].step_time;
+    }
+    CHECK(sum == 2048 && slowest == s.step_time);
+    CHECK(s.lower_bound <= s.makespan && s.makespan <= s.even_makespan);
+    /* Inside a cluster (r = 2) gets more than its ends (r = 1). */
+    CHECK(out[1].fast_links == 2 && out[0].fast_links == 1 && out[1].count > out[0].count);
+
+    static char doc[16384];
+    size_t len = 0;
+    CHECK_STATUS(divload_plan_json(MC_DOC, strlen(MC_DOC), doc, sizeof doc, &len), DIVLOAD_OK);
+    for (size_t k = 0; k < 8; k++) {
+        char row[160];
+        snprintf(row, sizeof row, "\"rank\":%zu,\"fast_links\":%u,\"count\":%llu,\"displacement\":%llu,", k,
+                 (unsigned)out[k].fast_links, (unsigned long long)out[k].count,
+                 (unsigned long long)out[k].displacement);
+        CHECK(strstr(doc, row) != NULL);
+    }
+
+    /* Errors: the status, a message naming the input, the outputs untouched. */
+    divload_multicluster_processor out0[8];
+    divload_multicluster_summary s0;
+    memset(out0, 0x5a, sizeof out0);
+    memset(&s0, 0x5a, sizeof s0);
+    memcpy(out, out0, sizeof out);
+    s = s0;
+    n = 12345;
+    CHECK_STATUS(divload_plan_multicluster(MC_DOC, strlen(MC_DOC), out, 7, &n, &s), DIVLOAD_BUFFER_TOO_SMALL);
+    CHECK(n == 8);
+    CHECK(strcmp(last_error(), "out: buffer too small, need 8, got 7") == 0);
+    n = 12345;
+    CHECK_STATUS(divload_plan_multicluster(NULL, 0, out, 8, &n, &s), DIVLOAD_NULL_PARAMETER);
+    CHECK(strcmp(last_error(), "json: must not be a null pointer") == 0);
+    CHECK_STATUS(divload_plan_multicluster(MC_DOC, strlen(MC_DOC), NULL, 8, &n, &s), DIVLOAD_NULL_PARAMETER);
+    CHECK(strcmp(last_error(), "out: must not be a null pointer") == 0);
+    CHECK_STATUS(divload_plan_multicluster(MC_DOC, strlen(MC_DOC), out, 8, NULL, &s), DIVLOAD_NULL_PARAMETER);
+    CHECK(strcmp(last_error(), "out_n: must not be a null pointer") == 0);
+    CHECK_STATUS(divload_plan_multicluster(MC_DOC, strlen(MC_DOC) - 4, out, 8, &n, &s), DIVLOAD_JSON);
+    CHECK(strstr(last_error(), "truncated document") != NULL);
+    CHECK_STATUS(divload_plan_multicluster(TABLE1_JSON, strlen(TABLE1_JSON), out, 8, &n, &s), DIVLOAD_JSON);
+    CHECK(strstr(last_error(), "model: must be \"multicluster\"") != NULL);
+    char bad[1024];
+    snprintf(bad, sizeof bad, "%s", MC_DOC);
+    char *lat = strstr(bad, "\"latency\": 45e-6");
+    CHECK(lat != NULL);
+    if (lat) memcpy(lat, "\"latency\": -5e-6", strlen("\"latency\": -5e-6"));
+    CHECK_STATUS(divload_plan_multicluster(bad, strlen(bad), out, 8, &n, &s), DIVLOAD_JSON);
+    CHECK(strstr(last_error(), "links.fast.latency: must be finite and >= 0, got -0.000005") != NULL);
+    static _Alignas(16) unsigned char raw[sizeof(divload_multicluster_summary) + 16];
+    CHECK_STATUS(divload_plan_multicluster(MC_DOC, strlen(MC_DOC), out, 8, &n,
+                                           (divload_multicluster_summary *)(void *)(raw + 4)),
+                 DIVLOAD_INVALID_INPUT);
+    CHECK(strstr(last_error(), "summary: pointer is not aligned") != NULL);
+    CHECK_STATUS(divload_plan_multicluster(MC_DOC, strlen(MC_DOC), (divload_multicluster_processor *)(void *)(raw + 1),
+                                           8, &n, &s),
+                 DIVLOAD_INVALID_INPUT);
+    CHECK(strstr(last_error(), "out: pointer is not aligned") != NULL);
+    CHECK(n == 12345);
+    CHECK(memcmp(out, out0, sizeof out) == 0 && memcmp(&s, &s0, sizeof s) == 0);
+    /* A null summary is allowed. */
+    CHECK_STATUS(divload_plan_multicluster(MC_DOC, strlen(MC_DOC), out, 8, &n, NULL), DIVLOAD_OK);
+}
+
 /* The return-message model through its typed entry point: the slides' platform B
    (c = d = (7, 8, 12), w = (6, 5, 5), 1000 items), every schedule, and its errors. */
 #define RB 3
@@ -707,6 +792,7 @@ int main(void) {
     test_returns_json();
     test_returns();
     test_multicluster_json();
+    test_multicluster_counts();
     test_last_error_truncates();
     if (failures) {
         fprintf(stderr, "test_capi: %d check(s) failed\n", failures);
