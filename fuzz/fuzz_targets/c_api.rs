@@ -1,5 +1,6 @@
 //! The C library's entry points called as C would, from fuzzed bytes: the document entry
-//! point with any buffer size, and the typed `divload_plan_counts` with workers made of
+//! point with any buffer size, the typed multi-cluster plan of a document into any number
+//! of processor slots, and the typed `divload_plan_counts` with workers made of
 //! arbitrary bit patterns (NaN, infinities, negative zero), any root, any item count (also
 //! beyond `INT_MAX`) and any buffer lengths, null included. Every call must return a status
 //! and never crash; on success the counts must add up.
@@ -7,7 +8,10 @@
 
 use std::ffi::c_int;
 
-use divload_c::{divload_plan_counts, divload_plan_json, divload_status, divload_worker};
+use divload_c::{
+    divload_multicluster_processor, divload_multicluster_summary, divload_plan_counts, divload_plan_json,
+    divload_plan_multicluster, divload_status, divload_worker,
+};
 use libfuzzer_sys::fuzz_target;
 
 fn f64_at(bytes: &[u8], i: usize) -> f64 {
@@ -30,6 +34,23 @@ fuzz_target!(|data: &[u8]| {
         let st = unsafe { divload_plan_json(rest.as_ptr().cast(), rest.len(), out.as_mut_ptr().cast(), out.len(), &mut n) };
         if st == divload_status::DIVLOAD_OK {
             divload_fuzz::check_result(&out[..n]);
+        }
+        return;
+    }
+    if selector & 8 != 0 {
+        if !divload_fuzz::affordable(rest) {
+            return;
+        }
+        let mut out = vec![divload_multicluster_processor::default(); usize::from(selector >> 4) * 4];
+        let mut summary = divload_multicluster_summary::default();
+        let mut n = 0usize;
+        // SAFETY: every pointer is valid for the length passed with it.
+        let st = unsafe {
+            divload_plan_multicluster(rest.as_ptr().cast(), rest.len(), out.as_mut_ptr(), out.len(), &mut n, &mut summary)
+        };
+        if st == divload_status::DIVLOAD_OK {
+            let sum: u64 = out[..n].iter().map(|p| p.count).sum();
+            assert_eq!(sum, summary.units, "counts must add up to the units");
         }
         return;
     }

@@ -369,9 +369,8 @@ fn rise_and_delay<N: Real>(w: &Worker<N>, count: u64) -> (N, N) {
     }
 }
 
-/// Range-add, range-max segment tree (bottom-up, lazy), in three scratch columns:
-/// internal nodes `t[1..n]` each next to its lazy addition `d[i]` (one cache line for
-/// both), leaves `t[n..2n]`.
+/// Range-add, range-max segment tree (bottom-up, lazy), in three scratch columns
+/// (`col::TREE`: internal node, lazy addition and leaf of each index together).
 struct Tree<'a, 'b, N> {
     c: Cols<'a, 'b, N>,
     n: usize,
@@ -382,26 +381,26 @@ impl<N: Real> Tree<'_, '_, N> {
     #[inline]
     fn t(&self, i: usize) -> N {
         if i < self.n {
-            N::from_word(self.c.wide(col::TREE_NODES, 2 * i))
+            N::from_word(self.c.wide(col::TREE, 3 * i))
         } else {
-            self.c.real(col::TREE_LEAF, i - self.n)
+            N::from_word(self.c.wide(col::TREE, 3 * (i - self.n) + 2))
         }
     }
     #[inline]
     fn set_t(&mut self, i: usize, v: N) {
         if i < self.n {
-            self.c.set_wide(col::TREE_NODES, 2 * i, v.to_word());
+            self.c.set_wide(col::TREE, 3 * i, v.to_word());
         } else {
-            self.c.set_real(col::TREE_LEAF, i - self.n, v);
+            self.c.set_wide(col::TREE, 3 * (i - self.n) + 2, v.to_word());
         }
     }
     #[inline]
     fn d(&self, i: usize) -> N {
-        N::from_word(self.c.wide(col::TREE_NODES, 2 * i + 1))
+        N::from_word(self.c.wide(col::TREE, 3 * i + 1))
     }
     #[inline]
     fn set_d(&mut self, i: usize, v: N) {
-        self.c.set_wide(col::TREE_NODES, 2 * i + 1, v.to_word());
+        self.c.set_wide(col::TREE, 3 * i + 1, v.to_word());
     }
     fn apply(&mut self, i: usize, v: N) {
         let t = self.t(i) + v;
@@ -520,6 +519,7 @@ impl Heap {
         c.set_wide(col::HEAP, 3 * i + 2, e.own.to_word());
     }
 
+    #[inline]
     fn best_child<N: Real>(&self, c: &Columns<'_, Scratch<N>>, i: usize) -> usize {
         let (l, r) = (2 * i + 1, 2 * i + 2);
         if r < self.len && less(&self.get(c, r), &self.get(c, l)) {

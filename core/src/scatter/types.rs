@@ -97,9 +97,9 @@ pub(crate) mod col {
     /// λ at each send position, as its `Real::sort_key` (the send order's sort key).
     pub const LAMBDA: usize = 0;
     /// The worker at each send position (until the shares are written to the plan).
-    pub const WORKER: usize = 1;
+    pub const WORKER: usize = 2;
     /// μ at each send position.
-    pub const MU: usize = 2;
+    pub const MU: usize = 1;
     /// Send order: bucket counts, and the sort's second pass.
     pub const ORDER_COUNTS: usize = 3;
     pub const ORDER_SPARE: [usize; 3] = [4, 5, 6];
@@ -120,12 +120,11 @@ pub(crate) mod col {
     pub const FRAC_POS: usize = 4;
     /// Rounding by fractions: bucket counts, and the sort's second pass.
     pub const FRAC_COUNTS: usize = 5;
-    pub const FRAC_SPARE: [usize; 3] = [6, 7, 1];
-    /// Greedy rounding: the segment tree's leaves.
-    pub const TREE_LEAF: usize = 1;
-    /// Greedy rounding: the tree's internal nodes and lazy additions, interleaved, in this
-    /// column and the next.
-    pub const TREE_NODES: usize = 3;
+    pub const FRAC_SPARE: [usize; 3] = [6, 7, 2];
+    /// Greedy rounding: the segment tree, one entry of three words per index `i`
+    /// (internal node `t[i]`, its lazy addition `d[i]`, leaf `t[n + i]`) in this column and
+    /// the next two, so that a node and what a query reads with it share a cache line.
+    pub const TREE: usize = 2;
     /// Greedy rounding: the heap of candidates (position, resulting makespan, own finish),
     /// interleaved, in this column and the next two.
     pub const HEAP: usize = 5;
