@@ -3,7 +3,8 @@
 disassembly (llvm-objdump -d on stdin): each function's frame (registers pushed, `sub sp`)
 plus the deepest frame it calls. Self-recursive functions count RECURSION frames: the only
 one in divload is the bucket sort's `Columns::split`, whose depth is bounded by its
-MAX_DEPTH (10) plus the first call. Prints the bound in bytes and the deepest chain."""
+MAX_DEPTH (10) plus the first call. Prints the bound in bytes below the entry point, then
+the entry point's own frame (the caller's buffers), then (on stderr) the deepest chain."""
 import re
 import sys
 
@@ -39,9 +40,9 @@ for line in sys.stdin:
                     n += 1
             funcs[cur]["frame"] += n * (8 if r.startswith("d") else 4)
     elif op in ("sub", "sub.w", "subw") and args.startswith("sp"):
-        imm = re.search(r"#(\d+)", args)
+        imm = re.search(r"#(0x[0-9a-f]+|\d+)", args)
         if imm:
-            funcs[cur]["frame"] += int(imm.group(1))
+            funcs[cur]["frame"] += int(imm.group(1), 0)
     elif op in ("bl", "blx", "b", "b.w"):
         # A branch to another function's start is a call (or a tail call).
         t = re.search(r"<([^>+]+)>", args)
@@ -71,5 +72,7 @@ def depth(f, path):
 if ENTRY not in funcs:
     sys.exit("no _start in the disassembly")
 total, chain = depth(ENTRY, frozenset())
-print(total)
+# The entry's own frame holds the caller's buffers (workers, plans, scratch: the harness's
+# arrays, inlined); what the library itself needs is the rest of the chain.
+print(total - funcs[ENTRY]["frame"], funcs[ENTRY]["frame"])
 print(" > ".join(re.sub(r"17h[0-9a-f]{16}E$", "", c)[-60:] for c in chain), file=sys.stderr)

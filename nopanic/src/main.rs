@@ -28,8 +28,8 @@ use divload::scatter::exact::{exact, CostProblem, Pruning};
 #[cfg(feature = "pending")]
 use divload::scatter::sampled::Sampled;
 use divload::{
-    evaluate, plan, round, Assignment, Options, OrderPolicy, Problem, Real, Root, RootCandidate, RootMode, Rounding,
-    Scratch, Worker, Q32,
+    evaluate, plan, round, Assignment, Options, OrderPolicy, Problem, Real, Root, RootCandidate, RootMode,
+    Rounding, Scratch, Worker, Q32,
 };
 
 const P: usize = 8;
@@ -60,7 +60,8 @@ fn scatter<N: Real>() -> u64 {
         root_mode: black_box(RootMode::AfterSend),
         ..Options::default()
     };
-    let candidates = black_box([RootCandidate { worker: 1, transfer_latency: n(0.0), transfer_per_item: n(1e-3) }; 2]);
+    let candidates =
+        black_box([RootCandidate { worker: 1, transfer_latency: n(0.0), transfer_per_item: n(1e-3) }; 2]);
     let mut total = 0;
     for root in [Root::Fixed(black_box(0)), Root::Choose(&candidates)] {
         let problem = Problem { workers: &w, root, items: black_box(1000), options };
@@ -72,7 +73,9 @@ fn scatter<N: Real>() -> u64 {
     if let Ok(t) = evaluate(&w, black_box(0), mode, black_box(1000), &mut out) {
         total += t.floor_u64();
     }
-    if let Ok(t) = round(black_box(Rounding::Paper), &w, black_box(0), mode, black_box(1000), &mut out, &mut scratch) {
+    if let Ok(t) =
+        round(black_box(Rounding::Paper), &w, black_box(0), mode, black_box(1000), &mut out, &mut scratch)
+    {
         total += t.floor_u64();
     }
     total
@@ -82,7 +85,9 @@ fn scatter<N: Real>() -> u64 {
 #[cfg(feature = "pending")]
 fn dynamic<N: Real>() -> u64 {
     let comm = |i: usize| Affine::new(n(0.0), n(0.01 * i as f64));
-    let comp = |i: usize| Tabulated::<N, 2>::new(&[(1, black_box(0.1 + i as f64)), (64, black_box(7.0 + 64.0 * i as f64))]);
+    let comp = |i: usize| {
+        Tabulated::<N, 2>::new(&[(1, black_box(0.1 + i as f64)), (64, black_box(7.0 + 64.0 * i as f64))])
+    };
     let (Ok(a0), Ok(t0)) = (Affine::new(N::ZERO, N::ZERO), Tabulated::<N, 2>::new(&[(1, 1.0)])) else {
         return 0;
     };
@@ -104,7 +109,8 @@ fn dynamic<N: Real>() -> u64 {
     let mut choices = [0u32; P * (ITEMS + 1)];
     let mut memo = [N::ZERO; ITEMS + 1];
     let mut total = 0;
-    if let Ok(s) = exact(&problem, black_box(Pruning::Monotone), &mut out, &mut choices, &mut memo, |_, _| {}) {
+    if let Ok(s) = exact(&problem, black_box(Pruning::Monotone), &mut out, &mut choices, &mut memo, |_, _| {})
+    {
         total += s.makespan.floor_u64();
     }
     let mut dp = Sampled::<N, 16, P>::new();
@@ -125,9 +131,12 @@ fn returns_model<N: Real>() -> u64 {
     let mut scratch = [returns::Scratch::EMPTY; P];
     let mut tableau = [0.0f64; 512];
     let mut total = 0;
-    for schedule in [Schedule::Best, Schedule::Lifo, Schedule::Fifo, Schedule::Given { send: &send, ret: &ret }] {
+    for schedule in
+        [Schedule::Best, Schedule::Lifo, Schedule::Fifo, Schedule::Given { send: &send, ret: &ret }]
+    {
         for port in [Port::FullDuplex, Port::HalfDuplex] {
-            let problem = returns::Problem { workers: &w, items: black_box(1000), schedule, port: black_box(port) };
+            let problem =
+                returns::Problem { workers: &w, items: black_box(1000), schedule, port: black_box(port) };
             if let Ok(s) = returns::plan(&problem, &mut out, &mut scratch, &mut tableau) {
                 total += s.makespan.floor_u64();
             }
@@ -147,7 +156,12 @@ fn multicluster() -> u64 {
     let mut total = 0;
     for application in [
         Application::Ring { lattice: black_box(8192), flip_time: 0.55e-6, steps: 20 },
-        Application::AllToAll { objects: black_box(1 << 20), chunk: 4096, sort_time: 3.42e-3, words_per_object: 2.0 },
+        Application::AllToAll {
+            objects: black_box(1 << 20),
+            chunk: 4096,
+            sort_time: 3.42e-3,
+            words_per_object: 2.0,
+        },
     ] {
         let problem = mc::Problem {
             clusters: &clusters,
@@ -168,8 +182,9 @@ fn multicluster() -> u64 {
 /// Computation-only splits with nonlinear costs.
 fn partition<N: Real>() -> u64 {
     let Ok(p0) = PowerLaw::new(N::ZERO, 1.0, 1.0) else { return 0 };
-    let comp: [PowerLaw<N>; P] =
-        core::array::from_fn(|i| PowerLaw::new(n(0.0), black_box(0.01 * (i + 1) as f64), black_box(1.5)).unwrap_or(p0));
+    let comp: [PowerLaw<N>; P] = core::array::from_fn(|i| {
+        PowerLaw::new(n(0.0), black_box(0.01 * (i + 1) as f64), black_box(1.5)).unwrap_or(p0)
+    });
     let mut counts = [0u64; P];
     match divload::partition::solve(black_box(&comp), black_box(1000), &mut counts) {
         Ok(t) => t.floor_u64() + counts[0],
