@@ -31,7 +31,9 @@ fuzz_target!(|data: &[u8]| {
         let mut out = vec![0u8; usize::from(selector) * 64];
         let mut n = 0usize;
         // SAFETY: every pointer is valid for the length passed with it.
-        let st = unsafe { divload_plan_json(rest.as_ptr().cast(), rest.len(), out.as_mut_ptr().cast(), out.len(), &mut n) };
+        let st = unsafe {
+            divload_plan_json(rest.as_ptr().cast(), rest.len(), out.as_mut_ptr().cast(), out.len(), &mut n)
+        };
         if st == divload_status::DIVLOAD_OK {
             divload_fuzz::check_result(&out[..n]);
         }
@@ -46,7 +48,14 @@ fuzz_target!(|data: &[u8]| {
         let mut n = 0usize;
         // SAFETY: every pointer is valid for the length passed with it.
         let st = unsafe {
-            divload_plan_multicluster(rest.as_ptr().cast(), rest.len(), out.as_mut_ptr(), out.len(), &mut n, &mut summary)
+            divload_plan_multicluster(
+                rest.as_ptr().cast(),
+                rest.len(),
+                out.as_mut_ptr(),
+                out.len(),
+                &mut n,
+                &mut summary,
+            )
         };
         if st == divload_status::DIVLOAD_OK {
             let sum: u64 = out[..n].iter().map(|p| p.count).sum();

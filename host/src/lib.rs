@@ -408,6 +408,31 @@ mod tests {
 
     const TABLE1: &str = include_str!("../../examples/table1.json");
 
+    /// Found by the `c_api` fuzz target as a timeout (over 10 s in the instrumented fuzz
+    /// build, 0.5 s in release): a given scenario, half duplex, 8 workers, so the
+    /// comparison with the best schedule searches all 8! FIFO orders. Bounded by design;
+    /// the plan must still be right.
+    #[test]
+    fn returns_with_eight_workers_half_duplex_compares_every_schedule() {
+        let doc =
+            br#"{"model": "returns", "items": 7, "schedule": {"send": ["a", "b"], "return": ["b", "a"]},
+            "port": "half_duplex", "workers": [
+            {"name": "a", "comm_per_item": 4, "comp_per_item": 1, "return_per_item": 0.5},
+            {"name": "b", "count": 7, "comm_per_item": 1, "comp_per_item": 8, "return_per_item": 2}]}"#;
+        let out = String::from_utf8(plan_json::<64, 16>(doc).unwrap()).unwrap();
+        let counts: u64 = out
+            .split("\"count\":")
+            .skip(1)
+            .map(|t| {
+                t.trim_start().split(|c: char| !c.is_ascii_digit()).next().unwrap().parse::<u64>().unwrap()
+            })
+            .sum();
+        assert_eq!(counts, 7, "{out}");
+        for key in ["\"best\"", "\"lifo\"", "\"fifo\""] {
+            assert!(out.contains(key), "{key} missing from {out}");
+        }
+    }
+
     #[test]
     fn every_solver_from_one_path() {
         for (solver, method) in
