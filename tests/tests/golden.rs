@@ -82,7 +82,7 @@ fn hash_plans<N: Real>(workers: &[Worker<f64>], h: &mut Fnv) {
         for rounding in [Rounding::Greedy, Rounding::LargestRemainder, Rounding::Paper] {
             for root_mode in [RootMode::AfterSend, RootMode::Overlap] {
                 for order in [OrderPolicy::Bandwidth, OrderPolicy::Given] {
-                    let options = Options { rounding, root_mode, order, ..Options::default() };
+                    let options = Options { rounding, root_mode, order };
                     let problem = Problem { workers: &workers, root: Root::Fixed(p / 3), items, options };
                     match plan(&problem, &mut out, &mut scratch) {
                         Ok(s) => {

@@ -61,7 +61,7 @@ impl<N: Real> Default for Assignment<N> {
 /// Inside, the records are eight columns of one word per worker (`kernel::columns`): each
 /// phase of a plan reads and writes whole columns in send order, which is what keeps a
 /// plan for a million workers in cache-friendly passes. Which phase uses which column is
-/// listed in [`col`].
+/// listed in the crate-private `scatter::types::col`.
 #[derive(Clone, Copy, Debug)]
 pub struct Scratch<N> {
     words: [u64; WORDS],
