@@ -5,24 +5,11 @@
 //!     cargo bench -p divload --bench closed_form
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use divload::{plan, Assignment, Options, Problem, Root, Rounding, Scratch, Worker};
+use divload::{plan, Assignment, Options, Problem, Root, Rounding, Scratch};
 use std::hint::black_box;
 
-fn platform(p: usize) -> Vec<Worker<f64>> {
-    let mut seed = 42u64;
-    let mut rnd = move || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
-    (0..p)
-        .map(|_| Worker {
-            comm_latency: 0.0,
-            comm_per_item: 1e-9 + rnd() * 1e-8,
-            comp_latency: 0.0,
-            comp_per_item: 1e-3 + rnd() * 1e-2,
-        })
-        .collect()
-}
+mod common;
+use common::random_platform as platform;
 
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("plan");

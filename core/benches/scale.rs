@@ -10,25 +10,12 @@
 //!
 //! Each line is the median of 7 runs (3 at 10⁷) after one warm-up run.
 
-use divload::{plan, Assignment, Options, Problem, Root, Rounding, Scratch, Worker};
+use divload::{plan, Assignment, Options, Problem, Root, Rounding, Scratch};
 use std::hint::black_box;
 use std::time::Instant;
 
-fn platform(p: usize) -> Vec<Worker<f64>> {
-    let mut seed = 42u64;
-    let mut rnd = move || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
-    (0..p)
-        .map(|_| Worker {
-            comm_latency: 0.0,
-            comm_per_item: 1e-9 + rnd() * 1e-8,
-            comp_latency: 0.0,
-            comp_per_item: 1e-3 + rnd() * 1e-2,
-        })
-        .collect()
-}
+mod common;
+use common::random_platform as platform;
 
 fn main() {
     // `cargo bench` passes `--bench`; the only argument of ours is the largest power of ten.
