@@ -30,6 +30,15 @@ use crate::scatter::types::{col, Assignment, Costs, Scratch};
 
 type Cols<'a, 'b, N> = &'a mut Columns<'b, Scratch<N>>;
 
+/// Where the fractional parts are sorted: by their sort key, carrying the position.
+const FRAC_SORT: SortColumns = SortColumns {
+    key: col::FRAC_KEY,
+    value: col::FRAC_POS,
+    extra: None,
+    counts: col::FRAC_COUNTS,
+    spare: col::FRAC_SPARE,
+};
+
 /// Rounds `plan[..].share` into `plan[..].count`. Shares must be finite, ≥ 0, and add up to
 /// `items` within 0.5 (checked by the public entry points).
 pub(crate) fn round<N: Real>(
@@ -70,17 +79,10 @@ fn frac<N: Real>(a: &Assignment<N>) -> N {
 /// Sorts the positions by increasing fractional part, ties by position, into the columns
 /// `FRAC_KEY` (the fraction's sort key) and `FRAC_POS` (position).
 fn sort_by_fraction<N: Real>(plan: &[Assignment<N>], cols: Cols<'_, '_, N>) {
-    let c = SortColumns {
-        key: col::FRAC_KEY,
-        value: col::FRAC_POS,
-        extra: None,
-        counts: col::FRAC_COUNTS,
-        spare: col::FRAC_SPARE,
-    };
     cols.sort(
         plan.len(),
         0,
-        c,
+        FRAC_SORT,
         |_, k| {
             let f = frac(&plan[k]);
             [f.sort_key(), k as u64, 0]
@@ -212,17 +214,10 @@ fn largest_remainder<N: Real>(left: u64, plan: &mut [Assignment<N>], cols: Cols<
             }
         }
     }
-    let c = SortColumns {
-        key: col::FRAC_KEY,
-        value: col::FRAC_POS,
-        extra: None,
-        counts: col::FRAC_COUNTS,
-        spare: col::FRAC_SPARE,
-    };
     cols.sort(
         members,
         0,
-        c,
+        FRAC_SORT,
         |cols, j| [cols.get(col::FRAC_SPARE[0], j), cols.get(col::FRAC_SPARE[1], j), 0],
         |cols, x, y| cols.get(col::FRAC_POS, x).cmp(&cols.get(col::FRAC_POS, y)),
     );
