@@ -51,6 +51,10 @@
 // Return messages: first in, first out (results return in the send order).
 #define DIVLOAD_SCHEDULE_FIFO 2
 
+// Return messages: a scenario the caller gives (`divload_plan_returns_scenario`); the
+// summary's `schedule` then reads 3.
+#define DIVLOAD_SCHEDULE_GIVEN 3
+
 // Return messages: the root may send and receive at the same moment (the lecture notes'
 // model). The default (0).
 #define DIVLOAD_PORT_FULL_DUPLEX 0
@@ -396,6 +400,35 @@ divload_status divload_plan_returns(const struct divload_return_worker *workers,
                                     struct divload_return_assignment *out,
                                     size_t out_len,
                                     struct divload_returns_summary *summary);
+
+// Plans with return messages for a scenario the caller chooses: the `members` ranks
+// `send[0..members]` are served in that order and return their results in the order
+// `ret[0..members]` (the same ranks); the other workers get nothing. The throughput is
+// the scenario's optimum (its linear program, at most 256 members); the output is as
+// `divload_plan_returns`'s, with the summary's `schedule` set to
+// `DIVLOAD_SCHEDULE_GIVEN` and `lower_bound` still a bound over every scenario, so the
+// gap says how far the chosen scenario is from the best one.
+//
+// Returns the statuses of `divload_plan_returns`, and `DIVLOAD_NULL_PARAMETER` for a
+// null `send` or `ret`, `DIVLOAD_INVALID_INPUT` for zero members, a rank out of range,
+// a rank given twice, or send and return orders that name different ranks,
+// `DIVLOAD_OVERFLOW` for more than 256 members.
+//
+// # Safety
+//
+// Each pointer must be null or valid for its length (`n_workers` elements for
+// `workers`, `members` for `send` and `ret`, `out_len` for `out`; one element for
+// `summary`).
+divload_status divload_plan_returns_scenario(const struct divload_return_worker *workers,
+                                             size_t n_workers,
+                                             uint64_t items,
+                                             uint32_t port,
+                                             const size_t *send,
+                                             const size_t *ret,
+                                             size_t members,
+                                             struct divload_return_assignment *out,
+                                             size_t out_len,
+                                             struct divload_returns_summary *summary);
 
 // Plans from a platform document (the JSON format of `divload plan`, see the README)
 // and writes the result document into `out` as a NUL-terminated string. The document's

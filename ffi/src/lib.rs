@@ -132,6 +132,9 @@ pub const DIVLOAD_SCHEDULE_BEST: u32 = 0;
 pub const DIVLOAD_SCHEDULE_LIFO: u32 = 1;
 /// Return messages: first in, first out (results return in the send order).
 pub const DIVLOAD_SCHEDULE_FIFO: u32 = 2;
+/// Return messages: a scenario the caller gives (`divload_plan_returns_scenario`); the
+/// summary's `schedule` then reads 3.
+pub const DIVLOAD_SCHEDULE_GIVEN: u32 = 3;
 /// Return messages: the root may send and receive at the same moment (the lecture notes'
 /// model). The default (0).
 pub const DIVLOAD_PORT_FULL_DUPLEX: u32 = 0;
@@ -495,57 +498,121 @@ pub unsafe extern "C" fn divload_plan_returns(
                 ))
             }
         };
-        let core_port = match port {
-            DIVLOAD_PORT_FULL_DUPLEX => returns::Port::FullDuplex,
-            DIVLOAD_PORT_HALF_DUPLEX => returns::Port::HalfDuplex,
-            v => {
-                return Err(Failure::new(
-                    DIVLOAD_INVALID_INPUT,
-                    format!("port: must be 0 (FULL_DUPLEX) or 1 (HALF_DUPLEX), got {v}"),
-                ))
-            }
-        };
+        let core_port = port_of(port)?;
         check_len("out", n_workers, out_len)?;
-        let (plan, s) = compute_returns(workers, items, core_schedule, core_port)?;
-        for (k, (o, a)) in out.iter_mut().zip(&plan).enumerate() {
-            *o = divload_return_assignment {
-                rank: a.worker,
-                count: a.count,
-                displacement: a.displacement,
-                send_position: k,
-                // The workers left out follow the members (k >= members), so every
-                // worker has a distinct return position.
-                return_position: a.return_rank.unwrap_or(k),
-                member: u32::from(a.return_rank.is_some()),
-                share: a.share,
-                send_start: a.send_start,
-                received: a.received,
-                computed: a.computed,
-                return_start: a.return_start,
-                return_end: a.return_end,
-                idle: a.idle,
-            };
-        }
-        if let Some(summary) = summary {
-            let value = divload_returns_summary {
-                items: s.items,
-                schedule,
-                port,
-                members: s.members,
-                participating: s.participating,
-                throughput: s.throughput,
-                makespan: s.makespan,
-                rational_makespan: s.rational_makespan,
-                lower_bound: s.lower_bound,
-                bound: s.bound,
-                even_split_makespan: s.even_split_makespan,
-                rational_optimal: s.rational_optimal,
-            };
-            // SAFETY: non-null and aligned (`optional_output`); validity is the caller's contract.
-            unsafe { summary.write(value) };
-        }
+        let planned = compute_returns(workers, items, core_schedule, core_port)?;
+        unsafe { write_returns(&planned, schedule, port, out, summary) };
         Ok(())
     })
+}
+
+/// Plans with return messages for a scenario the caller chooses: the `members` ranks
+/// `send[0..members]` are served in that order and return their results in the order
+/// `ret[0..members]` (the same ranks); the other workers get nothing. The throughput is
+/// the scenario's optimum (its linear program, at most 256 members); the output is as
+/// `divload_plan_returns`'s, with the summary's `schedule` set to
+/// `DIVLOAD_SCHEDULE_GIVEN` and `lower_bound` still a bound over every scenario, so the
+/// gap says how far the chosen scenario is from the best one.
+///
+/// Returns the statuses of `divload_plan_returns`, and `DIVLOAD_NULL_PARAMETER` for a
+/// null `send` or `ret`, `DIVLOAD_INVALID_INPUT` for zero members, a rank out of range,
+/// a rank given twice, or send and return orders that name different ranks,
+/// `DIVLOAD_OVERFLOW` for more than 256 members.
+///
+/// # Safety
+///
+/// Each pointer must be null or valid for its length (`n_workers` elements for
+/// `workers`, `members` for `send` and `ret`, `out_len` for `out`; one element for
+/// `summary`).
+#[no_mangle]
+pub unsafe extern "C" fn divload_plan_returns_scenario(
+    workers: *const divload_return_worker,
+    n_workers: usize,
+    items: u64,
+    port: u32,
+    send: *const usize,
+    ret: *const usize,
+    members: usize,
+    out: *mut divload_return_assignment,
+    out_len: usize,
+    summary: *mut divload_returns_summary,
+) -> divload_status {
+    boundary(|| {
+        // SAFETY: the caller's contract, checked for null, alignment and size by `input`.
+        let workers = unsafe { input(workers, n_workers, "workers")? };
+        let send = unsafe { input(send, members, "send")? };
+        let ret = unsafe { input(ret, members, "ret")? };
+        let out = unsafe { output(out, out_len, "out")? };
+        let summary = optional_output(summary, "summary")?;
+        let core_port = port_of(port)?;
+        check_len("out", n_workers, out_len)?;
+        let planned = compute_returns(workers, items, returns::Schedule::Given { send, ret }, core_port)?;
+        unsafe { write_returns(&planned, DIVLOAD_SCHEDULE_GIVEN, port, out, summary) };
+        Ok(())
+    })
+}
+
+fn port_of(port: u32) -> Result<returns::Port, Failure> {
+    match port {
+        DIVLOAD_PORT_FULL_DUPLEX => Ok(returns::Port::FullDuplex),
+        DIVLOAD_PORT_HALF_DUPLEX => Ok(returns::Port::HalfDuplex),
+        v => Err(Failure::new(
+            DIVLOAD_INVALID_INPUT,
+            format!("port: must be 0 (FULL_DUPLEX) or 1 (HALF_DUPLEX), got {v}"),
+        )),
+    }
+}
+
+/// Writes a plan with return messages into the caller's `out` (at least as long as the
+/// plan) and `summary`.
+///
+/// # Safety
+///
+/// `summary` must come from [`optional_output`] and be valid for one write.
+unsafe fn write_returns(
+    (plan, s): &(Vec<returns::Assignment<f64>>, returns::Summary<f64>),
+    schedule: u32,
+    port: u32,
+    out: &mut [divload_return_assignment],
+    summary: Option<*mut divload_returns_summary>,
+) {
+    for (k, (o, a)) in out.iter_mut().zip(plan).enumerate() {
+        *o = divload_return_assignment {
+            rank: a.worker,
+            count: a.count,
+            displacement: a.displacement,
+            send_position: k,
+            // The workers left out follow the members (k >= members), so every
+            // worker has a distinct return position.
+            return_position: a.return_rank.unwrap_or(k),
+            member: u32::from(a.return_rank.is_some()),
+            share: a.share,
+            send_start: a.send_start,
+            received: a.received,
+            computed: a.computed,
+            return_start: a.return_start,
+            return_end: a.return_end,
+            idle: a.idle,
+        };
+    }
+    if let Some(summary) = summary {
+        let value = divload_returns_summary {
+            items: s.items,
+            schedule,
+            port,
+            members: s.members,
+            participating: s.participating,
+            throughput: s.throughput,
+            makespan: s.makespan,
+            rational_makespan: s.rational_makespan,
+            lower_bound: s.lower_bound,
+            bound: s.bound,
+            even_split_makespan: s.even_split_makespan,
+            rational_optimal: s.rational_optimal,
+        };
+        // SAFETY: non-null and aligned (`optional_output`); validity is the caller's contract.
+        unsafe { summary.write(value) };
+    }
 }
 
 /// Plans with return messages in memory allocated here (fallibly), so nothing reaches the
@@ -553,7 +620,7 @@ pub unsafe extern "C" fn divload_plan_returns(
 fn compute_returns(
     workers: &[divload_return_worker],
     items: u64,
-    schedule: returns::Schedule<'static>,
+    schedule: returns::Schedule<'_>,
     port: returns::Port,
 ) -> Result<(Vec<returns::Assignment<f64>>, returns::Summary<f64>), Failure> {
     let need = returns::needs(workers.len(), schedule, port)?;

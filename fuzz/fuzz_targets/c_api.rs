@@ -10,7 +10,8 @@ use std::ffi::c_int;
 
 use divload_c::{
     divload_multicluster_processor, divload_multicluster_summary, divload_plan_counts, divload_plan_json,
-    divload_plan_multicluster, divload_status, divload_worker,
+    divload_plan_multicluster, divload_plan_returns, divload_plan_returns_scenario, divload_return_assignment,
+    divload_return_worker, divload_returns_summary, divload_status, divload_worker,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -63,6 +64,10 @@ fuzz_target!(|data: &[u8]| {
         }
         return;
     }
+    if selector & 0xf0 == 0xf0 {
+        return_messages(selector, rest);
+        return;
+    }
     // Workers from 32-byte records, capped so a run stays fast.
     let p = (rest.len() / 32).min(64);
     let workers: Vec<divload_worker> = (0..p)
@@ -101,3 +106,57 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(u64::try_from(sum).ok(), Some(items), "counts must add up to the items");
     }
 });
+
+/// The return-message calls: workers from 24-byte records (c, w, d as bit patterns), at
+/// most 6 so the exhaustive searches stay fast; then a scenario whose ranks come from the
+/// bytes after them (any rank, repeated or out of range, any member count).
+fn return_messages(selector: u8, rest: &[u8]) {
+    let p = (rest.len() / 24).min(6);
+    let workers: Vec<divload_return_worker> = (0..p)
+        .map(|i| divload_return_worker {
+            comm_per_item: f64_at(rest, 3 * i),
+            comp_per_item: f64_at(rest, 3 * i + 1),
+            return_per_item: f64_at(rest, 3 * i + 2),
+        })
+        .collect();
+    let tail = &rest[(24 * p).min(rest.len())..];
+    let items = f64_at(tail, 0).to_bits() >> (selector & 0x0e);
+    let mut out = vec![divload_return_assignment::default(); p];
+    let mut summary = divload_returns_summary::default();
+    let schedule = u32::from(selector >> 1 & 3);
+    let port = u32::from(selector >> 3 & 1);
+    // SAFETY: every pointer is valid for the length passed with it.
+    let st = unsafe {
+        divload_plan_returns(workers.as_ptr(), p, items, schedule, port, out.as_mut_ptr(), out.len(), &mut summary)
+    };
+    check_returns(st, &out, &summary);
+    let ranks = tail.get(8..).unwrap_or_default();
+    let members = ranks.len() / 2;
+    let send: Vec<usize> = ranks[..members].iter().map(|&b| usize::from(b) % (p + 1)).collect();
+    let ret: Vec<usize> = ranks[members..2 * members].iter().map(|&b| usize::from(b) % (p + 1)).collect();
+    // SAFETY: as above.
+    let st = unsafe {
+        divload_plan_returns_scenario(
+            workers.as_ptr(),
+            p,
+            items,
+            port,
+            send.as_ptr(),
+            ret.as_ptr(),
+            members,
+            out.as_mut_ptr(),
+            out.len(),
+            &mut summary,
+        )
+    };
+    check_returns(st, &out, &summary);
+}
+
+fn check_returns(st: divload_status, out: &[divload_return_assignment], summary: &divload_returns_summary) {
+    if st != divload_status::DIVLOAD_OK {
+        return;
+    }
+    let sum: u64 = out.iter().map(|a| a.count).sum();
+    assert_eq!(sum, summary.items, "counts must add up to the items");
+    assert!(summary.lower_bound <= summary.makespan, "lower bound above the makespan");
+}

@@ -766,6 +766,81 @@ static void test_returns(void) {
     CHECK_STATUS(divload_plan_returns(PLATFORM_B, RB, 1000, 0, 0, a, RB, NULL), DIVLOAD_OK);
 }
 
+/* A scenario chosen by the caller: the best one of platform B gives the best plan, LIFO's
+   gives LIFO's, a subset leaves the others out; the lower bound is still over every
+   scenario, so the gap says how far a chosen scenario is from the best. */
+static void test_returns_scenario(void) {
+    divload_return_assignment a[RB], best[RB];
+    divload_returns_summary s, sb;
+    CHECK_STATUS(divload_plan_returns(PLATFORM_B, RB, 1000, DIVLOAD_SCHEDULE_BEST, 0, best, RB, &sb), DIVLOAD_OK);
+    const size_t send[] = {1, 0, 2}, ret[] = {1, 2, 0};
+    CHECK_STATUS(divload_plan_returns_scenario(PLATFORM_B, RB, 1000, 0, send, ret, 3, a, RB, &s), DIVLOAD_OK);
+    CHECK(s.schedule == DIVLOAD_SCHEDULE_GIVEN && s.members == 3 && s.rational_optimal);
+    CHECK(fabs(s.throughput - 38.0 / 499.0) < 1e-12 && s.makespan == sb.makespan && s.lower_bound == sb.lower_bound);
+    for (size_t k = 0; k < RB; k++) CHECK(a[k].rank == best[k].rank && a[k].count == best[k].count);
+    check_returns_plan(a, RB, 1000, &s);
+
+    const size_t lifo_send[] = {0, 1, 2}, lifo_ret[] = {2, 1, 0};
+    CHECK_STATUS(divload_plan_returns_scenario(PLATFORM_B, RB, 1000, 0, lifo_send, lifo_ret, 3, a, RB, &s),
+                 DIVLOAD_OK);
+    CHECK(fabs(s.throughput - 271.0 / 4060.0) < 1e-12 && s.lower_bound == sb.lower_bound);
+    CHECK(fabs(s.makespan - 14983) <= 0.5);
+    check_returns_plan(a, RB, 1000, &s);
+
+    const size_t one[] = {2};
+    CHECK_STATUS(divload_plan_returns_scenario(PLATFORM_B, RB, 1000, DIVLOAD_PORT_HALF_DUPLEX, one, one, 1, a, RB, &s),
+                 DIVLOAD_OK);
+    CHECK(s.members == 1 && a[0].rank == 2 && a[0].count == 1000 && s.port == DIVLOAD_PORT_HALF_DUPLEX);
+    /* One worker alone: 1000·(12 + 5 + 12) seconds. */
+    CHECK(fabs(s.makespan - 29000) <= 1e-9 * 29000);
+    check_returns_plan(a, RB, 1000, &s);
+
+    /* Errors: status, message, outputs untouched. */
+    divload_return_assignment a0[RB];
+    divload_returns_summary s0;
+    memset(a0, 0x5a, sizeof a0);
+    memset(&s0, 0x5a, sizeof s0);
+    memcpy(a, a0, sizeof a);
+    s = s0;
+    CHECK_STATUS(divload_plan_returns_scenario(PLATFORM_B, RB, 1000, 0, NULL, ret, 3, a, RB, &s),
+                 DIVLOAD_NULL_PARAMETER);
+    CHECK(strstr(last_error(), "send") != NULL);
+    CHECK_STATUS(divload_plan_returns_scenario(PLATFORM_B, RB, 1000, 0, send, NULL, 3, a, RB, &s),
+                 DIVLOAD_NULL_PARAMETER);
+    CHECK(strstr(last_error(), "ret") != NULL);
+    CHECK_STATUS(divload_plan_returns_scenario(PLATFORM_B, RB, 1000, 0, send, ret, 0, a, RB, &s),
+                 DIVLOAD_INVALID_INPUT);
+    const size_t twice[] = {1, 1, 2}, outside[] = {1, 0, 3}, other[] = {1, 2};
+    CHECK_STATUS(divload_plan_returns_scenario(PLATFORM_B, RB, 1000, 0, twice, ret, 3, a, RB, &s),
+                 DIVLOAD_INVALID_INPUT);
+    CHECK(strstr(last_error(), "send") != NULL);
+    CHECK_STATUS(divload_plan_returns_scenario(PLATFORM_B, RB, 1000, 0, send, outside, 3, a, RB, &s),
+                 DIVLOAD_INVALID_INPUT);
+    CHECK(strstr(last_error(), "return") != NULL);
+    const size_t send2[] = {1, 0};
+    CHECK_STATUS(divload_plan_returns_scenario(PLATFORM_B, RB, 1000, 0, send2, other, 2, a, RB, &s),
+                 DIVLOAD_INVALID_INPUT);
+    CHECK_STATUS(divload_plan_returns_scenario(PLATFORM_B, RB, 1000, 2, send, ret, 3, a, RB, &s),
+                 DIVLOAD_INVALID_INPUT);
+    CHECK(strcmp(last_error(), "port: must be 0 (FULL_DUPLEX) or 1 (HALF_DUPLEX), got 2") == 0);
+    CHECK_STATUS(divload_plan_returns_scenario(PLATFORM_B, RB, 1000, 0, send, ret, 3, a, RB - 1, &s),
+                 DIVLOAD_BUFFER_TOO_SMALL);
+    static divload_return_worker wide[300];
+    static size_t order[300];
+    static divload_return_assignment wide_out[300];
+    for (size_t r = 0; r < 300; r++) {
+        wide[r] = (divload_return_worker){1e-3, 1e-2, 1e-3};
+        order[r] = r;
+    }
+    CHECK_STATUS(divload_plan_returns_scenario(wide, 300, 1000, 0, order, order, 257, wide_out, 300, &s),
+                 DIVLOAD_OVERFLOW);
+    CHECK(strstr(last_error(), "256") != NULL);
+    CHECK(memcmp(a, a0, sizeof a) == 0 && memcmp(&s, &s0, sizeof s) == 0);
+    /* 256 members, the most a scenario may have, in FIFO order. */
+    CHECK_STATUS(divload_plan_returns_scenario(wide, 300, 100000, 0, order, order, 256, wide_out, 300, &s), DIVLOAD_OK);
+    CHECK(s.members == 256 && s.lower_bound <= s.makespan);
+}
+
 static void test_last_error_truncates(void) {
     divload_worker w[1] = {{0, 0, 0, NAN}};
     int c[1], d[1];
@@ -791,6 +866,7 @@ int main(void) {
     test_models();
     test_returns_json();
     test_returns();
+    test_returns_scenario();
     test_multicluster_json();
     test_multicluster_counts();
     test_last_error_truncates();

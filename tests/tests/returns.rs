@@ -805,3 +805,32 @@ fn invalid_inputs_are_errors() {
     let err = plan(&problem, &mut out[..1], &mut scratch, &mut [0.0; 64]).unwrap_err();
     assert_eq!(err.needed(), Some(2));
 }
+
+/// Fuzzing (c_api): three workers whose costs span 10⁻³²¹ to 10²⁴⁸, FIFO. The worker
+/// with c + w + d ≈ 7·10⁻³¹⁰ alone processes more than f64's largest number of items per
+/// second, so every FIFO order's LP gave NaN, the exhaustive search kept no order, and the
+/// plan overran its buffer (a panic in Rust). Now the throughput's range is checked
+/// first, with an error that names the inputs; costs a little larger plan normally.
+#[test]
+fn extreme_costs_regression() {
+    let mut ws = [
+        ReturnWorker::new(1.3967579423521435e-142, 5.292413526826343e-141, 4.01e-321),
+        ReturnWorker::new(0.0, 1.7212333193498693e+243, 1.288985282434449e+248),
+        ReturnWorker::new(6.80144762255677e-310, 2.858142627e-315, 1.238222579e-314),
+    ];
+    for schedule in [Schedule::Fifo, Schedule::Best, Schedule::Lifo] {
+        for port in [Port::FullDuplex, Port::HalfDuplex] {
+            let e = run_plan(&ws, 1_627_389_952, schedule, port).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::Overflow);
+            assert!(e.to_string().starts_with("workers: the items per second"), "{e}");
+        }
+    }
+    ws[2] = ReturnWorker::new(6.8e-300, 2.9e-305, 1.2e-304);
+    for schedule in [Schedule::Fifo, Schedule::Best, Schedule::Lifo] {
+        for port in [Port::FullDuplex, Port::HalfDuplex] {
+            let (s, out) = run_plan(&ws, 1_627_389_952, schedule, port).unwrap();
+            assert_eq!(out.iter().map(|a| a.count).sum::<u64>(), 1_627_389_952);
+            assert!(s.throughput.is_finite() && s.lower_bound <= s.makespan && s.makespan <= s.bound);
+        }
+    }
+}

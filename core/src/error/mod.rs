@@ -114,6 +114,7 @@ enum Kind {
     NumericOverflow {
         numeric: &'static str,
     },
+    ThroughputOverflow,
     EntryCost {
         list: &'static str,
         index: usize,
@@ -232,6 +233,7 @@ impl Error {
             Kind::TooManyItems { .. }
             | Kind::NotRepresentable { .. }
             | Kind::NumericOverflow { .. }
+            | Kind::ThroughputOverflow
             | Kind::TooLarge { .. }
             | Kind::WorkLimit { .. } => ErrorCode::Overflow,
             Kind::Json { .. } => ErrorCode::Json,
@@ -281,6 +283,9 @@ impl Error {
     }
     pub(crate) const fn share_value(position: usize, value: f64) -> Error {
         Error { kind: Kind::ShareValue { position, value } }
+    }
+    pub(crate) const fn throughput_overflow() -> Error {
+        Error { kind: Kind::ThroughputOverflow }
     }
     pub(crate) const fn numeric_overflow(numeric: &'static str) -> Error {
         Error { kind: Kind::NumericOverflow { numeric } }
@@ -393,6 +398,11 @@ impl fmt::Display for Error {
                 f,
                 "the plan's times exceed the range of the {numeric} number type; \
                  use a wider type or smaller item counts"
+            ),
+            Kind::ThroughputOverflow => f.write_str(
+                "workers: the items per second Σ 1/(comm_per_item + comp_per_item + return_per_item) \
+                 exceed the range of f64 (costs per item near 1e-308 or below); \
+                 give the costs in a larger time unit",
             ),
             Kind::EntryCost { list, index, field, value } => write!(
                 f,

@@ -161,8 +161,16 @@ fn validate<N: Real>(
     if tableau < need.tableau {
         return Err(Error::buffer("LP tableau", need.tableau, tableau));
     }
+    // Every scenario's ρ is at most Σ 1/(c + w + d) (each member's own row), and the LPs
+    // scale their columns by those sums, so a finite total keeps every LP and closed form
+    // inside f64.
+    let mut rate = 0.0f64;
     for (i, w) in problem.workers.iter().enumerate() {
         w.validate(i)?;
+        rate += 1.0 / w.total().to_f64();
+    }
+    if !rate.is_finite() {
+        return Err(Error::throughput_overflow());
     }
     Ok(need)
 }

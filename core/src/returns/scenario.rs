@@ -138,6 +138,11 @@ pub(crate) fn lp_value<N: Real>(
             *slot = xb;
         }
     }
+    if !(rho.is_finite() && rho > 0.0) {
+        // The caller's check of Σ 1/(c + w + d) keeps ρ finite; a NaN here would make
+        // every comparison of scenarios false.
+        return Err(Error::numeric_overflow("f64"));
+    }
     Ok(rho)
 }
 
@@ -198,7 +203,10 @@ pub(crate) fn write_scenario<N: Real>(
     let mut next = m;
     for (i, s) in scratch.iter().enumerate().take(p) {
         if s.mark == 0 {
-            out[next] = Assignment { worker: i, ..Assignment::EMPTY };
+            // `send` has no repeats (checked by the caller), so m + the unmarked ≤ p.
+            if let Some(o) = out.get_mut(next) {
+                *o = Assignment { worker: i, ..Assignment::EMPTY };
+            }
             next += 1;
         }
     }
@@ -218,6 +226,7 @@ pub(crate) fn best_fifo<N: Real>(
     let ident = [0, 1, 2, 3, 4, 5, 6, 7];
     s1[..p].copy_from_slice(&ident[..p]);
     let mut top = -1.0;
+    best[..p].copy_from_slice(&ident[..p]);
     loop {
         let v = lp_value(workers, &s1[..p], &ident[..p], port, tableau, None)?;
         if v > top {
