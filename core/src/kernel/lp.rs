@@ -53,6 +53,7 @@ pub struct Tableau<'a> {
     rows: usize,
     cols: usize,
     width: usize,
+    bounded: bool,
     t: &'a mut [f64],
 }
 
@@ -71,13 +72,61 @@ impl<'a> Tableau<'a> {
         let Some(t) = buf.get_mut(..need) else {
             return Err(Error::buffer("LP tableau", need, got));
         };
-        t.fill(0.0);
-        let width = cols + rows + 1;
+        let mut tableau = Tableau { rows, cols, width: cols + rows + 1, bounded: false, t };
+        tableau.clear();
+        Ok(tableau)
+    }
+
+    /// All coefficients 0, right-hand sides 0, the slack basis.
+    fn clear(&mut self) {
+        let (rows, cols, width) = (self.rows, self.cols, self.width);
+        self.t.fill(0.0);
         for i in 0..rows {
-            t[i * width + cols + i] = 1.0;
-            t[(rows + 1) * width + i] = (cols + i) as f64;
+            self.t[i * width + cols + i] = 1.0;
+            self.t[(rows + 1) * width + i] = (cols + i) as f64;
         }
-        Ok(Tableau { rows, cols, width, t })
+    }
+
+    /// Computes the tableau of the current basis afresh: `fill` sets `A`, `b` and `c`
+    /// again (as after [`Tableau::new`]), then the structural columns that were basic are
+    /// pivoted back in by Gauss–Jordan elimination with partial pivoting (the largest
+    /// entry among the rows still holding a slack). After many pivots the tableau carries
+    /// their accumulated rounding; from the data, the basis costs one elimination's
+    /// rounding only, and [`Tableau::maximise`] may go on from there. `saved` holds the
+    /// basis meanwhile (at least `rows` elements; a shorter one keeps fewer columns).
+    pub fn refactor(&mut self, saved: &mut [usize], fill: impl FnOnce(&mut Self)) {
+        let (m, cols, w) = (self.rows, self.cols, self.width);
+        let n = m.min(saved.len());
+        for (i, s) in saved.iter_mut().enumerate().take(n) {
+            *s = self.basis(i);
+        }
+        self.clear();
+        fill(self);
+        for &j in saved.iter().take(n) {
+            if j >= cols {
+                continue;
+            }
+            let mut best: Option<(usize, f64)> = None;
+            for i in (0..m).filter(|&i| self.basis(i) >= cols) {
+                let a = self.t[i * w + j].abs();
+                if a > best.map_or(0.0, |(_, v)| v) {
+                    best = Some((i, a));
+                }
+            }
+            // A column that elimination finds dependent on the others stays out.
+            if let Some((i, _)) = best {
+                self.eliminate(i, j);
+            }
+        }
+        self.clamp_rhs();
+    }
+
+    /// Declares the LP bounded (a fact the caller has proven, e.g. every column has a
+    /// positive entry in a row of non-negative entries): a column whose reduced cost is
+    /// negative but which has no pivot is then priced out as rounding noise instead of
+    /// being reported as an unbounded ray.
+    pub fn known_bounded(&mut self) {
+        self.bounded = true;
     }
 
     /// Sets `A[row][col]` (ignored outside the shape).
@@ -110,7 +159,8 @@ impl<'a> Tableau<'a> {
     /// # Errors
     ///
     /// [`ErrorCode::InvalidInput`](crate::ErrorCode::InvalidInput) when the LP is unbounded
-    /// or the iteration cap ([`max_iterations`]) is reached.
+    /// (unless [`Tableau::known_bounded`]) or the iteration cap ([`max_iterations`]) is
+    /// reached.
     pub fn maximise(&mut self) -> Result<f64, Error> {
         let (m, w) = (self.rows, self.width);
         let obj = m * w;
@@ -118,40 +168,73 @@ impl<'a> Tableau<'a> {
         let c_max = self.t[obj..obj + w - 1].iter().fold(0.0f64, |c, &v| c.max(v.abs()));
         let cost_tol = EPS * c_max;
         for _ in 0..cap {
-            // Bland: the lowest column with a negative reduced cost enters.
-            let Some(enter) = (0..w - 1).find(|&j| self.t[obj + j] < -cost_tol) else {
-                return Ok(self.t[obj + w - 1]);
-            };
-            let col_max = (0..m).fold(0.0f64, |c, i| c.max(self.t[i * w + enter].abs()));
-            let pivot_tol = PIVOT_TOL * col_max;
-            let mut leave: Option<(usize, f64)> = None;
-            for i in 0..m {
-                let a = self.t[i * w + enter];
-                if a <= pivot_tol {
-                    continue;
+            // Bland: the lowest column with a negative reduced cost and a pivot enters.
+            let mut step = None;
+            for enter in (0..w - 1).filter(|&j| self.t[obj + j] < -cost_tol) {
+                let col_max = (0..m).fold(0.0f64, |c, i| c.max(self.t[i * w + enter].abs()));
+                if let Some(piv) = self.ratio_test(enter, PIVOT_TOL * col_max) {
+                    step = Some((piv, enter));
+                    break;
                 }
-                let ratio = self.t[i * w + w - 1] / a;
-                leave = match leave {
-                    None => Some((i, ratio)),
-                    Some((l, best)) => {
-                        let tie = (ratio - best).abs() <= EPS * best.abs().max(1.0);
-                        if (tie && self.basis(i) < self.basis(l)) || (!tie && ratio < best) {
-                            Some((i, ratio))
-                        } else {
-                            Some((l, best))
-                        }
-                    }
-                };
+                if !self.bounded {
+                    return Err(Error::parameter("linear program", "bounded", f64::INFINITY));
+                }
+                // A bounded LP has no improving ray: this reduced cost is rounding noise
+                // of a zero one (costs spanning many decades), so the column is priced out.
             }
-            let Some((piv, _)) = leave else {
-                return Err(Error::parameter("linear program", "bounded", f64::INFINITY));
+            let Some((piv, enter)) = step else {
+                return Ok(self.t[obj + w - 1]);
             };
             self.pivot(piv, enter);
         }
         Err(Error::lp_iterations(cap))
     }
 
+    /// The leaving row for column `enter` among entries above `tol`: the smallest ratio,
+    /// ties (within `EPS`) to the lowest basic index.
+    fn ratio_test(&self, enter: usize, tol: f64) -> Option<usize> {
+        let (m, w) = (self.rows, self.width);
+        let mut leave: Option<(usize, f64)> = None;
+        for i in 0..m {
+            let a = self.t[i * w + enter];
+            if a <= tol {
+                continue;
+            }
+            let ratio = self.t[i * w + w - 1] / a;
+            leave = match leave {
+                None => Some((i, ratio)),
+                Some((l, best)) => {
+                    let tie = (ratio - best).abs() <= EPS * best.abs().max(1.0);
+                    if (tie && self.basis(i) < self.basis(l)) || (!tie && ratio < best) {
+                        Some((i, ratio))
+                    } else {
+                        Some((l, best))
+                    }
+                }
+            };
+        }
+        leave.map(|(i, _)| i)
+    }
+
     fn pivot(&mut self, piv: usize, enter: usize) {
+        self.eliminate(piv, enter);
+        self.clamp_rhs();
+    }
+
+    /// A right-hand side that rounding pushed below zero is a zero (degenerate) one.
+    fn clamp_rhs(&mut self) {
+        let w = self.width;
+        for i in 0..self.rows {
+            let b = &mut self.t[i * w + w - 1];
+            if *b < 0.0 {
+                *b = 0.0;
+            }
+        }
+    }
+
+    /// Makes column `enter` the unit vector of row `piv` (which must hold a non-zero entry
+    /// there) by row operations, and records it as row `piv`'s basic column.
+    fn eliminate(&mut self, piv: usize, enter: usize) {
         let (m, w) = (self.rows, self.width);
         let pv = self.t[piv * w + enter];
         for j in 0..w {
@@ -172,14 +255,18 @@ impl<'a> Tableau<'a> {
             }
             self.t[i * w + enter] = 0.0;
         }
-        // A right-hand side that rounding pushed below zero is a zero (degenerate) one.
-        for i in 0..m {
-            let b = &mut self.t[i * w + w - 1];
-            if *b < 0.0 {
-                *b = 0.0;
-            }
-        }
         self.t[(m + 1) * w + piv] = enter as f64;
+    }
+
+    /// The dual value of constraint `row` at the current basis: the reduced cost of its
+    /// slack. At an optimum `y ≥ 0` and `Aᵀy ≥ c` up to rounding, so `b·y`, after scaling
+    /// `y` until every column is covered, bounds the optimum from above.
+    pub fn dual(&self, row: usize) -> f64 {
+        if row < self.rows {
+            self.t[self.rows * self.width + self.cols + row]
+        } else {
+            0.0
+        }
     }
 
     /// The value of variable `col` at the current basis (after [`Tableau::maximise`]):
@@ -217,6 +304,57 @@ mod tests {
         let (z, x) = solve(&[&[1.0, 0.0], &[0.0, 2.0], &[3.0, 2.0]], &[4.0, 12.0, 18.0], &[3.0, 5.0]);
         assert!((z - 36.0).abs() < 1e-12);
         assert!((x[0] - 2.0).abs() < 1e-12 && (x[1] - 6.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn duals_and_refactoring() {
+        // The textbook LP's duals are (0, 3/2, 1) (b·y = 36); computed afresh from the
+        // data, its optimal basis gives the same optimum and nothing left to improve.
+        let fill = |t: &mut Tableau<'_>| {
+            for (i, row) in [[1.0, 0.0], [0.0, 2.0], [3.0, 2.0]].iter().enumerate() {
+                for (j, &v) in row.iter().enumerate() {
+                    t.set(i, j, v);
+                }
+            }
+            for (i, b) in [4.0, 12.0, 18.0].into_iter().enumerate() {
+                t.set_rhs(i, b);
+            }
+            t.set_objective(0, 3.0);
+            t.set_objective(1, 5.0);
+        };
+        let mut buf = std::vec![0.0; tableau_len(3, 2).unwrap()];
+        let mut t = Tableau::new(3, 2, &mut buf).unwrap();
+        fill(&mut t);
+        assert!((t.maximise().unwrap() - 36.0).abs() < 1e-12);
+        let y = [t.dual(0), t.dual(1), t.dual(2)];
+        assert!(y[0].abs() < 1e-12 && (y[1] - 1.5).abs() < 1e-12 && (y[2] - 1.0).abs() < 1e-12, "{y:?}");
+        assert_eq!(t.dual(3), 0.0);
+        let mut saved = [0usize; 3];
+        t.refactor(&mut saved, fill);
+        assert!((t.value(0) - 2.0).abs() < 1e-12 && (t.value(1) - 6.0).abs() < 1e-12);
+        assert!((t.maximise().unwrap() - 36.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_noise_column_of_a_bounded_lp_is_priced_out() {
+        // Column 1 has a negative reduced cost and no positive entry: an unbounded ray,
+        // unless the caller has proven the LP bounded, which makes the column noise.
+        let mut buf = [0.0; 16];
+        let mut t = Tableau::new(1, 2, &mut buf).unwrap();
+        t.set(0, 0, 1.0);
+        t.set(0, 1, -1e-17);
+        t.set_rhs(0, 1.0);
+        t.set_objective(0, 1.0);
+        t.set_objective(1, 0.5);
+        assert!(t.maximise().is_err());
+        let mut t = Tableau::new(1, 2, &mut buf).unwrap();
+        t.known_bounded();
+        t.set(0, 0, 1.0);
+        t.set(0, 1, -1e-17);
+        t.set_rhs(0, 1.0);
+        t.set_objective(0, 1.0);
+        t.set_objective(1, 0.5);
+        assert!((t.maximise().unwrap() - 1.0).abs() < 1e-12);
     }
 
     #[test]

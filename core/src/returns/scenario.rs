@@ -15,6 +15,7 @@
 //! dropped from the answer, which only removes constraints.
 
 use crate::error::Error;
+use crate::kernel::fp;
 use crate::kernel::lp::{tableau_len, Tableau};
 use crate::num::Real;
 use crate::returns::types::{Assignment, Port, ReturnWorker, Scratch};
@@ -33,6 +34,16 @@ pub const MAX_LOCAL_SEARCH_WORKERS: usize = 32;
 /// Budget of LP solves for the local search (each O(k³), ≤ 0.1 ms at k = 32).
 pub const LOCAL_SEARCH_LPS: usize = 4000;
 
+/// Relative gap between a scenario LP's value and its dual bound under which the value
+/// counts as the scenario's optimum. The simplex's answers agree with exact rationals to
+/// 1e-12 on the small instances the tests can check exactly; at 250 workers, dual bounds
+/// from the final tableau close to 1e-9…2e-6 on well-scaled costs, while a simplex that
+/// stalled on badly scaled costs stays percents away.
+pub const CERTIFIED_LP_GAP: f64 = 1e-6;
+
+/// How many times the final scenario's LP is refactored (see [`lp_value`]).
+const LP_REFINEMENTS: usize = 3;
+
 /// `f64` of tableau for a scenario LP over `members` workers.
 pub(crate) fn lp_tableau(members: usize, port: Port) -> Option<usize> {
     tableau_len(members + usize::from(port == Port::HalfDuplex), members)
@@ -47,7 +58,8 @@ fn pow2_scale(x: f64) -> f64 {
 }
 
 /// The LP value of the scenario `send` (worker indices in send order) with `rank[a]` the
-/// return position of send position `a`; the rates α go to `alpha[..k]` when given.
+/// return position of send position `a`; the rates α go to `alpha[..k]` when given, and a
+/// certified upper bound on the scenario's optimum (see [`dual_bound`]) to `upper`.
 pub(crate) fn lp_value<N: Real>(
     workers: &[ReturnWorker<N>],
     send: &[usize],
@@ -55,51 +67,103 @@ pub(crate) fn lp_value<N: Real>(
     port: Port,
     tableau: &mut [f64],
     alpha: Option<&mut [f64]>,
+    upper: Option<&mut f64>,
 ) -> Result<f64, Error> {
     let k = send.len().min(rank.len());
     let hd = port == Port::HalfDuplex;
     let mut t = Tableau::new(k + usize::from(hd), k, tableau)?;
+    // Column b has w_b > 0 in row b, and every entry is ≥ 0.
+    t.known_bounded();
     let cost = |a: usize| {
         let w = workers[send[a]];
         (w.comm_per_item.to_f64(), w.comp_per_item.to_f64(), w.return_per_item.to_f64())
     };
-    for b in 0..k {
-        let (c, w, d) = cost(b);
-        // Columns are scaled by a power of two (α_b = scale·β_b) so every column has an
-        // entry in [1, 2) and the simplex tolerance is relative to each worker's own speed.
-        let scale = pow2_scale(c + w + d);
-        for a in 0..k {
-            let mut v = 0.0;
-            if b <= a {
-                v += c;
+    let fill = |t: &mut Tableau<'_>| {
+        for b in 0..k {
+            let (c, w, d) = cost(b);
+            // Columns are scaled by a power of two (α_b = scale·β_b) so every column has
+            // an entry in [1, 2) and the simplex tolerance is relative to each worker's own
+            // speed.
+            let scale = pow2_scale(c + w + d);
+            for a in 0..k {
+                let mut v = 0.0;
+                if b <= a {
+                    v += c;
+                }
+                if a == b {
+                    v += w;
+                }
+                if rank[b] >= rank[a] {
+                    v += d;
+                }
+                t.set(a, b, v * scale);
             }
-            if a == b {
-                v += w;
+            if hd {
+                t.set(k, b, (c + d) * scale);
             }
-            if rank[b] >= rank[a] {
-                v += d;
-            }
-            t.set(a, b, v * scale);
+            t.set_objective(b, scale);
         }
-        if hd {
-            t.set(k, b, (c + d) * scale);
+        for a in 0..k + usize::from(hd) {
+            t.set_rhs(a, 1.0);
         }
-        t.set_objective(b, scale);
-    }
-    for a in 0..k + usize::from(hd) {
-        t.set_rhs(a, 1.0);
-    }
+    };
+    fill(&mut t);
     t.maximise()?;
     let mut x = [0.0f64; MAX_LP_WORKERS];
+    let mut rho = feasible(&t, cost, rank, k, hd, &mut x);
+    if let Some(upper) = upper {
+        // Badly scaled LPs (costs over many decades) may stop on a tableau whose rounding
+        // hides an improving column: the LP is computed afresh from its basis and
+        // continued, a few times at most, keeping the best feasible α and the least dual
+        // bound (each is valid on its own).
+        *upper = dual_bound(&t, cost, rank, k, hd);
+        let mut basis = [0usize; MAX_LP_WORKERS + 1];
+        let mut again = [0.0f64; MAX_LP_WORKERS];
+        for _ in 0..LP_REFINEMENTS {
+            if *upper <= rho * (1.0 + CERTIFIED_LP_GAP) {
+                break;
+            }
+            t.refactor(&mut basis, fill);
+            t.maximise()?;
+            *upper = upper.min(dual_bound(&t, cost, rank, k, hd));
+            let value = feasible(&t, cost, rank, k, hd, &mut again);
+            if value > rho {
+                rho = value;
+                x = again;
+            }
+        }
+    }
+    if let Some(alpha) = alpha {
+        for (slot, &xb) in alpha.iter_mut().zip(x.iter().take(k)) {
+            *slot = xb;
+        }
+    }
+    if !(rho.is_finite() && rho > 0.0) {
+        // The caller's check of Σ 1/(c + w + d) keeps ρ finite; a NaN here would make
+        // every comparison of scenarios false.
+        return Err(Error::numeric_overflow("f64"));
+    }
+    Ok(rho)
+}
+
+/// The basic solution of the tableau as rates α (into `x[..k]`), made feasible, and their
+/// sum ρ. Rounding in the tableau can leave the basic solution slightly outside the
+/// polytope (by far more on ill-conditioned instances, costs spanning many orders of
+/// magnitude). Every right-hand side is 1 and A ≥ 0, so dividing α by its largest row
+/// activity, when that exceeds 1, makes the scenario feasible again; on well-scaled LPs
+/// this moves ρ by a few ulps at most.
+fn feasible(
+    t: &Tableau<'_>,
+    cost: impl Fn(usize) -> (f64, f64, f64),
+    rank: &[usize],
+    k: usize,
+    hd: bool,
+    x: &mut [f64; MAX_LP_WORKERS],
+) -> f64 {
     for (b, xb) in x.iter_mut().enumerate().take(k) {
         let (c, w, d) = cost(b);
         *xb = (t.value(b) * pow2_scale(c + w + d)).max(0.0);
     }
-    // Rounding in the tableau can leave the basic solution slightly outside the polytope
-    // (by far more on ill-conditioned instances, costs spanning many orders of magnitude).
-    // Every right-hand side is 1 and A ≥ 0, so dividing α by its largest row activity,
-    // when that exceeds 1, makes the scenario feasible again; on well-scaled LPs this
-    // moves ρ by a few ulps at most.
     let mut activity = 0.0f64;
     for a in 0..k {
         let mut row = 0.0;
@@ -109,7 +173,7 @@ pub(crate) fn lp_value<N: Real>(
             if b <= a {
                 v += c;
             }
-            if rank[b] >= rank[a] {
+            if rank.get(b) >= rank.get(a) {
                 v += d;
             }
             row += v * xb;
@@ -130,20 +194,55 @@ pub(crate) fn lp_value<N: Real>(
     }
     let shrink = activity.max(1.0);
     let mut rho = 0.0;
-    let mut alpha = alpha;
-    for (b, &xb) in x.iter().enumerate().take(k) {
-        let xb = xb / shrink;
-        rho += xb;
-        if let Some(slot) = alpha.as_deref_mut().and_then(|al| al.get_mut(b)) {
-            *slot = xb;
+    for xb in x.iter_mut().take(k) {
+        *xb /= shrink;
+        rho += *xb;
+    }
+    rho
+}
+
+/// An upper bound on the scenario's optimum ρ that holds in exact arithmetic, from the
+/// final tableau's duals y (clamped at 0): by weak duality, any y ≥ 0 with `Aᵀy ≥ r·1`
+/// gives ρ ≤ Σy / r. Column b of A sums to
+/// `c_b·Σ_{a sent ≥ b} y_a + w_b·y_b + d_b·Σ_{a returned ≤ b} y_a (+ (c_b + d_b)·y_port)`,
+/// O(k) for all columns by suffix and prefix sums; every term is ≥ 0, so each sum is
+/// rounded down by γ and Σy up. An optimal basis makes r ≈ 1 and the bound ≈ ρ; a
+/// simplex that stopped on rounding noise leaves a visible gap instead of a silent one.
+fn dual_bound(
+    t: &Tableau<'_>,
+    cost: impl Fn(usize) -> (f64, f64, f64),
+    rank: &[usize],
+    k: usize,
+    hd: bool,
+) -> f64 {
+    let y = |a: usize| t.dual(a).max(0.0);
+    let mut returned_before = [0.0f64; MAX_LP_WORKERS];
+    let mut total = 0.0;
+    for (a, &r) in rank.iter().enumerate().take(k) {
+        if let Some(slot) = returned_before.get_mut(r) {
+            *slot = y(a);
         }
+        total += y(a);
     }
-    if !(rho.is_finite() && rho > 0.0) {
-        // The caller's check of Σ 1/(c + w + d) keeps ρ finite; a NaN here would make
-        // every comparison of scenarios false.
-        return Err(Error::numeric_overflow("f64"));
+    let y_port = if hd { y(k) } else { 0.0 };
+    total += y_port;
+    for r in 1..k.min(MAX_LP_WORKERS) {
+        returned_before[r] += returned_before[r - 1];
     }
-    Ok(rho)
+    let mut sent_after = 0.0;
+    let mut cover = f64::INFINITY;
+    for b in (0..k).rev() {
+        sent_after += y(b);
+        let (c, w, d) = cost(b);
+        let by_return = rank.get(b).and_then(|&r| returned_before.get(r)).copied().unwrap_or(0.0);
+        let column = c * sent_after + w * y(b) + d * by_return + (c + d) * y_port;
+        cover = cover.min(fp::below(column, 2 * k as u64 + 8));
+    }
+    if cover > 0.0 {
+        fp::above(fp::above(total, k as u64 + 1) / cover, 1)
+    } else {
+        f64::INFINITY
+    }
 }
 
 /// Next permutation in lexicographic order; `false` (and sorted again) after the last.
@@ -161,7 +260,8 @@ pub(crate) fn next_permutation(a: &mut [usize]) -> bool {
 
 /// Solves the scenario `send` / `rank` and writes its members with a positive rate into
 /// `out` (send order, fractions `α/ρ` in `share`), the others after them; returns
-/// `(ρ, members)`.
+/// `(ρ, members, certified)`: `certified` when the dual bound is within
+/// [`CERTIFIED_LP_GAP`] of ρ, so the LP's answer is its optimum up to that relative error.
 pub(crate) fn write_scenario<N: Real>(
     workers: &[ReturnWorker<N>],
     send: &[usize],
@@ -170,11 +270,12 @@ pub(crate) fn write_scenario<N: Real>(
     tableau: &mut [f64],
     out: &mut [Assignment<N>],
     scratch: &mut [Scratch],
-) -> Result<(f64, usize), Error> {
+) -> Result<(f64, usize, bool), Error> {
     let p = workers.len();
     let k = send.len();
     let mut alpha = [0.0f64; MAX_LP_WORKERS];
-    let rho = lp_value(workers, send, rank, port, tableau, Some(&mut alpha))?;
+    let mut upper = f64::INFINITY;
+    let rho = lp_value(workers, send, rank, port, tableau, Some(&mut alpha), Some(&mut upper))?;
     for s in scratch.iter_mut().take(p) {
         s.mark = 0;
     }
@@ -210,7 +311,7 @@ pub(crate) fn write_scenario<N: Real>(
             next += 1;
         }
     }
-    Ok((rho, m))
+    Ok((rho, m, upper <= rho * (1.0 + CERTIFIED_LP_GAP)))
 }
 
 /// The best FIFO order of all `p ≤ MAX_FIFO_EXHAUSTIVE_WORKERS` workers; returns it in
@@ -228,7 +329,7 @@ pub(crate) fn best_fifo<N: Real>(
     let mut top = -1.0;
     best[..p].copy_from_slice(&ident[..p]);
     loop {
-        let v = lp_value(workers, &s1[..p], &ident[..p], port, tableau, None)?;
+        let v = lp_value(workers, &s1[..p], &ident[..p], port, tableau, None, None)?;
         if v > top {
             top = v;
             best[..p].copy_from_slice(&s1[..p]);
@@ -255,7 +356,7 @@ pub(crate) fn best_exhaustive<N: Real>(
         // σ2 runs over every permutation as the return rank of each send position.
         let mut r = [0, 1, 2, 3, 4];
         loop {
-            let v = lp_value(workers, &s1[..p], &r[..p], port, tableau, None)?;
+            let v = lp_value(workers, &s1[..p], &r[..p], port, tableau, None, None)?;
             if v > top {
                 top = v;
                 send[..p].copy_from_slice(&s1[..p]);
@@ -282,7 +383,7 @@ pub(crate) fn local_search<N: Real>(
     tableau: &mut [f64],
 ) -> Result<f64, Error> {
     let k = send.len().min(rank.len()).min(MAX_LOCAL_SEARCH_WORKERS);
-    let mut top = lp_value(workers, &send[..k], &rank[..k], port, tableau, None)?;
+    let mut top = lp_value(workers, &send[..k], &rank[..k], port, tableau, None, None)?;
     let mut budget = LOCAL_SEARCH_LPS;
     let mut improved = true;
     while improved && budget > 0 {
@@ -307,7 +408,7 @@ pub(crate) fn local_search<N: Real>(
                     };
                 }
                 budget -= 1;
-                let v = lp_value(workers, &send[..k], &cand[..k], port, tableau, None)?;
+                let v = lp_value(workers, &send[..k], &cand[..k], port, tableau, None, None)?;
                 if v > top * (1.0 + 1e-12) {
                     top = v;
                     rank[..k].copy_from_slice(&cand[..k]);
