@@ -31,8 +31,8 @@ pub enum Method {
     /// (the slides' program (1)), then rounded ([`returns`](crate::returns)).
     ScenarioLp,
     /// Return messages, the best scenario: exhaustive over send and return orders for a
-    /// few workers, else the best of LIFO, FIFO and a local search over return orders,
-    /// then rounded ([`returns`](crate::returns)).
+    /// few workers, else the best of LIFO, FIFO and a local search over send and return
+    /// orders, then rounded ([`returns`](crate::returns)).
     BestScenario,
     /// Multi-cluster BIASED distribution (heien §3): equal step times in closed form over
     /// processor classes, then the integer counts with the smallest integer step time for
