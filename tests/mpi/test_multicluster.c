@@ -15,6 +15,7 @@
  * same status. Rank 0 prints the measured links. Exit status 0 only if every rank
  * passed. */
 #include "divload_mpi.h"
+#include "check.h"
 
 #include <math.h>
 #include <poll.h>
@@ -24,16 +25,6 @@
 /* Calibrations per grouping before a link that stays 0 fails the test. */
 #define ATTEMPTS 3
 
-static int rank_, size_;
-static int errors = 0;
-
-#define CHECK(cond)                                                                             \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            fprintf(stderr, "rank %d: %s:%d: check failed: %s\n", rank_, __FILE__, __LINE__, #cond); \
-            errors++;                                                                           \
-        }                                                                                       \
-    } while (0)
 
 enum grouping { INTERLEAVED, HALVES, LAST_APART, BY_HOST, MIXED, GROUPINGS };
 static const char *const GROUPING_NAMES[GROUPINGS] = {"rank % 2", "halves", "last rank apart", "host name",
@@ -368,14 +359,5 @@ int main(int argc, char **argv) {
     free(host_doc);
     divload_mpi_multicluster_free(&kept);
 
-    int all_errors = 0;
-    MPI_Allreduce(&errors, &all_errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank_ == 0) {
-        if (all_errors)
-            fprintf(stderr, "test_multicluster on %d ranks: %d failed check(s)\n", size_, all_errors);
-        else
-            printf("test_multicluster on %d ranks: all checks passed\n", size_);
-    }
-    MPI_Finalize();
-    return all_errors ? 1 : 0;
+    return finish("test_multicluster", "");
 }

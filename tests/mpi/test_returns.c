@@ -13,6 +13,7 @@
  * cost on one rank, an unknown schedule or too many items fail on every rank with the same
  * status. Exit status 0 only if every rank passed. */
 #include "divload_mpi.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -29,26 +30,9 @@ typedef struct {
     uint64_t value; /* f(id) */
 } result;
 
-static uint64_t mix(uint64_t x) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    return x ^ (x >> 33);
-}
-
 static uint64_t f(uint64_t x) { return mix(x ^ 0x5bd1e995ULL) * 3 + 1; }
 
-static int rank_, size_;
-static int errors = 0, cases = 0, idle_ranks = 0;
-
-#define CHECK(cond)                                                                             \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            fprintf(stderr, "rank %d: %s:%d: check failed: %s\n", rank_, __FILE__, __LINE__, #cond); \
-            errors++;                                                                           \
-        }                                                                                       \
-    } while (0)
+static int cases = 0, idle_ranks = 0;
 
 /* Heterogeneous costs (seconds per item): links, processing and result sizes vary. */
 static divload_return_worker costs_of(int r) {
@@ -264,13 +248,10 @@ int main(int argc, char **argv) {
 
     /* Ranks with no items were exercised (they skip the scatter's data and the gather). */
     if (rank_ == 0) CHECK(idle_ranks > 0);
-    int all_errors = 0;
-    MPI_Allreduce(&errors, &all_errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank_ == 0) {
-        if (all_errors) fprintf(stderr, "test_returns on %d ranks: %d failed check(s)\n", size_, all_errors);
-        else printf("test_returns on %d ranks: all checks passed (%d plans: best, LIFO, FIFO; scatter, "
-                    "ordered gather, arrival order, %d ranks with no items; failures on every rank)\n", size_, cases, idle_ranks);
-    }
-    MPI_Finalize();
-    return all_errors ? 1 : 0;
+    char passed[160];
+    snprintf(passed, sizeof passed,
+             " (%d plans: best, LIFO, FIFO; scatter, ordered gather, arrival order, %d ranks with no items; "
+             "failures on every rank)",
+             cases, idle_ranks);
+    return finish("test_returns", passed);
 }

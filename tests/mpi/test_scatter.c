@@ -8,6 +8,7 @@
  * a bad cost on one rank fails on every rank with the same status, and calibration gives
  * usable costs. Exit status 0 only if every rank passed. */
 #include "divload_mpi.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -17,25 +18,6 @@ typedef struct {
     int64_t id;
     uint64_t check;
 } record;
-
-static uint64_t mix(uint64_t x) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    return x ^ (x >> 33);
-}
-
-static int rank_, size_;
-static int errors = 0;
-
-#define CHECK(cond)                                                                             \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            fprintf(stderr, "rank %d: %s:%d: check failed: %s\n", rank_, __FILE__, __LINE__, #cond); \
-            errors++;                                                                           \
-        }                                                                                       \
-    } while (0)
 
 /* Heterogeneous costs; rank size-1 has a large start-up cost when `lazy`, so that with
  * few items it should get none. */
@@ -156,12 +138,5 @@ int main(int argc, char **argv) {
     CHECK(divload_mpi_plan_create(MPI_COMM_WORLD, 0, &measured, 10000, NULL, &plan) == DIVLOAD_OK);
     divload_mpi_plan_free(&plan);
 
-    int all_errors = 0;
-    MPI_Allreduce(&errors, &all_errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank_ == 0) {
-        if (all_errors) fprintf(stderr, "test_scatter on %d ranks: %d failed check(s)\n", size_, all_errors);
-        else printf("test_scatter on %d ranks: all checks passed\n", size_);
-    }
-    MPI_Finalize();
-    return all_errors ? 1 : 0;
+    return finish("test_scatter", "");
 }
