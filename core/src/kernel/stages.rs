@@ -199,7 +199,9 @@ struct Row<'c, N, R, F> {
 impl<N: Real, R: ChoiceRows, F: FnMut(u64, u64)> Row<'_, N, R, F> {
     #[inline]
     fn store(&mut self, d: usize, best: N, sol: usize) {
-        self.costs[d] = best;
+        if let Some(c) = self.costs.get_mut(d) {
+            *c = best;
+        }
         self.rows.set(self.k, d, sol);
         self.done += 1;
         if self.done % PROGRESS_STEP == 0 {
@@ -216,13 +218,13 @@ impl<N: Real, R: ChoiceRows, F: FnMut(u64, u64)> Visit<N> for AllSplits<'_, '_, 
     fn run<A: CostFn<N>, B: CostFn<N>>(self, comm: &A, comp: &B) {
         let row = self.0;
         for d in (0..row.costs.len()).rev() {
-            let (mut sol, mut best) = (0usize, comm.time(0) + comp.time(0).max_of(row.costs[d]));
+            let (mut sol, mut best) = (0usize, comm.time(0) + comp.time(0).max_of(at(row.costs, d)));
             row.budget = row.budget.saturating_sub(d as u64 + 1);
             if row.budget == 0 {
                 return;
             }
             for e in 1..=d {
-                let m = comm.time(e as u64) + comp.time(e as u64).max_of(row.costs[d - e]);
+                let m = comm.time(e as u64) + comp.time(e as u64).max_of(at(row.costs, d - e));
                 if m < best {
                     (sol, best) = (e, m);
                 }
@@ -243,13 +245,13 @@ impl<N: Real, R: ChoiceRows, F: FnMut(u64, u64)> Visit<N> for Pruned<'_, '_, N, 
         let (comm_memo, comp_memo) = (Memo::new(comm), Memo::new(comp));
         let comm_t = |e: usize| comm_memo.time(e as u64);
         let comp_t = |e: usize| comp_memo.time(e as u64);
-        let n = row.costs.len() - 1;
+        let Some(n) = row.costs.len().checked_sub(1) else { return };
         // e_max(n) by binary search: the first e with comp(e) >= cost[n - e].
         let mut e_max = {
             let (mut lo, mut hi) = (0usize, n);
             while lo < hi {
                 let mid = lo + (hi - lo) / 2;
-                if comp_t(mid) >= row.costs[n - mid] {
+                if comp_t(mid) >= at(row.costs, n - mid) {
                     hi = mid;
                 } else {
                     lo = mid + 1;
@@ -258,23 +260,24 @@ impl<N: Real, R: ChoiceRows, F: FnMut(u64, u64)> Visit<N> for Pruned<'_, '_, N, 
             lo
         };
         for d in (0..=n).rev() {
-            let costs = &row.costs[..=d];
+            // `d ≤ n`; the row cut at `d` lets the compiler see that `d − e` is in it.
+            let Some(costs) = row.costs.get(..=d) else { return };
             if d < n {
                 // e_max(d) is e_max(d + 1) or one less, and at most d.
                 e_max = match e_max.checked_sub(1) {
-                    Some(e) if comp_t(e) >= costs[d - e] => e,
+                    Some(e) if comp_t(e) >= at(costs, d - e) => e,
                     _ => e_max.min(d),
                 };
             }
             // The max matters only when no e satisfies the e_max condition (then e_max = d),
             // which needs costs that are not 0 for 0 items (the sampled DP's refinement).
-            let (mut sol, mut best) = (e_max, comm_t(e_max) + comp_t(e_max).max_of(costs[d - e_max]));
+            let (mut sol, mut best) = (e_max, comm_t(e_max) + comp_t(e_max).max_of(at(costs, d - e_max)));
             // The value at e = 0 (this position takes nothing) prunes from the other end:
             // a block whose bound exceeds it cannot hold the answer, since e = 0 is as good
             // and smaller. Without it, a slow link whose best share is nothing (a λ of 1 s
             // next to μ of 1 µs) walks every e one at a time: O(n²) per position, minutes
             // for 2·10⁵ items (issue 11).
-            let zero = (e_max > 0).then(|| comm_t(0) + costs[d]);
+            let zero = (e_max > 0).then(|| comm_t(0) + at(costs, d));
             let cap = |best: N| zero.map_or(best, |z| best.min_of(z));
             // Below e_max the value is comm(e) + cost[d - e], and on a block [a, b] it is at
             // least comm(a) + cost[d - b]. Walk down in blocks that grow while they can be
@@ -287,7 +290,7 @@ impl<N: Real, R: ChoiceRows, F: FnMut(u64, u64)> Visit<N> for Pruned<'_, '_, N, 
                 }
                 row.budget -= 1;
                 let b = hi - 1;
-                let c = costs[d - b];
+                let c = at(costs, d - b);
                 if c > cap(best) {
                     break; // cost[d - e] > best for every e <= b (the paper's break)
                 }
@@ -316,6 +319,25 @@ impl<N: Real, R: ChoiceRows, F: FnMut(u64, u64)> Visit<N> for Pruned<'_, '_, N, 
             row.store(d, best, sol);
         }
     }
+}
+
+/// `costs[i]`, for the indices the searches above derive from `d` and `e ≤ d`, which are
+/// always in the row; outside it (a bug) a cost of ∞ that no split can choose, rather than
+/// a panic path (the `nopanic` link proof).
+#[inline]
+fn at<N: Real>(costs: &[N], i: usize) -> N {
+    match costs.get(i) {
+        Some(&c) => c,
+        None => outside_the_row(),
+    }
+}
+
+/// Out of line and cold, as the panic path it replaces was, so that the searches' hot
+/// loops are laid out as before.
+#[cold]
+#[inline(never)]
+fn outside_the_row<N: Real>() -> N {
+    N::INFINITY
 }
 
 /// The last values of a cost function, by size (direct-mapped): consecutive cells of a

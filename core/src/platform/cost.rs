@@ -322,7 +322,8 @@ impl<N: Real, const M: usize> CostFn<N> for Tabulated<N, M> {
         }
         // The segment (i-1, i): the first point at or after `items`, clamped to the ends.
         let i = pts.partition_point(|p| p.0 < items).clamp(1, pts.len() - 1);
-        let ((s0, y0), (s1, y1)) = (pts[i - 1], pts[i]);
+        // At least two points here, so both are in the table.
+        let (Some(&(s0, y0)), Some(&(s1, y1))) = (pts.get(i - 1), pts.get(i)) else { return last.1 };
         if items == s1 {
             return y1;
         }

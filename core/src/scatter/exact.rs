@@ -17,6 +17,7 @@
 use crate::error::Error;
 use crate::kernel::chain::{chain_ops, Chain};
 use crate::kernel::fp;
+use crate::kernel::sort::sort_by;
 pub use crate::kernel::stages::Pruning;
 use crate::kernel::stages::{backtrack, run, FlatChoices, Stages, Visit, Zero, EXACT_WORK};
 use crate::num::Real;
@@ -24,6 +25,7 @@ use crate::platform::cost::{check_cost, CostFn, WorkerCosts};
 use crate::report::Method;
 use crate::scatter::options::{OrderPolicy, RootMode};
 use crate::scatter::types::{Assignment, Summary};
+use core::cmp::Ordering;
 
 /// A scatter with arbitrary cost functions.
 #[derive(Clone, Copy, Debug)]
@@ -190,18 +192,19 @@ fn exact_within<N: Real, C: CostFn<N>, D: CostFn<N>>(
     let n = problem.items;
     let mem = exact_memory(n, p)?;
     prepare(problem, out, pruning == Pruning::Monotone)?;
-    if choices.len() < mem.choices {
-        return Err(Error::buffer("DP choices", mem.choices, choices.len()));
-    }
-    if costs.len() < mem.costs {
-        return Err(Error::buffer("DP costs", mem.costs, costs.len()));
-    }
-    let (costs, row) = (&mut costs[..mem.costs], mem.costs);
-    let mut rows = FlatChoices { data: &mut choices[..mem.choices], row };
+    let choices_len = choices.len();
+    let Some(data) = choices.get_mut(..mem.choices) else {
+        return Err(Error::buffer("DP choices", mem.choices, choices_len));
+    };
+    let costs_len = costs.len();
+    let Some(costs) = costs.get_mut(..mem.costs) else {
+        return Err(Error::buffer("DP costs", mem.costs, costs_len));
+    };
+    let mut rows = FlatChoices { data, row: mem.costs };
     {
         let stages = Positions {
             workers: problem.workers,
-            order: |k: usize| out[k].worker,
+            order: |k: usize| worker_at(out, k),
             root: problem.root,
             len: p,
         };
@@ -219,7 +222,15 @@ fn exact_within<N: Real, C: CostFn<N>, D: CostFn<N>>(
             a.share = N::from_u64(e as u64);
         }
     });
-    finish(problem, out, Method::ExactDp, costs[n as usize])
+    let optimum = costs.last().copied().unwrap_or(N::INFINITY);
+    finish(problem, out, Method::ExactDp, optimum)
+}
+
+/// The worker at send position `k` of `out` (written by [`prepare`]); past the end (a bug)
+/// an index no worker has, which [`Positions`] treats as a worker without costs.
+#[inline]
+pub(crate) fn worker_at<N: Real>(out: &[Assignment<N>], k: usize) -> usize {
+    out.get(k).map_or(usize::MAX, |a| a.worker)
 }
 
 /// Validates the problem and writes the send order into `out[..].worker`.
@@ -243,32 +254,32 @@ pub(crate) fn prepare<N: Real, C: CostFn<N>, D: CostFn<N>>(
         }
         check_cost(&w.comp, i, "comp", n, monotone)?;
     }
-    let out = &mut out[..p];
-    for (k, a) in out.iter_mut().enumerate() {
-        *a = Assignment { worker: k, ..Assignment::EMPTY };
-    }
     let root = problem.root;
-    let others = match problem.root_mode {
-        RootMode::AfterSend => {
-            out.swap(root, p - 1);
-            let (others, _) = out.split_at_mut(p - 1);
-            others
-        }
-        RootMode::Overlap => {
-            out.swap(root, 0);
-            &mut out[1..]
-        }
+    // The root first or last, the others in input order; `out.len() >= p` was checked.
+    let (first, others) = match problem.root_mode {
+        RootMode::AfterSend => (0, 0..p - 1),
+        RootMode::Overlap => (1, 1..p),
     };
-    // Keep input order among the others, then sort if asked.
-    others.sort_unstable_by_key(|a| a.worker);
+    for (k, a) in out.iter_mut().take(p).enumerate() {
+        let worker = match k.checked_sub(first) {
+            Some(j) if others.contains(&k) => j + usize::from(j >= root),
+            _ => root,
+        };
+        *a = Assignment { worker, ..Assignment::EMPTY };
+    }
     if problem.order == OrderPolicy::Bandwidth {
         let key = |w: usize| {
             problem.workers.get(w).map_or((0.0, 0.0), |c| (c.comm.time(n).to_f64(), c.comp.time(n).to_f64()))
         };
-        others.sort_unstable_by(|a, b| {
-            let (ka, kb) = (key(a.worker), key(b.worker));
-            ka.0.total_cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(a.worker.cmp(&b.worker))
-        });
+        if let Some(others) = out.get_mut(others) {
+            // The key is a total order (ties broken by index), so the plan is the one the
+            // standard sort gave; `kernel::sort` has no panic path.
+            sort_by(others, |a, b| {
+                let (ka, kb) = (key(a.worker), key(b.worker));
+                ka.0.total_cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(a.worker.cmp(&b.worker))
+                    == Ordering::Less
+            });
+        }
     }
     Ok(())
 }
@@ -283,11 +294,17 @@ pub(crate) fn finish<N: Real, C: CostFn<N>, D: CostFn<N>>(
     lower_bound: N,
 ) -> Result<Summary<N>, Error> {
     let p = problem.workers.len();
-    let out = &mut out[..p];
+    let out = match out.get_mut(..p) {
+        Some(out) => out,
+        None => return Err(Error::buffer("plan output", p, out.len())),
+    };
     let times = |w: usize, x: u64| -> (N, N) {
-        let c = &problem.workers[w];
-        let comm = if w == problem.root { N::ZERO } else { c.comm.time(x) };
-        (comm, c.comp.time(x))
+        match problem.workers.get(w) {
+            Some(c) if w != problem.root => (c.comm.time(x), c.comp.time(x)),
+            Some(c) => (N::ZERO, c.comp.time(x)),
+            // `out` holds a permutation of the workers (`prepare`).
+            None => (N::ZERO, N::ZERO),
+        }
     };
     let makespan = crate::scatter::fill_plan(out, times);
     // The dynamic programs add the same costs in another association than the chain does:

@@ -236,13 +236,12 @@ fn fix_sum<N: Real>(items: u64, plan: &mut [Assignment<N>]) {
     if sum == items {
         return;
     }
-    let Some(big) = (0..plan.len()).max_by(|&i, &j| plan[i].count.cmp(&plan[j].count).then(j.cmp(&i))) else {
-        return;
-    };
+    // The largest count, the first among equals.
+    let Some(big) = plan.iter_mut().rev().max_by_key(|a| a.count) else { return };
     if sum < items {
-        plan[big].count += items - sum;
+        big.count += items - sum;
     } else {
-        plan[big].count = plan[big].count.saturating_sub(sum - items);
+        big.count = big.count.saturating_sub(sum - items);
     }
 }
 

@@ -99,25 +99,26 @@ impl<N: Real, const K: usize, const P: usize> Sampled<N, K, P> {
         }
         exact::prepare(problem, out, true)?;
         let n = problem.items;
-        let h = n.div_ceil(K as u64 - 1);
+        // n ≥ 1 (`prepare`), so h ≥ 1 and ⌈n/h⌉ ≤ K − 1: every grid below fits in `costs`.
+        let h = n.div_ceil(K as u64 - 1).max(1);
         let (q, upper_states) = ((n / h) as usize, n.div_ceil(h) as usize);
-        let order = |k: usize| out[k].worker;
+        let order = |k: usize| exact::worker_at(out, k);
         let positions = exact::Positions { workers: problem.workers, order, root: problem.root, len: p };
 
         // The lower bound: sizes charged at the bottom of their sample interval.
         let lower = Grid { inner: &positions, h, bottom: true, base: &[] };
-        let costs = &mut self.costs[..=upper_states];
+        let costs = states(&mut self.costs, upper_states);
         // The grid bounds this DP's work (K states, P positions), so no budget applies.
         let _ =
             stages::run(&lower, costs, &mut stages::NoChoices, Pruning::Monotone, u64::MAX, &mut |_, _| {});
-        let bound = costs[upper_states];
+        let bound = costs.last().copied().unwrap_or(N::ZERO);
 
         // The plan on multiples of h, finished item by item.
         let mut tail = [N::ZERO; P];
         let mut coarse = [0u64; P];
         let mut rows = Rows { choices: &mut self.choices };
         let grid = Grid { inner: &positions, h, bottom: false, base: &[] };
-        level(&grid, &mut self.costs[..=q], &mut rows, &[], h, &mut coarse[..p]);
+        level(&grid, states(&mut self.costs, q), &mut rows, &[], h, &mut coarse[..p]);
         finish_items(&positions, &mut coarse[..p], &mut tail[..p], n - q as u64 * h);
 
         // Refinement: around the current counts, the same recursion on a finer grid
@@ -137,7 +138,7 @@ impl<N: Real, const K: usize, const P: usize> Sampled<N, K, P> {
             }
             let units = (total / next) as usize;
             let grid = Grid { inner: &positions, h: next, bottom: false, base: &base };
-            level(&grid, &mut self.costs[..=units], &mut rows, &base[..p], next, &mut fine[..p]);
+            level(&grid, states(&mut self.costs, units), &mut rows, &base[..p], next, &mut fine[..p]);
             finish_items(&positions, &mut fine[..p], &mut tail[..p], total - units as u64 * next);
             step = next;
         }
@@ -151,6 +152,13 @@ impl<N: Real, const K: usize, const P: usize> Sampled<N, K, P> {
     }
 }
 
+/// The cost row for `0..=units` states of a grid. The grids are chosen to have at most
+/// `K − 1` units; a longer one (a bug) is cut to the row rather than made a panic path.
+fn states<N>(costs: &mut [N], units: usize) -> &mut [N] {
+    let end = units.saturating_add(1).min(costs.len());
+    costs.get_mut(..end).unwrap_or_default()
+}
+
 /// One DP over `costs.len()` states of the grid; writes `base[k] + units·h` to `counts`
 /// (an empty `base` is all zeros).
 fn level<N: Real, S: Stages<N>, R: ChoiceRows>(
@@ -162,7 +170,7 @@ fn level<N: Real, S: Stages<N>, R: ChoiceRows>(
     counts: &mut [u64],
 ) {
     let _ = stages::run(grid, costs, rows, Pruning::Monotone, u64::MAX, &mut |_, _| {});
-    stages::backtrack(rows, counts.len(), costs.len() - 1, |k, u| {
+    stages::backtrack(rows, counts.len(), costs.len().saturating_sub(1), |k, u| {
         if let Some(c) = counts.get_mut(k) {
             *c = base.get(k).copied().unwrap_or(0) + u as u64 * h;
         }
@@ -291,8 +299,8 @@ fn finish_items<N: Real, S: Stages<N>>(stages: &S, counts: &mut [u64], tail: &mu
             before = before.max_of(sent + comm0 + comp0);
             sent = sent + comm0;
         }
-        match best {
-            Some((_, k)) => counts[k] += batch,
+        match best.and_then(|(_, k)| counts.get_mut(k)) {
+            Some(c) => *c += batch,
             None => break,
         }
         left -= batch;
