@@ -69,7 +69,6 @@ fn scatter<N: Real>() -> u64 {
         rounding: black_box(Rounding::Greedy),
         order: black_box(OrderPolicy::Bandwidth),
         root_mode: black_box(RootMode::AfterSend),
-        ..Options::default()
     };
     let candidates =
         black_box([RootCandidate { worker: 1, transfer_latency: n(0.0), transfer_per_item: n(1e-3) }; 2]);
@@ -246,7 +245,9 @@ pub extern "C" fn _start() -> ! {
     // Not proven yet: `--features pending` adds it (see the README's no-panic section).
     #[cfg(feature = "pending")]
     black_box(returns_model::<f32>() + returns_model::<Q32>());
-    loop {}
+    loop {
+        core::hint::spin_loop();
+    }
 }
 
 #[cfg(not(feature = "diagnose"))]
