@@ -1,0 +1,329 @@
+//! The return-message model's plans pinned across rewrites (issue 12): the cache-friendly
+//! closed forms must give the same scenarios, counts, times, bounds and lower bounds, bit
+//! for bit, as the straightforward version they replace (the code before branch
+//! `returns-speed`), on random platforms up to 10⁴ workers, for LIFO, FIFO, the best
+//! scenario beyond the searches' limits and a small given scenario, in both port models,
+//! in `f64`, `f32` and `Q32`.
+//!
+//! Each pinned value is a hash of every field a plan reports (each assignment and the
+//! summary), over all the variants of one platform; the values were printed by the
+//! previous algorithm with
+//! `DIVLOAD_PRINT_GOLDEN=1 cargo test -p divload-tests --test returns_golden --release -- --nocapture`.
+
+use divload::returns::{
+    plan, Assignment, Port, Problem, ReturnWorker, Schedule, Scratch, MAX_LOCAL_SEARCH_WORKERS,
+};
+use divload::{Real, Q32};
+use divload_tests::Lcg;
+
+/// The kinds of platform: what makes the orders, the participants and the rounding differ.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    /// The benchmark's platform: c, d in 1–11 ms/item, w in 0.1–1.1 s/item.
+    Random,
+    /// Every worker the same: every key ties, every share is equal.
+    Uniform,
+    /// c, w, d each over six decades.
+    Wide,
+    /// d = c/2: the FIFO closed form, forward rule.
+    HalfReturn,
+    /// d = c: the FIFO closed form, either rule.
+    EqualReturn,
+    /// d = 2c: the FIFO closed form, reversed rule (exact in every number type).
+    DoubleReturn,
+    /// d = 3c: the reversed rule in `f64`; `f32` and `Q32` round it out of proportion.
+    TripleReturn,
+    /// c and d from three values each: long runs of equal `c + d` with different c and d.
+    Ties,
+    /// Free links: some c = 0 (one of them −0), some d = 0.
+    Free,
+}
+
+const KINDS: [Kind; 9] = [
+    Kind::Random,
+    Kind::Uniform,
+    Kind::Wide,
+    Kind::HalfReturn,
+    Kind::EqualReturn,
+    Kind::DoubleReturn,
+    Kind::TripleReturn,
+    Kind::Ties,
+    Kind::Free,
+];
+
+fn platform(kind: Kind, p: usize, seed: u64) -> Vec<ReturnWorker<f64>> {
+    let mut r = Lcg(seed);
+    (0..p)
+        .map(|i| {
+            let (u, v, t) = (r.unit(), r.unit(), r.unit());
+            let c = 1e-3 + u * 1e-2;
+            let w = 0.1 + v;
+            let (c, w, d) = match kind {
+                Kind::Random => (c, w, 1e-3 + t * 1e-2),
+                Kind::Uniform => (2e-3, 0.5, 3e-3),
+                Kind::Wide => {
+                    (10f64.powf(-7.0 + 6.0 * u), 10f64.powf(-5.0 + 6.0 * v), 10f64.powf(-7.0 + 6.0 * t))
+                }
+                Kind::HalfReturn => (c, w, c * 0.5),
+                Kind::EqualReturn => (c, w, c),
+                Kind::DoubleReturn => (c, w, c * 2.0),
+                Kind::TripleReturn => (c, w, c * 3.0),
+                Kind::Ties => {
+                    let pick = |x: f64| [1e-3, 2e-3, 4e-3][(x * 3.0) as usize];
+                    (pick(u), [0.25, 0.5, 1.0][(v * 3.0) as usize], pick(t))
+                }
+                Kind::Free => match i % 5 {
+                    0 => (0.0, w, 1e-3 + t * 1e-2),
+                    1 => (-0.0, w, 1e-3 + t * 1e-2),
+                    2 => (c, w, 0.0),
+                    _ => (c, w, 1e-3 + t * 1e-2),
+                },
+            };
+            ReturnWorker::new(c, w, d)
+        })
+        .collect()
+}
+
+struct Fnv(u64);
+
+impl Fnv {
+    fn add(&mut self, x: u64) {
+        for b in x.to_le_bytes() {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+
+    fn real<N: Real>(&mut self, x: N) {
+        self.add(x.to_f64().to_bits());
+    }
+
+    fn text(&mut self, s: &str) {
+        for b in s.bytes() {
+            self.add(u64::from(b));
+        }
+    }
+}
+
+fn hash_plans<N: Real>(workers: &[ReturnWorker<f64>], h: &mut Fnv) {
+    let workers: Vec<ReturnWorker<N>> = workers
+        .iter()
+        .map(|w| {
+            let n = |x: f64| N::from_f64(x).expect("representable");
+            ReturnWorker::new(n(w.comm_per_item), n(w.comp_per_item), n(w.return_per_item))
+        })
+        .collect();
+    let p = workers.len();
+    // A small given scenario: the first k workers sent in reverse, returned from the middle.
+    let k = p.min(4);
+    let send: Vec<usize> = (0..k).rev().collect();
+    let ret: Vec<usize> = (0..k).map(|j| send[(j + k / 2) % k]).collect();
+    let mut schedules = vec![Schedule::Lifo, Schedule::Fifo, Schedule::Given { send: &send, ret: &ret }];
+    if p > MAX_LOCAL_SEARCH_WORKERS {
+        schedules.push(Schedule::Best);
+    }
+    let mut out = vec![Assignment::EMPTY; p];
+    let mut scratch = vec![Scratch::EMPTY; p];
+    let mut tableau = vec![0.0; 64 * 1024];
+    for items in [1u64, p as u64 / 2 + 3, 1_000_003, 1 << 40] {
+        if items > N::MAX_ITEMS {
+            continue;
+        }
+        for &schedule in &schedules {
+            for port in [Port::FullDuplex, Port::HalfDuplex] {
+                let problem = Problem { workers: &workers, items, schedule, port };
+                // Stale values from the previous plan must not leak into this one.
+                for (j, a) in out.iter_mut().enumerate() {
+                    *a = Assignment { worker: j ^ 5, count: 7, ..Assignment::EMPTY };
+                }
+                match plan(&problem, &mut out, &mut scratch, &mut tableau) {
+                    Ok(s) => {
+                        for a in &out {
+                            h.add(a.worker as u64);
+                            h.add(a.return_rank.map_or(u64::MAX, |r| r as u64));
+                            h.add(a.count);
+                            h.add(a.displacement);
+                            for x in [
+                                a.rate,
+                                a.share,
+                                a.send_start,
+                                a.received,
+                                a.computed,
+                                a.return_start,
+                                a.return_end,
+                                a.idle,
+                            ] {
+                                h.real(x);
+                            }
+                        }
+                        h.add(s.items);
+                        h.text(&format!("{:?} {:?}", s.port, s.method));
+                        h.add(u64::from(s.rational_optimal));
+                        h.add(s.members as u64);
+                        h.add(s.participating as u64);
+                        for x in [
+                            s.throughput,
+                            s.makespan,
+                            s.rational_makespan,
+                            s.lower_bound,
+                            s.bound,
+                            s.even_split_makespan,
+                        ] {
+                            h.real(x);
+                        }
+                        h.add(s.throughput_bound.to_bits());
+                    }
+                    Err(e) => {
+                        h.add(e.code() as u64 + 1_000);
+                        h.text(&e.to_string());
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn hash(kind: Kind, p: usize) -> u64 {
+    let w = platform(kind, p, 0x51_7cc1_b727_220a + p as u64);
+    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    hash_plans::<f64>(&w, &mut h);
+    if p <= 1_000 {
+        hash_plans::<f32>(&w, &mut h);
+        hash_plans::<Q32>(&w, &mut h);
+    }
+    h.0
+}
+
+const SIZES: [usize; 10] = [1, 2, 3, 5, 12, 16, 33, 100, 1_000, 10_000];
+
+/// Printed by the code before branch `returns-speed` (see the module comment).
+const PINNED: [[u64; 10]; 9] = [
+    [
+        0x790daf1fd6b44fd6,
+        0x830aa92f8267447e,
+        0x30e32d511e29afa1,
+        0x33a244a996c00ea5,
+        0xa2de7557a88ed061,
+        0xedf23b74a76b2309,
+        0x4d16e5e4f55b5211,
+        0x08bf6e451e0f4ea4,
+        0x630b304a0fb1c4e3,
+        0x671ce761d98968f7,
+    ], // Random
+    [
+        0x898e413559cb1558,
+        0xb2523a10db7093d9,
+        0xf70b4b25d3bdeffb,
+        0x821144fbbe23d67e,
+        0xbb01336eb9464440,
+        0x45119a516a2fa33f,
+        0x05b361c7a1511569,
+        0x49d5097c1803dd59,
+        0xb85e20b8b94f6146,
+        0x49a503b389f6b24b,
+    ], // Uniform
+    [
+        0xe2127e0dc92a4f7d,
+        0x2c829599f687dca5,
+        0x24ec08d6e8645bb2,
+        0x44fd1bb8556a1459,
+        0x8d0803e86b0dcbc4,
+        0xda03d4e3c07caa82,
+        0x30e2609d91d2cef4,
+        0x4e291018cdd70bf9,
+        0x7af7f0b23c235027,
+        0x89cec83fb94f0e30,
+    ], // Wide
+    [
+        0xdbe1748932e771c1,
+        0x1cbefe04505720ae,
+        0xba58a556afc3d64c,
+        0x45430209f4b07987,
+        0x1a0721cca0c4debc,
+        0xe5f12b8958c50dd4,
+        0xb4744a4a870de8d0,
+        0xb92e915b51e25619,
+        0x3c7df39410d3115d,
+        0x8873158c8c02baef,
+    ], // HalfReturn
+    [
+        0xd7b1d827575f8238,
+        0x2389761d6e18ad31,
+        0x7bdb6d855c0ab45e,
+        0x7b0e0f45168ffcd8,
+        0x5e76cdbb0cde6481,
+        0x207e6fe340fb9f35,
+        0x2b80a8b720fcaef5,
+        0x8446bb9610567b8a,
+        0xb52430405030e9f1,
+        0xfa5b7183e27eb702,
+    ], // EqualReturn
+    [
+        0x6051aaed09c4aa7d,
+        0x83eebe66859118be,
+        0x882d71f276c2ae7f,
+        0x4baac3cad5952fd4,
+        0xa40f38ddcd789cfc,
+        0xe0203d77f5eafce8,
+        0x87ca4fc117ddbc1e,
+        0xd3a9496879f334fb,
+        0xe51dfc4138086628,
+        0x67593b2928ee0b7b,
+    ], // DoubleReturn
+    [
+        0x9d784c774dab6339,
+        0x28b5ffb57d3a20cf,
+        0x43a74131b4e36fe3,
+        0x88734f8e36114ac4,
+        0x28f7e406072d2e19,
+        0x6893343a36c6bd29,
+        0x8cdaa69d55093e95,
+        0xd985a4074ef7adcf,
+        0x39821024df799221,
+        0x8b9d3b329b3ca54c,
+    ], // TripleReturn
+    [
+        0x3a640e3ea1120af1,
+        0x7ba7a179795a529b,
+        0x4b7f0fbf84cd8559,
+        0x06335c558ccbb047,
+        0x3d0bc77e6c0251ff,
+        0x6e7fb8b6875ec38d,
+        0x0a54fa5cbbee1429,
+        0xd8ad096a86c951a9,
+        0xd2f5300aa36b83c3,
+        0xb4d1b571dbdfb4dd,
+    ], // Ties
+    [
+        0x51a25afac8f3af61,
+        0x88206c862d0ea7c5,
+        0x593fedf94aa963cd,
+        0xd9c433d33c54256d,
+        0xc3335a2e53c3dc29,
+        0x8f7032afee0a1387,
+        0x81a97481e4a60317,
+        0xa43ee9d233c354a0,
+        0xd05dfac018dd7fc8,
+        0xc2cdda39dd166abf,
+    ], // Free
+];
+
+#[test]
+fn plans_are_those_of_the_previous_algorithm() {
+    let print = std::env::var_os("DIVLOAD_PRINT_GOLDEN").is_some();
+    let mut wrong = Vec::new();
+    for (i, kind) in KINDS.into_iter().enumerate() {
+        let row: Vec<u64> = SIZES.iter().map(|&p| hash(kind, p)).collect();
+        if print {
+            println!(
+                "    [{}], // {kind:?}",
+                row.iter().map(|h| format!("{h:#018x}")).collect::<Vec<_>>().join(", ")
+            );
+        }
+        for (j, &p) in SIZES.iter().enumerate() {
+            if row[j] != PINNED[i][j] {
+                wrong.push(format!("{kind:?} p={p}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "plans changed for {wrong:?}");
+}
