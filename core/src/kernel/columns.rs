@@ -1,12 +1,13 @@
-//! Working memory as columns: the caller's scratch records, eight 64-bit words each, seen
-//! as eight contiguous arrays of `len` words (struct of arrays) for `len` records.
+//! Working memory as columns: the caller's scratch records, `W` 64-bit words each (eight
+//! for the scatter model, five for the return-message model), seen as `W` contiguous
+//! arrays of `len` words (struct of arrays) for `len` records.
 //!
 //! Why: at a million workers a plan is bound by memory traffic, not arithmetic. A pass that
 //! needs two numbers per worker reads 16 bytes per worker from two columns instead of two
 //! 64-byte records, and a sort moves compact (key, value) words instead of whole records
 //! (issue 14). The records stay an opaque caller-allocated type, so nothing is allocated
-//! and no `unsafe` reinterprets memory: word `w` of the arena is word `w % 8` of record
-//! `w / 8`, which is where it would be in a flat array anyway.
+//! and no `unsafe` reinterprets memory: word `w` of the arena is word `w % W` of record
+//! `w / W`, which is where it would be in a flat array anyway.
 //!
 //! [`Columns::sort`] is a bucket sort on integer keys: one pass counting the top bits of
 //! each key (relative to the smallest), one pass placing the items, then each bucket, a
@@ -18,13 +19,13 @@ use core::cmp::Ordering;
 
 use crate::num::Real;
 
-/// Words per scratch record.
+/// Words per scratch record unless a model says otherwise (the scatter model's).
 pub(crate) const WORDS: usize = 8;
 
-/// A scratch record of [`WORDS`] words.
-pub(crate) trait Words {
-    fn words(&self) -> &[u64; WORDS];
-    fn words_mut(&mut self) -> &mut [u64; WORDS];
+/// A scratch record of `W` words (`W > 0`).
+pub(crate) trait Words<const W: usize = WORDS> {
+    fn words(&self) -> &[u64; W];
+    fn words_mut(&mut self) -> &mut [u64; W];
 }
 
 /// Buckets below this size are sorted by insertion.
@@ -49,13 +50,13 @@ pub(crate) struct SortColumns {
     pub spare: [usize; 3],
 }
 
-/// [`WORDS`] columns of `len` words over `len` records.
-pub(crate) struct Columns<'a, R> {
+/// `W` columns of `len` words over `len` records.
+pub(crate) struct Columns<'a, R, const W: usize = WORDS> {
     records: &'a mut [R],
     len: usize,
 }
 
-impl<'a, R: Words> Columns<'a, R> {
+impl<'a, R: Words<W>, const W: usize> Columns<'a, R, W> {
     /// Columns of `len` words; `records` must hold at least `len` records (callers check
     /// buffer sizes first and pass the slice cut to `len`).
     pub fn new(records: &'a mut [R]) -> Self {
@@ -73,14 +74,14 @@ impl<'a, R: Words> Columns<'a, R> {
     #[inline]
     pub fn get(&self, col: usize, i: usize) -> u64 {
         let w = col * self.len + i;
-        self.records.get(w / WORDS).map_or(0, |r| r.words()[w % WORDS])
+        self.records.get(w / W).map_or(0, |r| r.words()[w % W])
     }
 
     #[inline]
     pub fn set(&mut self, col: usize, i: usize, v: u64) {
         let w = col * self.len + i;
-        if let Some(r) = self.records.get_mut(w / WORDS) {
-            r.words_mut()[w % WORDS] = v;
+        if let Some(r) = self.records.get_mut(w / W) {
+            r.words_mut()[w % W] = v;
         }
     }
 

@@ -13,7 +13,9 @@
 //! item f where the greedy stops). λ is found by a weighted selection in plain `f64` (any
 //! λ is valid, a good one is tight), then the right-hand side is evaluated with every
 //! operation rounded outwards (`next_up`/`next_down` around each correctly rounded
-//! result), which holds whatever the cancellation. Expected O(p), no sort.
+//! result), which holds whatever the cancellation. No sort: the knapsacks' weights are
+//! counted into histograms on their weights' bits, all knapsacks in the same passes over
+//! the workers (issue 12), and only the bucket where each greedy stops is refined.
 //!
 //! Up to [`REFINED_BOUND_WORKERS`] workers the bound is also refined (returns.md §5,
 //! `upper_bound_refined`): every scenario has a member s sent last and a member r
@@ -31,25 +33,39 @@ use core::ops::Add;
 use crate::kernel::fp::{next_down, next_up};
 use crate::kernel::lp::{tableau_len, Tableau};
 use crate::num::Real;
-use crate::returns::types::{Port, ReturnWorker, Scratch};
+use crate::returns::types::{Cols, Port, ReturnWorker};
+
+/// Knapsacks at most: `c`, `d`, `(c + d)/2`, and in half duplex `c + d`.
+const KNAPSACKS: usize = 4;
+/// Buckets of a histogram at most (2^8, one column's first words).
+const BUCKET_BITS: u32 = 8;
 
 /// An upper bound on ρ over every scenario, certified in floating point (`+∞` only if a
-/// cost is so small that `1/(c + w + d)` overflows). `scratch` needs one record per worker.
-pub(crate) fn throughput_bound<N: Real>(
-    workers: &[ReturnWorker<N>],
-    port: Port,
-    scratch: &mut [Scratch],
-) -> f64 {
-    // Lower bounds on each knapsack weight, from exact f64 costs.
-    let c = |w: &ReturnWorker<N>| w.comm_per_item.to_f64();
-    let d = |w: &ReturnWorker<N>| w.return_per_item.to_f64();
-    let cd = |w: &ReturnWorker<N>| next_down(c(w) + d(w));
-    let half = |w: &ReturnWorker<N>| next_down(cd(w) * 0.5);
-    let mut best = knapsack(workers, scratch, c);
-    best = best.min(knapsack(workers, scratch, d));
-    best = best.min(knapsack(workers, scratch, half));
-    if port == Port::HalfDuplex {
-        best = best.min(knapsack(workers, scratch, cd));
+/// cost is so small that `1/(c + w + d)` overflows). `cols` has one word per worker in each
+/// column; whatever they held is overwritten.
+pub(crate) fn throughput_bound<N: Real>(workers: &[ReturnWorker<N>], port: Port, cols: &mut Cols<'_>) -> f64 {
+    let used = if port == Port::HalfDuplex { KNAPSACKS } else { KNAPSACKS - 1 };
+    let stops = stop_keys(workers, used, cols);
+    let mut lambda = [0.0f64; KNAPSACKS];
+    for (l, stop) in lambda.iter_mut().zip(stops) {
+        if let Some(v) = stop {
+            *l = 1.0 / v;
+        }
+    }
+    let mut total = [0.0f64; KNAPSACKS];
+    for w in workers {
+        let u = cap_above(w);
+        let v = weights(w);
+        for j in 0..used {
+            let lv = next_down(lambda[j] * v[j]);
+            if lv < 1.0 {
+                total[j] = next_up(total[j] + next_up(u * next_up(1.0 - lv)));
+            }
+        }
+    }
+    let mut best = f64::INFINITY;
+    for j in 0..used {
+        best = best.min(next_up(lambda[j] + total[j]));
     }
     best.min(refined(workers, port))
 }
@@ -150,6 +166,15 @@ fn refined<N: Real>(workers: &[ReturnWorker<N>], port: Port) -> f64 {
     }
 }
 
+/// Lower bounds on each knapsack's weights, from exact `f64` costs (lower bounds on the
+/// exact weights are what makes the result an upper bound).
+#[inline]
+fn weights<N: Real>(w: &ReturnWorker<N>) -> [f64; KNAPSACKS] {
+    let (c, d) = (w.comm_per_item.to_f64(), w.return_per_item.to_f64());
+    let cd = next_down(c + d);
+    [c, d, next_down(cd * 0.5), cd]
+}
+
 /// `u_i` rounded up: `1/(c + w + d)` with the sum rounded down first.
 fn cap_above<N: Real>(w: &ReturnWorker<N>) -> f64 {
     let sum = next_down(
@@ -162,46 +187,201 @@ fn cap_above<N: Real>(w: &ReturnWorker<N>) -> f64 {
     }
 }
 
-/// An upper bound on `K(v)` for weights `v_i ≥ weight(worker)` (the closure gives lower
-/// bounds on the exact weights, which is what makes the result an upper bound).
-fn knapsack<N: Real>(
+/// The order of `f64::total_cmp` as unsigned integers.
+#[inline]
+pub(crate) fn total_key(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | 1 << 63
+    }
+}
+
+/// Each knapsack's share of one worker: its key (the weight `v`, ordered as
+/// `f64::total_cmp`) and the budget a whole item uses (`v/(c + w + d)`).
+#[inline]
+fn items<N: Real>(w: &ReturnWorker<N>) -> ([u64; KNAPSACKS], [f64; KNAPSACKS]) {
+    let v = weights(w);
+    let total = w.total().to_f64();
+    (v.map(total_key), v.map(|x| x / total))
+}
+
+/// For each of the first `used` knapsacks, the weight `v_f > 0` of the item where the
+/// greedy stops: the smallest `v` such that the items of weight up to `v` use the budget 1
+/// (`None` when every item fits).
+///
+/// Three passes over the workers for all knapsacks together: the keys' range, then a
+/// histogram of budget per bucket of the range, then the indices of the workers in each
+/// knapsack's stopping bucket (column `j` for knapsack `j`); each bucket is then narrowed
+/// by histograms of its own until its keys are equal.
+fn stop_keys<N: Real>(
     workers: &[ReturnWorker<N>],
-    scratch: &mut [Scratch],
-    weight: impl Fn(&ReturnWorker<N>) -> f64,
-) -> f64 {
+    used: usize,
+    cols: &mut Cols<'_>,
+) -> [Option<f64>; KNAPSACKS] {
     let p = workers.len();
-    for (i, (s, w)) in scratch.iter_mut().zip(workers).enumerate() {
-        let v = weight(w);
-        *s = Scratch { pos: i, key: v, weight: v / w.total().to_f64(), ..Scratch::EMPTY };
-    }
-    // Weighted selection of the greedy's stopping item: the weight of the items cheaper
-    // than it stays within the budget 1.
-    let (mut lo, mut hi, mut budget) = (0usize, p, 1.0f64);
-    let mut lambda = 0.0f64;
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        let part = &mut scratch[lo..hi];
-        part.select_nth_unstable_by(mid - lo, |a, b| a.key.total_cmp(&b.key));
-        let below: f64 = scratch[lo..mid].iter().map(|s| s.weight).sum();
-        if below > budget {
-            hi = mid;
-            continue;
-        }
-        let with = below + scratch[mid].weight;
-        if with >= budget && scratch[mid].key > 0.0 {
-            lambda = 1.0 / scratch[mid].key;
-            break;
-        }
-        budget -= with;
-        lo = mid + 1;
-    }
-    let mut total = 0.0f64;
+    let mut lo = [u64::MAX; KNAPSACKS];
+    let mut hi = [0u64; KNAPSACKS];
     for w in workers {
-        let u = cap_above(w);
-        let lv = next_down(lambda * weight(w));
-        if lv < 1.0 {
-            total = next_up(total + next_up(u * next_up(1.0 - lv)));
+        let (key, _) = items(w);
+        for j in 0..used {
+            lo[j] = lo[j].min(key[j]);
+            hi[j] = hi[j].max(key[j]);
         }
     }
-    next_up(lambda + total)
+    // Fewer buckets than workers, so the histograms fit in the columns' first words.
+    let most = (usize::BITS - 1 - p.max(1).leading_zeros()).min(BUCKET_BITS);
+    let shape: [Buckets; KNAPSACKS] = core::array::from_fn(|j| Buckets::new(lo[j], hi[j], most));
+    for (j, shape) in shape.iter().enumerate().take(used) {
+        for b in 0..shape.count() {
+            cols.set(j, b, 0);
+        }
+    }
+    for w in workers {
+        let (key, budget) = items(w);
+        for j in 0..used {
+            let b = shape[j].of(key[j]);
+            let sum = f64::from_bits(cols.get(j, b)) + budget[j];
+            cols.set(j, b, sum.to_bits());
+        }
+    }
+    let mut target = [Target::Fits; KNAPSACKS];
+    for j in 0..used {
+        let mut before = 0.0f64;
+        for b in 0..shape[j].count() {
+            let here = f64::from_bits(cols.get(j, b));
+            if before + here >= 1.0 {
+                target[j] = Target::In { bucket: b, budget: 1.0 - before };
+                break;
+            }
+            before += here;
+        }
+    }
+    let mut found = [0usize; KNAPSACKS];
+    for (i, w) in workers.iter().enumerate() {
+        let (key, _) = items(w);
+        for j in 0..used {
+            if let Target::In { bucket, .. } = target[j] {
+                if shape[j].of(key[j]) == bucket {
+                    cols.set(j, found[j], i as u64);
+                    found[j] += 1;
+                }
+            }
+        }
+    }
+    let mut stops = [None; KNAPSACKS];
+    for j in 0..used {
+        if let Target::In { bucket, budget } = target[j] {
+            let (lo, hi) = shape[j].range(bucket);
+            stops[j] = narrow(workers, cols, j, found[j], lo, hi, budget, most);
+        }
+    }
+    stops
+}
+
+#[derive(Clone, Copy)]
+enum Target {
+    /// Every item fits (or rounding lost the crossing): λ = 0, still a bound.
+    Fits,
+    /// The greedy stops in this bucket with this much budget left at its start.
+    In { bucket: usize, budget: f64 },
+}
+
+/// Buckets over keys `lo..=hi`: the top bits of `key − lo`.
+#[derive(Clone, Copy)]
+struct Buckets {
+    lo: u64,
+    hi: u64,
+    shift: u32,
+    bits: u32,
+}
+
+impl Buckets {
+    fn new(lo: u64, hi: u64, most: u32) -> Self {
+        let span_bits = u64::BITS - hi.saturating_sub(lo).leading_zeros();
+        let bits = most.min(span_bits);
+        Buckets { lo, hi, shift: span_bits - bits, bits }
+    }
+
+    fn count(&self) -> usize {
+        1 << self.bits
+    }
+
+    /// The bucket of `key`; keys outside `lo..=hi` give a bucket no key inside has.
+    #[inline]
+    fn of(&self, key: u64) -> usize {
+        if key < self.lo || key > self.hi {
+            usize::MAX
+        } else if self.bits == 0 {
+            0
+        } else {
+            ((key - self.lo) >> self.shift) as usize
+        }
+    }
+
+    fn range(&self, b: usize) -> (u64, u64) {
+        let start = self.lo + ((b as u64) << self.shift);
+        let width = if self.shift == 0 { 0 } else { (1u64 << self.shift) - 1 };
+        (start, start.saturating_add(width).min(self.hi))
+    }
+}
+
+/// Narrows knapsack `j`'s stopping bucket (`n` worker indices in column `j`, keys in
+/// `lo..=hi`, `budget` left at its start) until one key remains; column 4 holds each
+/// round's histogram. `None` if rounding lost the crossing.
+#[allow(clippy::too_many_arguments)]
+fn narrow<N: Real>(
+    workers: &[ReturnWorker<N>],
+    cols: &mut Cols<'_>,
+    j: usize,
+    mut n: usize,
+    mut lo: u64,
+    mut hi: u64,
+    mut budget: f64,
+    most: u32,
+) -> Option<f64> {
+    const HISTOGRAM: usize = 4;
+    let item = |cols: &Cols<'_>, t: usize| {
+        let w = workers.get(cols.index(j, t)).copied()?;
+        let (key, budget) = items(&w);
+        Some((key[j], budget[j]))
+    };
+    while lo < hi {
+        let shape = Buckets::new(lo, hi, most);
+        for b in 0..shape.count() {
+            cols.set(HISTOGRAM, b, 0);
+        }
+        for t in 0..n {
+            let (key, w) = item(cols, t)?;
+            let b = shape.of(key);
+            let sum = f64::from_bits(cols.get(HISTOGRAM, b)) + w;
+            cols.set(HISTOGRAM, b, sum.to_bits());
+        }
+        let mut before = 0.0f64;
+        let mut chosen = None;
+        for b in 0..shape.count() {
+            let here = f64::from_bits(cols.get(HISTOGRAM, b));
+            if before + here >= budget {
+                chosen = Some(b);
+                break;
+            }
+            before += here;
+        }
+        let b = chosen?;
+        budget -= before;
+        (lo, hi) = shape.range(b);
+        let mut kept = 0;
+        for t in 0..n {
+            let (key, _) = item(cols, t)?;
+            if shape.of(key) == b {
+                let i = cols.get(j, t);
+                cols.set(j, kept, i);
+                kept += 1;
+            }
+        }
+        n = kept;
+    }
+    let v = if lo >> 63 == 1 { f64::from_bits(lo & !(1 << 63)) } else { f64::from_bits(!lo) };
+    (v > 0.0).then_some(v)
 }

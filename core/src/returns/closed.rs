@@ -2,26 +2,63 @@
 //! p workers: the LIFO optimum (slides L545-563) and the FIFO prefix rules (L577-645,
 //! `docs/derivations/returns.md` §2–3).
 //!
-//! Both write, for each scenario member in send order, the member's *fraction*
-//! `α_i/ρ` of the work into `Assignment::share` (the caller turns fractions into rates
-//! and shares), and return ρ. Neither forms the products `Π w/(c+d+w)` or `Π π`, which
+//! Both write the scenario into the scratch columns (`types::col`), in send order with the
+//! members first: the worker, its costs `c`, `w`, `d`, and its *fraction* `α_i/ρ` of the
+//! work (0 for the others; the caller turns fractions into rates and shares), and return ρ.
+//! The send order is a bucket sort on the key's bits that reads the workers once in input
+//! order, and each worker's costs are then copied once into the columns: every later pass,
+//! here and in `integer`, reads contiguous columns in send order (issue 12). Neither forms the products `Π w/(c+d+w)` or `Π π`, which
 //! underflow long before 10⁶ workers; they carry ratios of positive terms instead, so a
 //! value only underflows when the quantity it stands for does.
 
+use crate::kernel::columns::{Columns, Words};
 use crate::num::Real;
-use crate::returns::types::{Assignment, Port, ReturnWorker, Scratch};
+use crate::returns::bound::total_key;
+use crate::returns::types::{col, Cols, Port, ReturnWorker};
 
-/// Sorts the worker indices into `scratch[..].pos` by increasing `key(worker)`, ties by
-/// index (so plans are deterministic).
-fn sort_by_key<N: Real>(
+/// Worker `i`, which the callers keep in range; out of range (a bug) it reads as a free
+/// worker instead of panicking (the `nopanic` proof).
+#[inline]
+pub(crate) fn worker<N: Real>(workers: &[ReturnWorker<N>], i: usize) -> ReturnWorker<N> {
+    debug_assert!(i < workers.len());
+    workers.get(i).copied().unwrap_or(ReturnWorker::new(N::ZERO, N::ONE, N::ZERO))
+}
+
+/// The costs `(c, w, d)` at send position `k`.
+#[inline]
+pub(crate) fn costs<N: Real>(cols: &Cols<'_>, k: usize) -> (N, N, N) {
+    (cols.real(col::C, k), cols.real(col::W, k), cols.real(col::D, k))
+}
+
+/// Copies worker `i`'s costs to send position `k`.
+#[inline]
+pub(crate) fn set_worker<N: Real>(cols: &mut Cols<'_>, k: usize, i: usize, w: ReturnWorker<N>) {
+    cols.set(col::WORKER, k, i as u64);
+    cols.set_real(col::C, k, w.comm_per_item);
+    cols.set_real(col::W, k, w.comp_per_item);
+    cols.set_real(col::D, k, w.return_per_item);
+}
+
+/// The send order by increasing `key(worker)` (as `f64::total_cmp` orders it), ties by
+/// index (so plans are deterministic), with every worker's costs; `cols.len()` must be
+/// `workers.len()`.
+fn send_order<N: Real>(
     workers: &[ReturnWorker<N>],
-    scratch: &mut [Scratch],
+    cols: &mut Cols<'_>,
     key: impl Fn(&ReturnWorker<N>) -> N,
 ) {
-    for (i, (s, w)) in scratch.iter_mut().zip(workers).enumerate() {
-        *s = Scratch { pos: i, key: key(w).to_f64(), ..Scratch::EMPTY };
+    let p = workers.len();
+    cols.sort(
+        p,
+        0,
+        col::ORDER_SORT,
+        |_, j| [total_key(key(&worker(workers, j)).to_f64()), j as u64, 0],
+        |cols, x, y| cols.get(col::WORKER, x).cmp(&cols.get(col::WORKER, y)),
+    );
+    for k in 0..p {
+        let i = cols.index(col::WORKER, k);
+        set_worker(cols, k, i, worker(workers, i));
     }
-    scratch.sort_unstable_by(|a, b| a.key.total_cmp(&b.key).then(a.pos.cmp(&b.pos)));
 }
 
 /// The LIFO optimum, the same in both port models (the half-duplex row is implied by the
@@ -34,44 +71,41 @@ fn sort_by_key<N: Real>(
 /// last and `r_k = (w_k·r_{k+1} + 1)/(c_k + d_k + w_k)`; ρ = r_1. Forward, the fraction
 /// reaching position k is split as `x = m/(w_k·r_{k+1} + 1)` for the worker and
 /// `m·w_k·r_{k+1}/(w_k·r_{k+1} + 1)` for the rest: positive terms only.
-pub(crate) fn lifo<N: Real>(
-    workers: &[ReturnWorker<N>],
-    out: &mut [Assignment<N>],
-    scratch: &mut [Scratch],
-) -> N {
-    let p = workers.len();
-    sort_by_key(workers, scratch, |w| w.comm_per_item + w.return_per_item);
-    let mut r = N::ZERO;
-    for k in (0..p).rev() {
-        let i = scratch[k].pos;
-        let w = workers[i];
-        // `rate` holds r_{k+1} until the forward pass reads it.
-        out[k] = Assignment { worker: i, return_rank: Some(p - 1 - k), rate: r, ..Assignment::EMPTY };
-        r = (w.comp_per_item * r + N::ONE) / w.total();
-    }
+pub(crate) fn lifo<N: Real>(workers: &[ReturnWorker<N>], cols: &mut Cols<'_>) -> N {
+    send_order(workers, cols, |w| w.comm_per_item + w.return_per_item);
+    let r = suffix_throughputs::<N>(cols, true);
     let mut m = N::ONE;
-    for a in out.iter_mut().take(p) {
-        let wr = workers[a.worker].comp_per_item * a.rate;
+    for k in 0..cols.len() {
+        let wr = cols.real::<N>(col::W, k) * cols.real::<N>(col::FRAC, k);
         let denominator = wr + N::ONE;
-        a.share = m / denominator;
+        cols.set_real(col::FRAC, k, m / denominator);
         m = m * wr / denominator;
-        a.rate = N::ZERO;
     }
     r
 }
 
-/// The LIFO throughput alone, by the recursion of [`lifo`], touching only `scratch`.
-pub(crate) fn lifo_value<N: Real>(workers: &[ReturnWorker<N>], scratch: &mut [Scratch]) -> N {
-    sort_by_key(workers, scratch, |w| w.comm_per_item + w.return_per_item);
+/// The LIFO throughput alone, by the recursion of [`lifo`].
+pub(crate) fn lifo_value<N: Real>(workers: &[ReturnWorker<N>], cols: &mut Cols<'_>) -> N {
+    send_order(workers, cols, |w| w.comm_per_item + w.return_per_item);
+    suffix_throughputs::<N>(cols, false)
+}
+
+/// `r_1` of [`lifo`] over the columns' send order; with `keep`, `r_{k+1}` goes to
+/// `col::FRAC` at each position `k` for the forward pass.
+fn suffix_throughputs<N: Real>(cols: &mut Cols<'_>, keep: bool) -> N {
     let mut r = N::ZERO;
-    for s in scratch.iter().rev() {
-        let w = workers[s.pos];
-        r = (w.comp_per_item * r + N::ONE) / w.total();
+    for k in (0..cols.len()).rev() {
+        let (c, w, d) = costs::<N>(cols, k);
+        if keep {
+            cols.set_real(col::FRAC, k, r);
+        }
+        // `c + w + d` in that order: the worker's own total (`ReturnWorker::total`).
+        r = (w * r + N::ONE) / (c + w + d);
     }
     r
 }
 
-/// The FIFO value of the better of the two prefix rules, and its scenario in `out`
+/// The FIFO value of the better of the two prefix rules, and its scenario in the columns
 /// (members first; returns `(ρ, members)`).
 ///
 /// * forward rule: send by increasing `c`, the best prefix of the no-idle solution;
@@ -83,24 +117,19 @@ pub(crate) fn lifo_value<N: Real>(workers: &[ReturnWorker<N>], scratch: &mut [Sc
 /// forward, z > 1 reversed, z = 1 either; the slides' wording for z > 1 is wrong). For other
 /// `d`, and in half duplex (where the no-idle solution is scaled down to meet the port row
 /// `Σ (c + d)·α ≤ 1`), it is a feasible FIFO schedule, not always the best.
-pub(crate) fn fifo<N: Real>(
-    workers: &[ReturnWorker<N>],
-    port: Port,
-    out: &mut [Assignment<N>],
-    scratch: &mut [Scratch],
-) -> (N, usize) {
+pub(crate) fn fifo<N: Real>(workers: &[ReturnWorker<N>], port: Port, cols: &mut Cols<'_>) -> (N, usize) {
     let (mut sum_c, mut sum_d) = (0.0f64, 0.0f64);
     for w in workers {
         sum_c += w.comm_per_item.to_f64();
         sum_d += w.return_per_item.to_f64();
     }
-    // Solve the rule that is likely to lose first, so the winner is usually in `out`
+    // Solve the rule that is likely to lose first, so the winner is usually in the columns
     // already and the sort is not repeated.
     let likely = sum_d > sum_c;
-    let first = prefix_rule(workers, port, !likely, out, scratch);
-    let second = prefix_rule(workers, port, likely, out, scratch);
+    let first = prefix_rule(workers, port, !likely, cols);
+    let second = prefix_rule(workers, port, likely, cols);
     if first.0 > second.0 {
-        prefix_rule(workers, port, !likely, out, scratch)
+        prefix_rule(workers, port, !likely, cols)
     } else {
         second
     }
@@ -119,70 +148,69 @@ pub(crate) fn fifo<N: Real>(
 /// `π_k/S_q = u_k·Π_{j=k+1..q} 1/(1 + t_j)`. Every step divides or multiplies positive
 /// terms. The best prefix is the maximum of ρ_k over all k (for `d ∝ c` the slides' rule
 /// "add while `d ≤ 1/ρ`" stops at the same prefix, ρ being a mediant of ρ_k and 1/d).
+///
+/// Only `u_k` is kept (in `col::FRAC`): the backward pass computes each `t_k` again from
+/// `u_{k−1}` and the costs, with the same operations, so the same value.
 fn prefix_rule<N: Real>(
     workers: &[ReturnWorker<N>],
     port: Port,
     reversed: bool,
-    out: &mut [Assignment<N>],
-    scratch: &mut [Scratch],
+    cols: &mut Cols<'_>,
 ) -> (N, usize) {
     let p = workers.len();
-    let roles = |w: &ReturnWorker<N>| {
-        if reversed {
-            (w.return_per_item, w.comm_per_item)
-        } else {
-            (w.comm_per_item, w.return_per_item)
-        }
+    send_order(workers, cols, |w| if reversed { w.return_per_item } else { w.comm_per_item });
+    // (c, w, d) as the rule sees them, and the worker's own total.
+    let roles = |cols: &Cols<'_>, k: usize| {
+        let (c, w, d) = costs::<N>(cols, k);
+        let (c, d) = if reversed { (d, c) } else { (c, d) };
+        (c, w, d)
     };
-    sort_by_key(workers, scratch, |w| roles(w).0);
+    let step = |u: N, prev: (N, N, N), here: (N, N, N)| u * ((prev.1 + prev.2) / (here.0 + here.1));
     let (mut u, mut v) = (N::ONE, N::ZERO);
     let (mut best_v, mut q) = (N::INFINITY, 0);
+    let mut prev = (N::ZERO, N::ZERO, N::ZERO);
     for k in 0..p {
-        let i = scratch[k].pos;
-        let w = workers[i];
-        let (c, d) = roles(&w);
-        let t = if k == 0 {
-            v = w.total();
-            N::ZERO
+        let here = roles(cols, k);
+        if k == 0 {
+            let (c, w, d) = costs::<N>(cols, k);
+            v = c + w + d;
         } else {
-            let prev = workers[scratch[k - 1].pos];
-            let (_, d_prev) = roles(&prev);
-            let t = u * ((prev.comp_per_item + d_prev) / (c + w.comp_per_item));
+            let t = step(u, prev, here);
             let grown = N::ONE + t;
             u = t / grown;
-            v = (v + d * t) / grown;
-            t
-        };
-        // `rate` and `share` carry u_k and t_k until the backward pass.
-        out[k] = Assignment { worker: i, rate: u, share: t, ..Assignment::EMPTY };
+            v = (v + here.2 * t) / grown;
+        }
+        cols.set_real(col::FRAC, k, u);
+        prev = here;
         if v < best_v {
             (best_v, q) = (v, k + 1);
         }
     }
     let mut acc = N::ONE;
-    for a in out.iter_mut().take(q).rev() {
-        let (u, t) = (a.rate, a.share);
-        a.share = u * acc;
-        a.rate = N::ZERO;
+    for k in (0..q).rev() {
+        let u = cols.real::<N>(col::FRAC, k);
+        let t = if k == 0 {
+            N::ZERO
+        } else {
+            step(cols.real::<N>(col::FRAC, k - 1), roles(cols, k - 1), roles(cols, k))
+        };
+        cols.set_real(col::FRAC, k, u * acc);
         acc = acc / (N::ONE + t);
     }
-    for a in out.iter_mut().take(p).skip(q) {
-        *a = Assignment { worker: a.worker, ..Assignment::EMPTY };
+    for k in q..p {
+        cols.set_real(col::FRAC, k, N::ZERO);
     }
     if reversed {
-        out[..q].reverse();
-    }
-    for (k, a) in out.iter_mut().take(q).enumerate() {
-        a.return_rank = Some(k);
+        reverse(cols, q);
     }
     let mut rho = N::ONE / best_v;
     if port == Port::HalfDuplex {
         // The no-idle solution satisfies every scenario row; scaling α by 1/max(1, H)
         // keeps them and meets the port row H = Σ (c + d)·α ≤ 1 too.
         let mut h = N::ZERO;
-        for a in out.iter().take(q) {
-            let w = workers[a.worker];
-            h = h + (w.comm_per_item + w.return_per_item) * a.share;
+        for k in 0..q {
+            let (c, _, d) = costs::<N>(cols, k);
+            h = h + (c + d) * cols.real::<N>(col::FRAC, k);
         }
         h = h * rho;
         if h > N::ONE {
@@ -190,4 +218,15 @@ fn prefix_rule<N: Real>(
         }
     }
     (rho, q)
+}
+
+/// Reverses send positions `0..q` in every column.
+fn reverse<R: Words<W>, const W: usize>(cols: &mut Columns<'_, R, W>, q: usize) {
+    for c in 0..W {
+        for k in 0..q / 2 {
+            let (a, b) = (cols.get(c, k), cols.get(c, q - 1 - k));
+            cols.set(c, k, b);
+            cols.set(c, q - 1 - k, a);
+        }
+    }
 }

@@ -17,10 +17,19 @@
 //! (half duplex: also `Σ_j (c_j + d_j)`). The code evaluates `max_rows R(s + e)` in `f64`
 //! with every operation rounded upwards, which is above the makespan whatever rounding
 //! did to `s`, and widens it for `N`'s own evaluation ([`fp::upper_for`]).
+//!
+//! Memory traffic (issue 12): the scenario is read from the scratch columns in send order
+//! (`types::col`), the counts are a rule (floor, plus one above a threshold found by
+//! histogram selection) applied as each position is visited, and the plan records are
+//! written once, in the pass that computes their times; the even split and the bound are
+//! evaluated in the same passes. A LIFO plan's returns run backwards, so its records are
+//! visited twice.
 
 use crate::kernel::fp::{self, next_up};
 use crate::num::Real;
-use crate::returns::types::{Assignment, Port, ReturnWorker, Scratch};
+use crate::returns::bound::total_key;
+use crate::returns::scenario::MAX_LP_WORKERS;
+use crate::returns::types::{col, Assignment, Cols, Port};
 
 /// Roundings behind a makespan this module evaluates over `positions` positions in `N`:
 /// two per send and per return (a product and a sum or maximum) and two for the compute
@@ -29,132 +38,381 @@ pub(crate) const fn evaluation_ops(positions: usize) -> u64 {
     4 * positions as u64 + 8
 }
 
-/// Largest-remainder counts for `out[..members]` (from `share`), adding up to `items`
-/// exactly; the other entries get 0.
-pub(crate) fn round<N: Real>(items: u64, out: &mut [Assignment<N>], members: usize, scratch: &mut [Scratch]) {
+/// The return order of a scenario's members (the other workers return after them, in
+/// send order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Returns {
+    /// LIFO: the reverse of the send order.
+    Reverse,
+    /// FIFO: the send order.
+    Same,
+    /// The ranks already in `out[..members].return_rank` (at most [`MAX_LP_WORKERS`]
+    /// members: the LP scenarios).
+    Ranks,
+}
+
+/// Largest-remainder counts as a rule on each member's share `s` (position `k`): the floor
+/// `⌊s⌋` plus `base`, plus one for the `extra` largest remainders `s − ⌊s⌋` (ties: the
+/// earlier position); or, when rounding made the floors exceed `items`, minus what the
+/// old sweeps took (one from every count still positive, by increasing remainder, until
+/// the excess is gone).
+#[derive(Clone, Copy, Debug)]
+struct Counts {
+    base: u64,
+    pick: Pick,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Pick {
+    None,
+    /// +1 where `!remainder_key < key`, or equal and `k ≤ last`.
+    Up {
+        key: u64,
+        last: usize,
+    },
+    /// −`sweeps` (not below 0), then −1 more where the count is still positive and
+    /// `remainder_key < key`, or equal and `k ≤ last`.
+    Down {
+        sweeps: u64,
+        partial: Option<(u64, usize)>,
+    },
+}
+
+/// The floor of a share and its remainder's key, as the rounding has always computed them
+/// (from the share in `f64`, clamped at 0).
+#[inline]
+fn floor_and_key<N: Real>(share: N) -> (u64, u64) {
+    let x = share.to_f64().max(0.0);
+    let floor = x as u64;
+    (floor, total_key(x - floor as f64))
+}
+
+impl Counts {
+    #[inline]
+    fn count<N: Real>(&self, share: N, k: usize) -> u64 {
+        let (floor, key) = floor_and_key(share);
+        match self.pick {
+            Pick::None => floor + self.base,
+            Pick::Up { key: t, last } => {
+                let up = !key < t || (!key == t && k <= last);
+                floor + self.base + u64::from(up)
+            }
+            Pick::Down { sweeps, partial } => {
+                let left = floor.saturating_sub(sweeps);
+                let down = left > 0 && partial.is_some_and(|(t, last)| key < t || (key == t && k <= last));
+                left - u64::from(down)
+            }
+        }
+    }
+}
+
+/// The share at position `k` (fraction times items, in `N`).
+#[inline]
+fn share_at<N: Real>(cols: &Cols<'_>, k: usize, items: N) -> N {
+    cols.real::<N>(col::FRAC, k) * items
+}
+
+/// The counting rule for `members` positions: floors, then largest remainders, adding up
+/// to `items` exactly (each count within one item of its share when the shares add up to
+/// `items`).
+fn counts<N: Real>(items: u64, members: usize, cols: &Cols<'_>) -> Counts {
+    let items_n = N::from_u64(items);
     let mut total = 0u64;
-    for (k, (a, s)) in out.iter_mut().zip(scratch.iter_mut()).take(members).enumerate() {
-        let x = a.share.to_f64().max(0.0);
-        let floor = x as u64;
-        *s = Scratch { pos: k, floor, key: x - floor as f64, ..Scratch::EMPTY };
-        a.count = floor;
-        total = total.saturating_add(floor);
+    for k in 0..members {
+        total = total.saturating_add(floor_and_key(share_at(cols, k, items_n)).0);
     }
-    for a in out.iter_mut().skip(members) {
-        a.count = 0;
-    }
-    let part = &mut scratch[..members];
     if members == 0 {
-        return;
+        return Counts { base: 0, pick: Pick::None };
     }
     if total <= items {
         // Shares add up to `items` within rounding, so normally `deficit < members` and
         // `base` is 0: each count is its floor or one more.
         let deficit = items - total;
         let m = members as u64;
-        let (base, extra) = (deficit / m, (deficit % m) as usize);
-        if extra > 0 {
-            part.select_nth_unstable_by(extra - 1, |a, b| b.key.total_cmp(&a.key).then(a.pos.cmp(&b.pos)));
+        let (base, extra) = (deficit / m, deficit % m);
+        if extra == 0 {
+            return Counts { base, pick: Pick::None };
         }
-        for (t, s) in part.iter().enumerate() {
-            out[s.pos].count = s.floor + base + u64::from(t < extra);
-        }
+        let (key, last) = select(members, extra, |k| Some(!floor_and_key(share_at(cols, k, items_n)).1));
+        Counts { base, pick: Pick::Up { key, last } }
     } else {
         // Shares above `items` (only when rounding made them so): take from the smallest
-        // remainders first.
+        // remainders first, a sweep over every positive count at a time.
         let mut excess = total - items;
-        part.sort_unstable_by(|a, b| a.key.total_cmp(&b.key).then(a.pos.cmp(&b.pos)));
-        while excess > 0 {
-            for s in part.iter() {
-                let a = &mut out[s.pos];
-                if excess > 0 && a.count > 0 {
-                    a.count -= 1;
-                    excess -= 1;
+        let mut sweeps = 0u64;
+        loop {
+            let mut positive = 0u64;
+            for k in 0..members {
+                positive += u64::from(floor_and_key(share_at(cols, k, items_n)).0 > sweeps);
+            }
+            if positive == 0 || excess < positive {
+                break;
+            }
+            excess -= positive;
+            sweeps += 1;
+        }
+        let partial = (excess > 0).then(|| {
+            select(members, excess, |k| {
+                let (floor, key) = floor_and_key(share_at(cols, k, items_n));
+                (floor > sweeps).then_some(key)
+            })
+        });
+        Counts { base: 0, pick: Pick::Down { sweeps, partial } }
+    }
+}
+
+/// The `need`-th smallest `(key, k)` among the positions `k < n` that have a key
+/// (`1 ≤ need ≤` their number): returns its key and position, so that the `need`
+/// smallest are those below it in that order. Histograms on the keys' bits narrow the
+/// range 2^8 buckets at a time (at most eight passes over the keys, three or four for
+/// remainders spread over `[0, 1)`), then one pass finds the position among equal keys.
+fn select(n: usize, need: u64, key: impl Fn(usize) -> Option<u64>) -> (u64, usize) {
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for k in 0..n {
+        if let Some(x) = key(k) {
+            lo = lo.min(x);
+            hi = hi.max(x);
+        }
+    }
+    let mut need = need;
+    while lo < hi {
+        let span_bits = u64::BITS - (hi - lo).leading_zeros();
+        let bits = span_bits.min(8);
+        let shift = span_bits - bits;
+        let mut counts = [0u64; 1 << 8];
+        for k in 0..n {
+            if let Some(x) = key(k).filter(|&x| lo <= x && x <= hi) {
+                if let Some(c) = counts.get_mut(((x - lo) >> shift) as usize) {
+                    *c += 1;
                 }
             }
         }
+        let mut below = 0u64;
+        let mut chosen = 0u64;
+        for (b, &c) in counts.iter().enumerate() {
+            if below + c >= need {
+                chosen = b as u64;
+                break;
+            }
+            below += c;
+        }
+        need -= below;
+        let start = lo + (chosen << shift);
+        hi = start.saturating_add((1u64 << shift) - 1).min(hi);
+        lo = start;
     }
-}
-
-/// Evaluates the schedule of `len` positions in send order, with `count(k)` items at
-/// position `k` (worker `out[k].worker`) and `rank(k)` its position in the return order
-/// (a permutation of `0..len`): writes every time field of `out[..len]` and returns the
-/// makespan (the end of the last return).
-pub(crate) fn evaluate<N: Real>(
-    workers: &[ReturnWorker<N>],
-    port: Port,
-    out: &mut [Assignment<N>],
-    len: usize,
-    scratch: &mut [Scratch],
-    count: impl Fn(usize, &Assignment<N>) -> u64,
-    rank: impl Fn(usize, &Assignment<N>) -> usize,
-) -> N {
-    let mut sent = N::ZERO;
-    for (k, a) in out.iter_mut().enumerate().take(len) {
-        let w = workers[a.worker];
-        let n = N::from_u64(count(k, a));
-        let received = sent + w.comm_per_item * n;
-        let computed = received + w.comp_per_item * n;
-        (a.send_start, a.received, a.computed) = (sent, received, computed);
-        sent = received;
-        if let Some(s) = scratch.get_mut(rank(k, a)) {
-            s.pos = k;
+    let mut seen = 0u64;
+    for k in 0..n {
+        if key(k) == Some(lo) {
+            seen += 1;
+            if seen == need {
+                return (lo, k);
+            }
         }
     }
-    let mut t = if port == Port::HalfDuplex { sent } else { N::ZERO };
-    for s in scratch.iter().take(len) {
-        let k = s.pos;
-        let a = out[k];
-        let w = workers[a.worker];
-        let n = N::from_u64(count(k, &a));
-        let start = t.max_of(a.computed);
-        t = start + w.return_per_item * n;
-        out[k].return_start = start;
-        out[k].return_end = t;
-        out[k].idle = start - a.computed;
-    }
-    t
+    (lo, n)
 }
 
-/// An `f64` above the exact makespan of the integer plan in `out[..members]` (counts,
-/// shares, return ranks), by the argument in the module documentation.
-pub(crate) fn makespan_bound<N: Real>(
-    workers: &[ReturnWorker<N>],
+/// What [`finish`] computed besides the plan records.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Finished<N> {
+    /// The integer plan's makespan.
+    pub makespan: N,
+    /// The even split's makespan in the same orders.
+    pub even_split: N,
+    /// An `f64` above the exact makespan of the integer plan, by the argument in the
+    /// module documentation.
+    pub bound: f64,
+    /// Members with a positive count.
+    pub participating: usize,
+}
+
+/// Writes the plan: for each send position of the columns, the worker, its return rank,
+/// rate (`fraction·ρ`) and share (`fraction·items`), its count (largest remainder), the
+/// displacement and every time of the schedule (sends back to back in send order, compute
+/// on arrival, each return as early as possible after its compute and the previous return;
+/// half duplex: no return before the last send ends); the other workers get count 0 and
+/// times 0. Evaluates on the way the even split (`items/p` each, one more for the first
+/// `items mod p`, in the same orders, the other workers returning last in send order)
+/// and the bound of the module documentation.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn finish<N: Real>(
+    items: u64,
     port: Port,
-    out: &[Assignment<N>],
+    rho: N,
     members: usize,
-    scratch: &mut [Scratch],
-) -> f64 {
-    let y = |a: &Assignment<N>| {
-        let s = a.share.to_f64().max(0.0);
-        let extra = a.count.saturating_sub(s as u64);
-        next_up(s + extra as f64)
-    };
-    let mut sent = 0.0f64;
-    for k in 0..members {
-        let a = &out[k];
-        let w = workers[a.worker];
-        let yk = y(a);
-        sent = next_up(sent + next_up(w.comm_per_item.to_f64() * yk));
-        scratch[k].key = next_up(sent + next_up(w.comp_per_item.to_f64() * yk));
-        if let Some(s) = a.return_rank.and_then(|r| scratch.get_mut(r)) {
-            s.pos = k;
+    returns: Returns,
+    out: &mut [Assignment<N>],
+    cols: &mut Cols<'_>,
+) -> Finished<N> {
+    let p = cols.len();
+    let items_n = N::from_u64(items);
+    let rule = counts::<N>(items, members, cols);
+    let count_at = |cols: &Cols<'_>, k: usize| rule.count(share_at(cols, k, items_n), k);
+    let even = |k: usize| items / p as u64 + u64::from((k as u64) < items % p as u64);
+    let half = port == Port::HalfDuplex;
+
+    // Half duplex: no return before the last send ends, so returns evaluated in the
+    // forward pass need the send totals first.
+    let (mut sent_all, mut sent_all_even) = (N::ZERO, N::ZERO);
+    if half && returns != Returns::Reverse {
+        for k in 0..p {
+            let c = cols.real::<N>(col::C, k);
+            if k < members {
+                sent_all = sent_all + c * N::from_u64(count_at(cols, k));
+            }
+            sent_all_even = sent_all_even + c * N::from_u64(even(k));
         }
     }
-    let (mut back, mut worst) = (0.0f64, 0.0f64);
-    for r in (0..members).rev() {
-        let k = scratch[r].pos;
-        let a = &out[k];
-        back = next_up(back + next_up(workers[a.worker].return_per_item.to_f64() * y(a)));
-        worst = worst.max(next_up(scratch[k].key + back));
+
+    let (mut sent, mut sent_even) = (N::ZERO, N::ZERO);
+    let (mut t, mut t_even) = (sent_all, sent_all_even);
+    // The bound's chains (module documentation): sends, and returns from the last.
+    let (mut sent_bound, mut back, mut worst) = (0.0f64, 0.0f64, 0.0f64);
+    let (mut offset, mut participating) = (0u64, 0usize);
+    // LP scenarios: each member's position by return rank, and what the return pass needs.
+    let mut by_rank = [0usize; MAX_LP_WORKERS];
+    let mut computed_even = [N::ZERO; MAX_LP_WORKERS];
+    let mut key_bound = [0.0f64; MAX_LP_WORKERS];
+
+    for k in 0..members.min(p) {
+        let worker = cols.index(col::WORKER, k);
+        let (c, w, d) = (cols.real::<N>(col::C, k), cols.real::<N>(col::W, k), cols.real::<N>(col::D, k));
+        let fraction = cols.real::<N>(col::FRAC, k);
+        let share = fraction * items_n;
+        let count = rule.count(share, k);
+        let n = N::from_u64(count);
+        let received = sent + c * n;
+        let computed = received + w * n;
+        let n_even = N::from_u64(even(k));
+        let received_even = sent_even + c * n_even;
+        let done_even = received_even + w * n_even;
+        let y = bound_items(share, count);
+        sent_bound = next_up(sent_bound + next_up(c.to_f64() * y));
+        let key = next_up(sent_bound + next_up(w.to_f64() * y));
+        let rank = match returns {
+            Returns::Reverse => members - 1 - k,
+            Returns::Same => k,
+            Returns::Ranks => out.get(k).and_then(|a| a.return_rank).unwrap_or(k),
+        };
+        let mut a = Assignment {
+            worker,
+            return_rank: Some(rank),
+            rate: fraction * rho,
+            share,
+            count,
+            displacement: offset,
+            send_start: sent,
+            received,
+            computed,
+            ..Assignment::EMPTY
+        };
+        match returns {
+            Returns::Same => {
+                let start = t.max_of(computed);
+                t = start + d * n;
+                (a.return_start, a.return_end, a.idle) = (start, t, start - computed);
+                t_even = t_even.max_of(done_even) + d * n_even;
+                // For the bound's returns, which run from the last.
+                cols.set(col::C, k, y.to_bits());
+                cols.set(col::W, k, key.to_bits());
+            }
+            Returns::Reverse => {
+                // Returns from the last are send positions from the first.
+                back = next_up(back + next_up(d.to_f64() * y));
+                worst = worst.max(next_up(key + back));
+                cols.set_real(col::C, k, done_even);
+            }
+            Returns::Ranks => {
+                if let Some(at) = by_rank.get_mut(rank) {
+                    *at = k;
+                }
+                if let (Some(e), Some(b)) = (computed_even.get_mut(k), key_bound.get_mut(k)) {
+                    (*e, *b) = (done_even, key);
+                }
+            }
+        }
+        if let Some(o) = out.get_mut(k) {
+            *o = a;
+        }
+        sent = received;
+        sent_even = received_even;
+        offset += count;
+        participating += usize::from(count > 0);
     }
-    if port == Port::HalfDuplex {
-        worst = worst.max(next_up(sent + back));
+
+    match returns {
+        Returns::Same => {
+            for k in (0..members.min(p)).rev() {
+                let y = f64::from_bits(cols.get(col::C, k));
+                let key = f64::from_bits(cols.get(col::W, k));
+                back = next_up(back + next_up(cols.real::<N>(col::D, k).to_f64() * y));
+                worst = worst.max(next_up(key + back));
+            }
+        }
+        Returns::Reverse => {
+            if half {
+                (t, t_even) = (sent, sent_even);
+            }
+            for k in (0..members.min(p)).rev() {
+                let d = cols.real::<N>(col::D, k);
+                if let Some(a) = out.get_mut(k) {
+                    let start = t.max_of(a.computed);
+                    t = start + d * N::from_u64(a.count);
+                    (a.return_start, a.return_end, a.idle) = (start, t, start - a.computed);
+                }
+                t_even = t_even.max_of(cols.real::<N>(col::C, k)) + d * N::from_u64(even(k));
+            }
+        }
+        Returns::Ranks => {
+            let m = members.min(MAX_LP_WORKERS);
+            for &k in by_rank.iter().take(m) {
+                let d = cols.real::<N>(col::D, k);
+                if let Some(a) = out.get_mut(k) {
+                    let start = t.max_of(a.computed);
+                    t = start + d * N::from_u64(a.count);
+                    (a.return_start, a.return_end, a.idle) = (start, t, start - a.computed);
+                }
+                let done_even = computed_even.get(k).copied().unwrap_or(N::ZERO);
+                t_even = t_even.max_of(done_even) + d * N::from_u64(even(k));
+            }
+            for &k in by_rank.iter().take(m).rev() {
+                let (Some(a), Some(&key)) = (out.get(k), key_bound.get(k)) else { continue };
+                let y = bound_items(a.share, a.count);
+                back = next_up(back + next_up(cols.real::<N>(col::D, k).to_f64() * y));
+                worst = worst.max(next_up(key + back));
+            }
+        }
     }
-    worst
+    if half {
+        worst = worst.max(next_up(sent_bound + back));
+    }
+
+    // The other workers: count 0, returning last in send order in the even split.
+    for k in members.min(p)..p {
+        let (c, w, d) = (cols.real::<N>(col::C, k), cols.real::<N>(col::W, k), cols.real::<N>(col::D, k));
+        let n_even = N::from_u64(even(k));
+        let received_even = sent_even + c * n_even;
+        let done_even = received_even + w * n_even;
+        sent_even = received_even;
+        t_even = t_even.max_of(done_even) + d * n_even;
+        if let Some(o) = out.get_mut(k) {
+            *o = Assignment { worker: cols.index(col::WORKER, k), displacement: offset, ..Assignment::EMPTY };
+        }
+    }
+    Finished { makespan: t, even_split: t_even, bound: worst, participating }
 }
 
-/// The bound of [`makespan_bound`] in `N`, safe to compare with the makespan `N` computes.
+/// `y = s + e` of the module documentation for one position, rounded up: the share
+/// (clamped at 0) plus one if the count is above its floor.
+#[inline]
+fn bound_items<N: Real>(share: N, count: u64) -> f64 {
+    let s = share.to_f64().max(0.0);
+    let extra = count.saturating_sub(s as u64);
+    next_up(s + extra as f64)
+}
+
+/// The bound of [`finish`] in `N`, safe to compare with the makespan `N` computes.
 pub(crate) fn bound_for<N: Real>(x: f64, positions: usize) -> N {
     fp::upper_for::<N>(x, 0, evaluation_ops(positions))
 }

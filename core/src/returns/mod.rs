@@ -58,8 +58,10 @@
 //!
 //! The caller passes `out` and `scratch` with one element per worker and an `f64` tableau
 //! of [`needs`]`(…).tableau` elements (0 for the closed forms; at most
-//! (k + 2)·(2k + 2) + k + 1 for an LP over k workers). Nothing else is allocated; the
-//! stack holds at most a few arrays of [`MAX_LP_WORKERS`] numbers.
+//! (k + 2)·(2k + 2) + k + 1 for an LP over k workers): 144 bytes per worker for `f64` on
+//! 64-bit targets (`Assignment<f64>` 104, `Scratch` 40). Nothing else is allocated; the
+//! stack holds at most a few arrays of [`MAX_LP_WORKERS`] numbers and a histogram of
+//! 2⁸ counts.
 //!
 //! ```
 //! use divload::returns::{needs, plan, Assignment, Port, Problem, ReturnWorker, Schedule, Scratch};
@@ -89,10 +91,12 @@ use crate::kernel::fp;
 use crate::num::Real;
 use crate::platform::check_sizes;
 use crate::report::Method;
+use integer::Returns;
 pub use scenario::{
     CERTIFIED_LP_GAP, LOCAL_SEARCH_LPS, MAX_EXHAUSTIVE_WORKERS, MAX_FIFO_EXHAUSTIVE_WORKERS,
     MAX_LOCAL_SEARCH_WORKERS, MAX_LP_WORKERS,
 };
+use types::{col, Cols};
 pub use types::{Assignment, Needs, Port, Problem, Rational, ReturnWorker, Schedule, Scratch, Summary};
 
 /// Relative spread of `d_i/c_i` under which `d` counts as proportional to `c` (the FIFO
@@ -204,31 +208,149 @@ fn check_scenario(
     p: usize,
     send: &[usize],
     ret: &[usize],
-    scratch: &mut [Scratch],
+    cols: &mut Cols<'_>,
     rank: &mut [usize],
 ) -> Result<(), Error> {
-    for s in scratch.iter_mut().take(p) {
-        s.mark = 0;
+    // `col::FRAC` by worker index: 0 unseen, `a + 1` sent at `a`, `u64::MAX` returned too.
+    for i in 0..p {
+        cols.set(col::FRAC, i, 0);
     }
     for (a, &i) in send.iter().enumerate() {
-        match scratch.get_mut(i) {
-            Some(s) if s.mark == 0 && i < p => s.mark = a + 1,
-            _ => return Err(Error::scenario("send", a, i, p)),
+        if i >= p || cols.get(col::FRAC, i) != 0 {
+            return Err(Error::scenario("send", a, i, p));
         }
+        cols.set(col::FRAC, i, a as u64 + 1);
     }
     for (t, &i) in ret.iter().enumerate() {
-        match scratch.get_mut(i) {
-            Some(s) if i < p && s.mark != 0 && s.mark != usize::MAX => {
-                if let Some(r) = rank.get_mut(s.mark - 1) {
+        if i >= p {
+            return Err(Error::scenario("return", t, i, p));
+        }
+        match cols.get(col::FRAC, i) {
+            0 => return Err(Error::scenario_sets()),
+            u64::MAX => return Err(Error::scenario("return", t, i, p)),
+            mark => {
+                if let Some(r) = rank.get_mut(mark as usize - 1) {
                     *r = t;
                 }
-                s.mark = usize::MAX;
+                cols.set(col::FRAC, i, u64::MAX);
             }
-            Some(s) if i < p && s.mark == 0 => return Err(Error::scenario_sets()),
-            _ => return Err(Error::scenario("return", t, i, p)),
         }
     }
     Ok(())
+}
+
+/// A scenario's rational solution as the columns hold it (see [`rational`]).
+struct Solved<N> {
+    rho: N,
+    members: usize,
+    optimal: bool,
+    method: Method,
+    returns: Returns,
+}
+
+/// The rational solution of the problem's schedule into the scratch columns: the members in
+/// send order with their costs and fractions `α_i/ρ`, then the other workers (fraction 0);
+/// for an LP scenario also `out` (members' `return_rank`). Closed forms compute in `N`;
+/// LPs in `f64`, converted to `N`. The problem is validated.
+fn rational<N: Real>(
+    problem: &Problem<'_, N>,
+    out: &mut [Assignment<N>],
+    cols: &mut Cols<'_>,
+    tableau: &mut [f64],
+) -> Result<Solved<N>, Error> {
+    let (workers, port) = (problem.workers, problem.port);
+    let p = workers.len();
+    let from_f64 = |x: f64| N::from_f64(x).ok_or(Error::numeric_overflow(N::NAME));
+    let mut send = [0usize; MAX_LP_WORKERS];
+    let mut rank = [0usize; MAX_LP_WORKERS];
+    let closed = |rho, members, optimal, method, returns| Solved { rho, members, optimal, method, returns };
+
+    let solved = match problem.schedule {
+        Schedule::Lifo => closed(closed::lifo(workers, cols), p, true, Method::Lifo, Returns::Reverse),
+        Schedule::Fifo if port == Port::FullDuplex && proportional(workers) => {
+            let (rho, q) = closed::fifo(workers, port, cols);
+            closed(rho, q, true, Method::Fifo, Returns::Same)
+        }
+        Schedule::Fifo if p <= MAX_FIFO_EXHAUSTIVE_WORKERS => {
+            scenario::best_fifo(workers, port, tableau, &mut send)?;
+            for (a, r) in rank.iter_mut().enumerate().take(p) {
+                *r = a;
+            }
+            let (rho, m, certified) =
+                scenario::write_scenario(workers, &send[..p], &rank[..p], port, tableau, out, cols)?;
+            closed(from_f64(rho)?, m, certified, Method::Fifo, Returns::Ranks)
+        }
+        Schedule::Fifo => {
+            let (rho, q) = closed::fifo(workers, port, cols);
+            closed(rho, q, false, Method::Fifo, Returns::Same)
+        }
+        Schedule::Given { send: s1, ret: s2 } => {
+            check_scenario(p, s1, s2, cols, &mut rank)?;
+            let k = s1.len();
+            send[..k].copy_from_slice(s1);
+            let (rho, m, certified) =
+                scenario::write_scenario(workers, &send[..k], &rank[..k], port, tableau, out, cols)?;
+            closed(from_f64(rho)?, m, certified, Method::ScenarioLp, Returns::Ranks)
+        }
+        Schedule::Best if p <= MAX_EXHAUSTIVE_WORKERS => {
+            scenario::best_exhaustive(workers, port, tableau, &mut send, &mut rank)?;
+            let (rho, m, certified) =
+                scenario::write_scenario(workers, &send[..p], &rank[..p], port, tableau, out, cols)?;
+            closed(from_f64(rho)?, m, certified, Method::BestScenario, Returns::Ranks)
+        }
+        Schedule::Best if p <= MAX_LOCAL_SEARCH_WORKERS => {
+            // Start from the better of LIFO and FIFO over all workers (FIFO's
+            // non-participants are ghosts whose rows are implied), then move returns.
+            let lifo = closed::lifo(workers, cols);
+            for (a, s) in send.iter_mut().enumerate().take(p) {
+                *s = cols.index(col::WORKER, a);
+                rank[a] = p - 1 - a;
+            }
+            let mut fifo_send = [0usize; MAX_LP_WORKERS];
+            let fifo = if p <= MAX_FIFO_EXHAUSTIVE_WORKERS {
+                // So that `Best` is never below `Fifo`, which is exhaustive up to here.
+                from_f64(scenario::best_fifo(workers, port, tableau, &mut fifo_send)?)?
+            } else {
+                let (fifo, _) = closed::fifo(workers, port, cols);
+                for (f, s) in fifo_send.iter_mut().enumerate().take(p) {
+                    *s = cols.index(col::WORKER, f);
+                }
+                fifo
+            };
+            if fifo > lifo {
+                send[..p].copy_from_slice(&fifo_send[..p]);
+                for (a, r) in rank.iter_mut().enumerate().take(p) {
+                    *r = a;
+                }
+            }
+            scenario::local_search(workers, &mut send[..p], &mut rank[..p], port, tableau)?;
+            let (rho, m, _) =
+                scenario::write_scenario(workers, &send[..p], &rank[..p], port, tableau, out, cols)?;
+            closed(from_f64(rho)?, m, false, Method::BestScenario, Returns::Ranks)
+        }
+        Schedule::Best => {
+            // LIFO's value alone first, so FIFO's scenario stays in the columns unless LIFO
+            // wins.
+            let lifo = closed::lifo_value(workers, cols);
+            let (fifo, q) = closed::fifo(workers, port, cols);
+            if lifo > fifo {
+                closed(closed::lifo(workers, cols), p, false, Method::BestScenario, Returns::Reverse)
+            } else {
+                closed(fifo, q, false, Method::BestScenario, Returns::Same)
+            }
+        }
+    };
+    if solved.returns == Returns::Ranks {
+        // The LP wrote its scenario into `out`; the later passes read columns.
+        for (k, a) in out.iter().enumerate().take(p) {
+            closed::set_worker(cols, k, a.worker, closed::worker(workers, a.worker));
+            cols.set_real(col::FRAC, k, a.share);
+        }
+    }
+    if !(solved.rho.is_finite() && solved.rho > N::ZERO) {
+        return Err(Error::numeric_overflow(N::NAME));
+    }
+    Ok(solved)
 }
 
 /// The rational solution of the problem's schedule: fills `out[..members]` with the
@@ -262,97 +384,36 @@ pub fn solve<N: Real>(
     tableau: &mut [f64],
 ) -> Result<Rational<N>, Error> {
     validate(problem, out.len(), scratch.len(), tableau.len())?;
-    let (workers, port) = (problem.workers, problem.port);
-    let p = workers.len();
-    let (out, scratch) = (&mut out[..p], &mut scratch[..p]);
-    let from_f64 = |x: f64| N::from_f64(x).ok_or(Error::numeric_overflow(N::NAME));
-    let mut send = [0usize; MAX_LP_WORKERS];
-    let mut rank = [0usize; MAX_LP_WORKERS];
-
-    let (rho, members, optimal, method) = match problem.schedule {
-        Schedule::Lifo => (closed::lifo(workers, out, scratch), p, true, Method::Lifo),
-        Schedule::Fifo if port == Port::FullDuplex && proportional(workers) => {
-            let (rho, q) = closed::fifo(workers, port, out, scratch);
-            (rho, q, true, Method::Fifo)
-        }
-        Schedule::Fifo if p <= MAX_FIFO_EXHAUSTIVE_WORKERS => {
-            scenario::best_fifo(workers, port, tableau, &mut send)?;
-            for (a, r) in rank.iter_mut().enumerate().take(p) {
-                *r = a;
-            }
-            let (rho, m, certified) =
-                scenario::write_scenario(workers, &send[..p], &rank[..p], port, tableau, out, scratch)?;
-            (from_f64(rho)?, m, certified, Method::Fifo)
-        }
-        Schedule::Fifo => {
-            let (rho, q) = closed::fifo(workers, port, out, scratch);
-            (rho, q, false, Method::Fifo)
-        }
-        Schedule::Given { send: s1, ret: s2 } => {
-            check_scenario(p, s1, s2, scratch, &mut rank)?;
-            let k = s1.len();
-            send[..k].copy_from_slice(s1);
-            let (rho, m, certified) =
-                scenario::write_scenario(workers, &send[..k], &rank[..k], port, tableau, out, scratch)?;
-            (from_f64(rho)?, m, certified, Method::ScenarioLp)
-        }
-        Schedule::Best if p <= MAX_EXHAUSTIVE_WORKERS => {
-            scenario::best_exhaustive(workers, port, tableau, &mut send, &mut rank)?;
-            let (rho, m, certified) =
-                scenario::write_scenario(workers, &send[..p], &rank[..p], port, tableau, out, scratch)?;
-            (from_f64(rho)?, m, certified, Method::BestScenario)
-        }
-        Schedule::Best if p <= MAX_LOCAL_SEARCH_WORKERS => {
-            // Start from the better of LIFO and FIFO over all workers (FIFO's
-            // non-participants are ghosts whose rows are implied), then move returns.
-            let lifo = closed::lifo(workers, out, scratch);
-            for (a, o) in out.iter().enumerate() {
-                send[a] = o.worker;
-                rank[a] = p - 1 - a;
-            }
-            let mut fifo_send = [0usize; MAX_LP_WORKERS];
-            let fifo = if p <= MAX_FIFO_EXHAUSTIVE_WORKERS {
-                // So that `Best` is never below `Fifo`, which is exhaustive up to here.
-                from_f64(scenario::best_fifo(workers, port, tableau, &mut fifo_send)?)?
-            } else {
-                let (fifo, _) = closed::fifo(workers, port, out, scratch);
-                for (f, o) in fifo_send.iter_mut().zip(out.iter()) {
-                    *f = o.worker;
-                }
-                fifo
-            };
-            if fifo > lifo {
-                send[..p].copy_from_slice(&fifo_send[..p]);
-                for (a, r) in rank.iter_mut().enumerate().take(p) {
-                    *r = a;
-                }
-            }
-            scenario::local_search(workers, &mut send[..p], &mut rank[..p], port, tableau)?;
-            let (rho, m, _) =
-                scenario::write_scenario(workers, &send[..p], &rank[..p], port, tableau, out, scratch)?;
-            (from_f64(rho)?, m, false, Method::BestScenario)
-        }
-        Schedule::Best => {
-            let (fifo, q) = closed::fifo(workers, port, out, scratch);
-            // LIFO's value alone first, so FIFO's plan stays in `out` unless LIFO wins.
-            let lifo_better = closed::lifo_value(workers, scratch) > fifo;
-            if lifo_better {
-                (closed::lifo(workers, out, scratch), p, false, Method::BestScenario)
-            } else {
-                (fifo, q, false, Method::BestScenario)
-            }
-        }
-    };
-    if !(rho.is_finite() && rho > N::ZERO) {
-        return Err(Error::numeric_overflow(N::NAME));
-    }
+    let p = problem.workers.len();
+    let (out, mut cols) = (&mut out[..p], Cols::new(&mut scratch[..p]));
+    let solved = rational(problem, out, &mut cols, tableau)?;
     let items = N::from_u64(problem.items);
-    for a in out.iter_mut().take(members) {
-        let fraction = a.share;
-        a.rate = fraction * rho;
-        a.share = fraction * items;
+    for (k, a) in out.iter_mut().enumerate() {
+        let worker = cols.index(col::WORKER, k);
+        *a = if k < solved.members {
+            let fraction = cols.real::<N>(col::FRAC, k);
+            let rank = match solved.returns {
+                Returns::Reverse => solved.members - 1 - k,
+                Returns::Same => k,
+                Returns::Ranks => a.return_rank.unwrap_or(k),
+            };
+            Assignment {
+                worker,
+                return_rank: Some(rank),
+                rate: fraction * solved.rho,
+                share: fraction * items,
+                ..Assignment::EMPTY
+            }
+        } else {
+            Assignment { worker, ..Assignment::EMPTY }
+        };
     }
-    Ok(Rational { throughput: rho, members, optimal, method })
+    Ok(Rational {
+        throughput: solved.rho,
+        members: solved.members,
+        optimal: solved.optimal,
+        method: solved.method,
+    })
 }
 
 /// Plans the problem: the schedule's rational solution ([`solve`]), integer counts adding
@@ -384,40 +445,16 @@ pub fn plan<N: Real>(
     scratch: &mut [Scratch],
     tableau: &mut [f64],
 ) -> Result<Summary<N>, Error> {
-    let rational = solve(problem, out, scratch, tableau)?;
+    validate(problem, out.len(), scratch.len(), tableau.len())?;
     let (workers, port, items) = (problem.workers, problem.port, problem.items);
     let p = workers.len();
-    let members = rational.members;
-    let (out, scratch) = (&mut out[..p], &mut scratch[..p]);
-
-    integer::round(items, out, members, scratch);
-    let even = |k: usize| {
-        let p = p as u64;
-        items / p + u64::from((k as u64) < items % p)
-    };
-    let even_split_makespan =
-        integer::evaluate(workers, port, out, p, scratch, |k, _| even(k), |k, a| a.return_rank.unwrap_or(k));
-    for a in out.iter_mut().skip(members) {
-        *a = Assignment { worker: a.worker, ..Assignment::EMPTY };
-    }
-    let makespan = integer::evaluate(
-        workers,
-        port,
-        out,
-        members,
-        scratch,
-        |_, a| a.count,
-        |k, a| a.return_rank.unwrap_or(k),
-    );
-    let mut offset = 0u64;
-    for a in out.iter_mut() {
-        a.displacement = offset;
-        offset += a.count;
-    }
-
-    let bound =
-        integer::bound_for::<N>(integer::makespan_bound(workers, port, out, members, scratch), members);
-    let throughput_bound = bound::throughput_bound(workers, port, scratch);
+    let (out, mut cols) = (&mut out[..p], Cols::new(&mut scratch[..p]));
+    let solved = rational(problem, out, &mut cols, tableau)?;
+    let members = solved.members;
+    let finished = integer::finish(items, port, solved.rho, members, solved.returns, out, &mut cols);
+    let (makespan, even_split_makespan) = (finished.makespan, finished.even_split);
+    let bound = integer::bound_for::<N>(finished.bound, members);
+    let throughput_bound = bound::throughput_bound(workers, port, &mut cols);
     let n_ops = integer::evaluation_ops(members);
     let lower_bound = if throughput_bound.is_finite() && throughput_bound > 0.0 {
         // `items` is exact in f64 (≤ 2⁵³) and ρ̄ an exact upper bound: one rounding.
@@ -428,13 +465,13 @@ pub fn plan<N: Real>(
     let summary = Summary {
         items,
         port,
-        method: rational.method,
-        throughput: rational.throughput,
-        rational_optimal: rational.optimal,
+        method: solved.method,
+        throughput: solved.rho,
+        rational_optimal: solved.optimal,
         members,
-        participating: out.iter().filter(|a| a.count > 0).count(),
+        participating: finished.participating,
         makespan,
-        rational_makespan: N::from_u64(items) / rational.throughput,
+        rational_makespan: N::from_u64(items) / solved.rho,
         lower_bound,
         bound,
         even_split_makespan,
@@ -474,5 +511,19 @@ pub fn throughput_bound<N: Real>(
     for (i, w) in workers.iter().enumerate() {
         w.validate(i)?;
     }
-    Ok(bound::throughput_bound(workers, port, &mut scratch[..p]))
+    Ok(bound::throughput_bound(workers, port, &mut Cols::new(&mut scratch[..p])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Memory per worker from the caller (module documentation): 104 + 40 bytes for `f64`
+    /// on 64-bit targets, as before the scratch became columns (issue 12).
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn per_worker_memory_is_as_documented() {
+        assert_eq!(core::mem::size_of::<Assignment<f64>>(), 104);
+        assert_eq!(core::mem::size_of::<Scratch>(), 40);
+    }
 }

@@ -18,7 +18,7 @@ use crate::error::Error;
 use crate::kernel::fp;
 use crate::kernel::lp::{tableau_len, Tableau};
 use crate::num::Real;
-use crate::returns::types::{Assignment, Port, ReturnWorker, Scratch};
+use crate::returns::types::{col, Assignment, Cols, Port, ReturnWorker};
 
 /// Largest scenario the LP accepts: its tableau has (k + 2)·(2k + 2) + k + 1 entries
 /// (133 k `f64`, 1 MiB, at k = 256), and a solve costs O(k³) (about 50 ms at 256).
@@ -269,15 +269,16 @@ pub(crate) fn write_scenario<N: Real>(
     port: Port,
     tableau: &mut [f64],
     out: &mut [Assignment<N>],
-    scratch: &mut [Scratch],
+    cols: &mut Cols<'_>,
 ) -> Result<(f64, usize, bool), Error> {
     let p = workers.len();
     let k = send.len();
     let mut alpha = [0.0f64; MAX_LP_WORKERS];
     let mut upper = f64::INFINITY;
     let rho = lp_value(workers, send, rank, port, tableau, Some(&mut alpha), Some(&mut upper))?;
-    for s in scratch.iter_mut().take(p) {
-        s.mark = 0;
+    // `col::FRAC` marks the members, by worker index.
+    for i in 0..p {
+        cols.set(col::FRAC, i, 0);
     }
     let mut m = 0;
     for a in 0..k {
@@ -289,21 +290,21 @@ pub(crate) fn write_scenario<N: Real>(
                 share: N::from_f64(alpha[a] / rho).unwrap_or(N::ZERO),
                 ..Assignment::EMPTY
             };
-            scratch[send[a]].mark = 1;
+            cols.set(col::FRAC, send[a], 1);
             m += 1;
         }
     }
+    let mut below = [0usize; MAX_LP_WORKERS];
     for a in 0..m {
         let r = out[a].return_rank.unwrap_or(0);
-        let below = out[..m].iter().filter(|o| o.return_rank.is_some_and(|x| x < r)).count();
-        scratch[a].pos = below;
+        below[a] = out[..m].iter().filter(|o| o.return_rank.is_some_and(|x| x < r)).count();
     }
     for a in 0..m {
-        out[a].return_rank = Some(scratch[a].pos);
+        out[a].return_rank = Some(below[a]);
     }
     let mut next = m;
-    for (i, s) in scratch.iter().enumerate().take(p) {
-        if s.mark == 0 {
+    for i in 0..p {
+        if cols.get(col::FRAC, i) == 0 {
             // `send` has no repeats (checked by the caller), so m + the unmarked ≤ p.
             if let Some(o) = out.get_mut(next) {
                 *o = Assignment { worker: i, ..Assignment::EMPTY };

@@ -3,6 +3,7 @@
 //! answer, the summary, and the buffer sizes a caller allocates.
 
 use crate::error::{Error, Field};
+use crate::kernel::columns::{Columns, Words};
 use crate::num::Real;
 use crate::report::{Method, Report};
 
@@ -163,19 +164,60 @@ impl<N: Real> Assignment<N> {
     };
 }
 
+/// Words in one [`Scratch`] record: five, so a plan needs no more memory per worker than
+/// the records of named fields this replaced (40 bytes).
+pub(crate) const SCRATCH_WORDS: usize = 5;
+
 /// Working memory, one per worker; its contents mean nothing to the caller.
+///
+/// Inside, the records are five columns of one word per worker (`kernel::columns`): the
+/// closed forms copy each worker's costs once into columns in send order, and every later
+/// pass reads those columns front to back instead of the workers by index, which is what
+/// keeps a plan for a million workers in cache-friendly passes. Which phase uses which
+/// column is listed in the crate-private `returns::types::col`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Scratch {
-    pub(crate) pos: usize,
-    pub(crate) mark: usize,
-    pub(crate) floor: u64,
-    pub(crate) key: f64,
-    pub(crate) weight: f64,
+    words: [u64; SCRATCH_WORDS],
 }
 
 impl Scratch {
     /// An initial value for buffers.
-    pub const EMPTY: Self = Scratch { pos: 0, mark: 0, floor: 0, key: 0.0, weight: 0.0 };
+    pub const EMPTY: Self = Scratch { words: [0; SCRATCH_WORDS] };
+}
+
+impl Words<SCRATCH_WORDS> for Scratch {
+    #[inline]
+    fn words(&self) -> &[u64; SCRATCH_WORDS] {
+        &self.words
+    }
+    #[inline]
+    fn words_mut(&mut self) -> &mut [u64; SCRATCH_WORDS] {
+        &mut self.words
+    }
+}
+
+/// The scratch records seen as columns.
+pub(crate) type Cols<'a> = Columns<'a, Scratch, SCRATCH_WORDS>;
+
+/// Which scratch column holds what. From the send order on, position `k` of a column is
+/// send position `k` of the scenario (members first).
+pub(crate) mod col {
+    use crate::kernel::columns::SortColumns;
+
+    /// The worker at each send position.
+    pub const WORKER: usize = 0;
+    /// Its costs as words of `N` (`c`, `w`, `d`).
+    pub const C: usize = 1;
+    pub const W: usize = 2;
+    pub const D: usize = 3;
+    /// Its fraction `α/ρ` of the work (`N`); in the closed forms' first pass the value the
+    /// second pass starts from (LIFO: `r_{k+1}`; FIFO: `u_k`).
+    pub const FRAC: usize = 4;
+
+    /// A send order by a key: the key's words land in `C`, the worker in `WORKER`; `W`,
+    /// `D`, `FRAC` are the sort's working space until the costs are copied in.
+    pub const ORDER_SORT: SortColumns =
+        SortColumns { key: C, value: WORKER, extra: None, counts: W, spare: [D, FRAC, FRAC] };
 }
 
 /// How many elements each buffer of [`plan`](crate::returns::plan) needs
