@@ -11,11 +11,14 @@
 //! pruned Algorithm 2) and the sampled one (`Sampled::solve`) on every built-in cost kind
 //! (`Cost`: affine, tabulated, power law), the controller example's sampled DP (`Q32`,
 //! affine links, 4-point tables, `Sampled<Q32, 256, 8>`), the multi-cluster model (`plan`,
-//! `what_if`) and `partition::solve`. The dynamic programs get their buffers as slices of
-//! unknown length, so the proof holds for any buffer sizes. Not yet: the return-message
-//! model, which still indexes by data-dependent positions and calls the standard sorts;
-//! `--features pending` adds it, and `scripts/nopanic --diagnose --pending` lists the
-//! source lines that branch to the panic machinery.
+//! `what_if`), `partition::solve`, and the return-message model: `returns::plan` for every
+//! `Schedule` (LIFO, FIFO, best, given scenario; with that `kernel::lp`'s simplex, the
+//! exhaustive and local searches and the refined bound) on both ports, and
+//! `returns::throughput_bound`. The dynamic programs and the return-message model get their
+//! workers, scenarios and buffers as slices of unknown length, so the proof holds for any
+//! sizes. Nothing is pending now; `--features pending` is kept for entry points to come,
+//! and `scripts/nopanic --diagnose` lists the source lines that branch to the panic
+//! machinery.
 //!
 //! Each entry point is called through [`entry`], out of line, so that the stack bound
 //! `scripts/nopanic` reports counts the library's frames, not the harness's buffers.
@@ -26,7 +29,6 @@ use core::hint::black_box;
 
 use divload::cost::{Affine, Cost, PowerLaw, Tabulated, WorkerCosts};
 use divload::multicluster::{self as mc, Application, Class, Cluster, Links, Processor};
-#[cfg(feature = "pending")]
 use divload::returns::{self, Port, ReturnWorker, Schedule};
 use divload::scatter::exact::{exact, CostProblem, Pruning};
 use divload::scatter::sampled::Sampled;
@@ -163,25 +165,35 @@ fn controller() -> u64 {
     }
 }
 
-/// Return messages: the best scenario, LIFO, FIFO and a given scenario, both ports.
-#[cfg(feature = "pending")]
+/// Return messages: the best scenario, LIFO, FIFO and a given scenario, both ports, and
+/// the throughput bound. Workers, scenario and buffers are slices of unknown length, so
+/// every branch (exhaustive searches, local search, closed forms) is reachable.
 fn returns_model<N: Real>() -> u64 {
-    let w: [ReturnWorker<N>; P] = black_box(core::array::from_fn(|i| {
+    let w: [ReturnWorker<N>; P] = core::array::from_fn(|i| {
         ReturnWorker::new(n(0.01 * (i + 1) as f64), n(0.5 + i as f64), n(0.02 * (i + 1) as f64))
-    }));
-    let (send, ret) = (black_box([0usize, 2, 1]), black_box([2usize, 0, 1]));
+    });
+    let (send, ret) = ([0usize, 2, 1], [2usize, 0, 1]);
+    let (send, ret) = (black_box(&send[..]), black_box(&ret[..]));
     let mut out = [returns::Assignment::EMPTY; P];
     let mut scratch = [returns::Scratch::EMPTY; P];
     let mut tableau = [0.0f64; 512];
     let mut total = 0;
-    for schedule in
-        [Schedule::Best, Schedule::Lifo, Schedule::Fifo, Schedule::Given { send: &send, ret: &ret }]
-    {
+    for schedule in [Schedule::Best, Schedule::Lifo, Schedule::Fifo, Schedule::Given { send, ret }] {
         for port in [Port::FullDuplex, Port::HalfDuplex] {
-            let problem =
-                returns::Problem { workers: &w, items: black_box(1000), schedule, port: black_box(port) };
-            if let Ok(s) = entry(|| returns::plan(&problem, &mut out, &mut scratch, &mut tableau)) {
+            let problem = returns::Problem {
+                workers: black_box(&w[..]),
+                items: black_box(1000),
+                schedule: black_box(schedule),
+                port: black_box(port),
+            };
+            let (o, sc, t) =
+                (black_box(&mut out[..]), black_box(&mut scratch[..]), black_box(&mut tableau[..]));
+            if let Ok(s) = entry(|| returns::plan(&problem, o, sc, t)) {
                 total += s.makespan.floor_u64();
+            }
+            let (w, scratch) = (black_box(&w[..]), black_box(&mut scratch[..]));
+            if let Ok(t) = entry(|| returns::throughput_bound(w, black_box(port), scratch)) {
+                total += t as u64;
             }
         }
     }
@@ -242,8 +254,6 @@ pub extern "C" fn _start() -> ! {
     black_box(partition::<f32>() + partition::<Q32>());
     black_box(dynamic::<f32>() + dynamic::<Q32>());
     black_box(controller());
-    // Not proven yet: `--features pending` adds it (see the README's no-panic section).
-    #[cfg(feature = "pending")]
     black_box(returns_model::<f32>() + returns_model::<Q32>());
     loop {
         core::hint::spin_loop();

@@ -79,11 +79,26 @@ impl<'a> Tableau<'a> {
 
     /// All coefficients 0, right-hand sides 0, the slack basis.
     fn clear(&mut self) {
-        let (rows, cols, width) = (self.rows, self.cols, self.width);
+        let (rows, cols) = (self.rows, self.cols);
         self.t.fill(0.0);
         for i in 0..rows {
-            self.t[i * width + cols + i] = 1.0;
-            self.t[(rows + 1) * width + i] = (cols + i) as f64;
+            self.put(i, cols + i, 1.0);
+            self.put(rows + 1, i, (cols + i) as f64);
+        }
+    }
+
+    /// Entry `(i, j)` of the flat tableau (row `rows + 1` holds the basis). [`Tableau::new`]
+    /// sized the slice for every `(i, j)` the simplex reads, so the fallback never occurs.
+    #[inline(always)]
+    fn at(&self, i: usize, j: usize) -> f64 {
+        self.t.get(i * self.width + j).copied().unwrap_or(0.0)
+    }
+
+    /// Sets entry `(i, j)` (see [`Tableau::at`]).
+    #[inline(always)]
+    fn put(&mut self, i: usize, j: usize, v: f64) {
+        if let Some(x) = self.t.get_mut(i * self.width + j) {
+            *x = v;
         }
     }
 
@@ -95,7 +110,7 @@ impl<'a> Tableau<'a> {
     /// rounding only, and [`Tableau::maximise`] may go on from there. `saved` holds the
     /// basis meanwhile (at least `rows` elements; a shorter one keeps fewer columns).
     pub fn refactor(&mut self, saved: &mut [usize], fill: impl FnOnce(&mut Self)) {
-        let (m, cols, w) = (self.rows, self.cols, self.width);
+        let (m, cols) = (self.rows, self.cols);
         let n = m.min(saved.len());
         for (i, s) in saved.iter_mut().enumerate().take(n) {
             *s = self.basis(i);
@@ -108,7 +123,7 @@ impl<'a> Tableau<'a> {
             }
             let mut best: Option<(usize, f64)> = None;
             for i in (0..m).filter(|&i| self.basis(i) >= cols) {
-                let a = self.t[i * w + j].abs();
+                let a = self.at(i, j).abs();
                 if a > best.map_or(0.0, |(_, v)| v) {
                     best = Some((i, a));
                 }
@@ -132,26 +147,26 @@ impl<'a> Tableau<'a> {
     /// Sets `A[row][col]` (ignored outside the shape).
     pub fn set(&mut self, row: usize, col: usize, v: f64) {
         if row < self.rows && col < self.cols {
-            self.t[row * self.width + col] = v;
+            self.put(row, col, v);
         }
     }
 
     /// Sets `b[row]` (must be ≥ 0; ignored outside the shape).
     pub fn set_rhs(&mut self, row: usize, v: f64) {
         if row < self.rows {
-            self.t[row * self.width + self.width - 1] = v;
+            self.put(row, self.width - 1, v);
         }
     }
 
     /// Sets the objective coefficient `c[col]` (ignored outside the shape).
     pub fn set_objective(&mut self, col: usize, v: f64) {
         if col < self.cols {
-            self.t[self.rows * self.width + col] = -v;
+            self.put(self.rows, col, -v);
         }
     }
 
     fn basis(&self, i: usize) -> usize {
-        self.t[(self.rows + 1) * self.width + i] as usize
+        self.at(self.rows + 1, i) as usize
     }
 
     /// Runs the simplex to optimality and returns the optimum `c·x`.
@@ -165,13 +180,14 @@ impl<'a> Tableau<'a> {
         let (m, w) = (self.rows, self.width);
         let obj = m * w;
         let cap = max_iterations(m, self.cols);
-        let c_max = self.t[obj..obj + w - 1].iter().fold(0.0f64, |c, &v| c.max(v.abs()));
+        let objective = self.t.get(obj..obj + w - 1).unwrap_or_default();
+        let c_max = objective.iter().fold(0.0f64, |c, &v| c.max(v.abs()));
         let cost_tol = EPS * c_max;
         for _ in 0..cap {
             // Bland: the lowest column with a negative reduced cost and a pivot enters.
             let mut step = None;
-            for enter in (0..w - 1).filter(|&j| self.t[obj + j] < -cost_tol) {
-                let col_max = (0..m).fold(0.0f64, |c, i| c.max(self.t[i * w + enter].abs()));
+            for enter in (0..w - 1).filter(|&j| self.at(m, j) < -cost_tol) {
+                let col_max = (0..m).fold(0.0f64, |c, i| c.max(self.at(i, enter).abs()));
                 if let Some(piv) = self.ratio_test(enter, PIVOT_TOL * col_max) {
                     step = Some((piv, enter));
                     break;
@@ -183,7 +199,7 @@ impl<'a> Tableau<'a> {
                 // of a zero one (costs spanning many decades), so the column is priced out.
             }
             let Some((piv, enter)) = step else {
-                return Ok(self.t[obj + w - 1]);
+                return Ok(self.at(m, w - 1));
             };
             self.pivot(piv, enter);
         }
@@ -196,11 +212,11 @@ impl<'a> Tableau<'a> {
         let (m, w) = (self.rows, self.width);
         let mut leave: Option<(usize, f64)> = None;
         for i in 0..m {
-            let a = self.t[i * w + enter];
+            let a = self.at(i, enter);
             if a <= tol {
                 continue;
             }
-            let ratio = self.t[i * w + w - 1] / a;
+            let ratio = self.at(i, w - 1) / a;
             leave = match leave {
                 None => Some((i, ratio)),
                 Some((l, best)) => {
@@ -225,9 +241,10 @@ impl<'a> Tableau<'a> {
     fn clamp_rhs(&mut self) {
         let w = self.width;
         for i in 0..self.rows {
-            let b = &mut self.t[i * w + w - 1];
-            if *b < 0.0 {
-                *b = 0.0;
+            if let Some(b) = self.t.get_mut(i * w + w - 1) {
+                if *b < 0.0 {
+                    *b = 0.0;
+                }
             }
         }
     }
@@ -236,26 +253,32 @@ impl<'a> Tableau<'a> {
     /// there) by row operations, and records it as row `piv`'s basic column.
     fn eliminate(&mut self, piv: usize, enter: usize) {
         let (m, w) = (self.rows, self.width);
-        let pv = self.t[piv * w + enter];
-        for j in 0..w {
-            self.t[piv * w + j] /= pv;
+        self.put(m + 1, piv, enter as f64);
+        // The rows 0..=m as slices: the pivot row apart from the others, so the inner loops
+        // run over whole rows without an index.
+        let rows = self.t.get_mut(..(m + 1) * w).unwrap_or_default();
+        let Some((above, rest)) = rows.split_at_mut_checked(piv * w) else { return };
+        let Some((row, below)) = rest.split_at_mut_checked(w) else { return };
+        let pv = row.get(enter).copied().unwrap_or(1.0);
+        for x in row.iter_mut() {
+            *x /= pv;
         }
-        self.t[piv * w + enter] = 1.0;
-        for i in 0..=m {
-            if i == piv {
-                continue;
-            }
-            let f = self.t[i * w + enter];
+        if let Some(x) = row.get_mut(enter) {
+            *x = 1.0;
+        }
+        let row = &*row;
+        for other in above.chunks_exact_mut(w.max(1)).chain(below.chunks_exact_mut(w.max(1))) {
+            let Some(&f) = other.get(enter) else { continue };
             if f == 0.0 {
                 continue;
             }
-            for j in 0..w {
-                let p = self.t[piv * w + j];
-                self.t[i * w + j] -= f * p;
+            for (x, &p) in other.iter_mut().zip(row) {
+                *x -= f * p;
             }
-            self.t[i * w + enter] = 0.0;
+            if let Some(x) = other.get_mut(enter) {
+                *x = 0.0;
+            }
         }
-        self.t[(m + 1) * w + piv] = enter as f64;
     }
 
     /// The dual value of constraint `row` at the current basis: the reduced cost of its
@@ -263,7 +286,7 @@ impl<'a> Tableau<'a> {
     /// `y` until every column is covered, bounds the optimum from above.
     pub fn dual(&self, row: usize) -> f64 {
         if row < self.rows {
-            self.t[self.rows * self.width + self.cols + row]
+            self.at(self.rows, self.cols + row)
         } else {
             0.0
         }
@@ -273,7 +296,7 @@ impl<'a> Tableau<'a> {
     /// its right-hand side if basic, else 0.
     pub fn value(&self, col: usize) -> f64 {
         let w = self.width;
-        (0..self.rows).find(|&i| self.basis(i) == col).map_or(0.0, |i| self.t[i * w + w - 1])
+        (0..self.rows).find(|&i| self.basis(i) == col).map_or(0.0, |i| self.at(i, w - 1))
     }
 }
 

@@ -345,7 +345,7 @@ fn narrow<N: Real>(
     let item = |cols: &Cols<'_>, t: usize| {
         let w = workers.get(cols.index(j, t)).copied()?;
         let (key, budget) = items(&w);
-        Some((key[j], budget[j]))
+        Some((*key.get(j)?, *budget.get(j)?))
     };
     while lo < hi {
         let shape = Buckets::new(lo, hi, most);

@@ -249,7 +249,10 @@ pub(crate) fn finish<N: Real>(
     let items_n = N::from_u64(items);
     let rule = counts::<N>(items, members, cols);
     let count_at = |cols: &Cols<'_>, k: usize| rule.count(share_at(cols, k, items_n), k);
-    let even = |k: usize| items / p as u64 + u64::from((k as u64) < items % p as u64);
+    let even = |k: usize| {
+        let (q, r) = (items.checked_div(p as u64), items.checked_rem(p as u64));
+        q.unwrap_or(0) + u64::from(r.is_some_and(|r| (k as u64) < r))
+    };
     let half = port == Port::HalfDuplex;
 
     // Half duplex: no return before the last send ends, so returns evaluated in the

@@ -287,9 +287,12 @@ fn rational<N: Real>(
         Schedule::Given { send: s1, ret: s2 } => {
             check_scenario(p, s1, s2, cols, &mut rank)?;
             let k = s1.len();
-            send[..k].copy_from_slice(s1);
+            // `needs` checked k ≤ MAX_LP_WORKERS; the error repeats it for the compiler.
+            let too_large = Error::too_large("scenario workers", MAX_LP_WORKERS as u64, k as u64);
+            let (Some(send), Some(rank)) = (send.get_mut(..k), rank.get(..k)) else { return Err(too_large) };
+            send.copy_from_slice(s1);
             let (rho, m, certified) =
-                scenario::write_scenario(workers, &send[..k], &rank[..k], port, tableau, out, cols)?;
+                scenario::write_scenario(workers, send, rank, port, tableau, out, cols)?;
             closed(from_f64(rho)?, m, certified, Method::ScenarioLp, Returns::Ranks)
         }
         Schedule::Best if p <= MAX_EXHAUSTIVE_WORKERS => {

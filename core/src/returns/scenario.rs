@@ -74,9 +74,11 @@ pub(crate) fn lp_value<N: Real>(
     let mut t = Tableau::new(k + usize::from(hd), k, tableau)?;
     // Column b has w_b > 0 in row b, and every entry is ≥ 0.
     t.known_bounded();
+    // `a < k` and the caller checked `send`'s indices, so the fallback never occurs.
     let cost = |a: usize| {
-        let w = workers[send[a]];
-        (w.comm_per_item.to_f64(), w.comp_per_item.to_f64(), w.return_per_item.to_f64())
+        send.get(a).and_then(|&i| workers.get(i)).map_or((0.0, 0.0, 0.0), |w| {
+            (w.comm_per_item.to_f64(), w.comp_per_item.to_f64(), w.return_per_item.to_f64())
+        })
     };
     let fill = |t: &mut Tableau<'_>| {
         for b in 0..k {
@@ -93,7 +95,7 @@ pub(crate) fn lp_value<N: Real>(
                 if a == b {
                     v += w;
                 }
-                if rank[b] >= rank[a] {
+                if rank.get(b) >= rank.get(a) {
                     v += d;
                 }
                 t.set(a, b, v * scale);
@@ -247,14 +249,18 @@ fn dual_bound(
 
 /// Next permutation in lexicographic order; `false` (and sorted again) after the last.
 pub(crate) fn next_permutation(a: &mut [usize]) -> bool {
-    let n = a.len();
-    let Some(i) = (1..n).rev().find(|&i| a[i - 1] < a[i]) else {
+    let Some(i) = (1..a.len()).rev().find(|&i| a.get(i - 1) < a.get(i)) else {
         a.reverse();
         return false;
     };
-    let j = (i..n).rev().find(|&j| a[j] > a[i - 1]).unwrap_or(i);
-    a.swap(i - 1, j);
-    a[i..].reverse();
+    // `a[i - 1]` is the pivot; the suffix after it is non-increasing and holds a larger item.
+    let Some((head, tail)) = a.split_at_mut_checked(i) else { return false };
+    let Some(pivot) = head.last_mut() else { return false };
+    let j = tail.iter().rposition(|&x| x > *pivot).unwrap_or(0);
+    if let Some(x) = tail.get_mut(j) {
+        core::mem::swap(pivot, x);
+    }
+    tail.reverse();
     true
 }
 
@@ -281,26 +287,29 @@ pub(crate) fn write_scenario<N: Real>(
         cols.set(col::FRAC, i, 0);
     }
     let mut m = 0;
-    for a in 0..k {
-        if alpha[a] > 0.0 {
+    for ((&x, &worker), &r) in alpha.iter().zip(send.iter().take(k)).zip(rank) {
+        if x > 0.0 {
             // Members keep their relative return order; ranks are compressed below.
-            out[m] = Assignment {
-                worker: send[a],
-                return_rank: Some(rank[a]),
-                share: N::from_f64(alpha[a] / rho).unwrap_or(N::ZERO),
-                ..Assignment::EMPTY
-            };
-            cols.set(col::FRAC, send[a], 1);
-            m += 1;
+            if let Some(o) = out.get_mut(m) {
+                *o = Assignment {
+                    worker,
+                    return_rank: Some(r),
+                    share: N::from_f64(x / rho).unwrap_or(N::ZERO),
+                    ..Assignment::EMPTY
+                };
+                m += 1;
+            }
+            cols.set(col::FRAC, worker, 1);
         }
     }
     let mut below = [0usize; MAX_LP_WORKERS];
-    for a in 0..m {
-        let r = out[a].return_rank.unwrap_or(0);
-        below[a] = out[..m].iter().filter(|o| o.return_rank.is_some_and(|x| x < r)).count();
+    let members = out.get(..m).unwrap_or_default();
+    for (b, o) in below.iter_mut().zip(members) {
+        let r = o.return_rank.unwrap_or(0);
+        *b = members.iter().filter(|o| o.return_rank.is_some_and(|x| x < r)).count();
     }
-    for a in 0..m {
-        out[a].return_rank = Some(below[a]);
+    for (o, &b) in out.iter_mut().zip(&below).take(m) {
+        o.return_rank = Some(b);
     }
     let mut next = m;
     for i in 0..p {
@@ -328,12 +337,12 @@ pub(crate) fn best_fifo<N: Real>(
     let ident = [0, 1, 2, 3, 4, 5, 6, 7];
     s1[..p].copy_from_slice(&ident[..p]);
     let mut top = -1.0;
-    best[..p].copy_from_slice(&ident[..p]);
+    copy(best, &ident[..p]);
     loop {
         let v = lp_value(workers, &s1[..p], &ident[..p], port, tableau, None, None)?;
         if v > top {
             top = v;
-            best[..p].copy_from_slice(&s1[..p]);
+            copy(best, &s1[..p]);
         }
         if !next_permutation(&mut s1[..p]) {
             return Ok(top);
@@ -360,8 +369,8 @@ pub(crate) fn best_exhaustive<N: Real>(
             let v = lp_value(workers, &s1[..p], &r[..p], port, tableau, None, None)?;
             if v > top {
                 top = v;
-                send[..p].copy_from_slice(&s1[..p]);
-                rank[..p].copy_from_slice(&r[..p]);
+                copy(send, &s1[..p]);
+                copy(rank, &r[..p]);
             }
             if !next_permutation(&mut r[..p]) {
                 break;
@@ -385,7 +394,8 @@ pub(crate) fn local_search<N: Real>(
     tableau: &mut [f64],
 ) -> Result<f64, Error> {
     let k = send.len().min(rank.len()).min(MAX_LOCAL_SEARCH_WORKERS);
-    let mut top = lp_value(workers, &send[..k], &rank[..k], port, tableau, None, None)?;
+    let (Some(start_send), Some(start_rank)) = (send.get(..k), rank.get(..k)) else { return Ok(0.0) };
+    let mut top = lp_value(workers, start_send, start_rank, port, tableau, None, None)?;
     let mut budget = LOCAL_SEARCH_LPS;
     let mut improved = true;
     while improved && budget > 0 {
@@ -398,16 +408,16 @@ pub(crate) fn local_search<N: Real>(
                     }
                     let mut cand_send = [0usize; MAX_LOCAL_SEARCH_WORKERS];
                     let mut cand_rank = [0usize; MAX_LOCAL_SEARCH_WORKERS];
-                    cand_send[..k].copy_from_slice(&send[..k]);
+                    copy(&mut cand_send, send.get(..k).unwrap_or_default());
                     if in_send {
                         // Send position `from` moves to `to`, its return position with it.
-                        cand_rank[..k].copy_from_slice(&rank[..k]);
+                        copy(&mut cand_rank, rank.get(..k).unwrap_or_default());
                         move_item(&mut cand_send[..k], from, to);
                         move_item(&mut cand_rank[..k], from, to);
                     } else {
                         // The member at return position `from` moves to position `to`; the
                         // ones in between shift by one.
-                        for (c, &r) in cand_rank.iter_mut().zip(&rank[..k]) {
+                        for (c, &r) in cand_rank.iter_mut().zip(rank.iter().take(k)) {
                             *c = shifted(r, from, to);
                         }
                     }
@@ -415,8 +425,8 @@ pub(crate) fn local_search<N: Real>(
                     let v = lp_value(workers, &cand_send[..k], &cand_rank[..k], port, tableau, None, None)?;
                     if v > top * (1.0 + 1e-12) {
                         top = v;
-                        send[..k].copy_from_slice(&cand_send[..k]);
-                        rank[..k].copy_from_slice(&cand_rank[..k]);
+                        copy(send, &cand_send[..k]);
+                        copy(rank, &cand_rank[..k]);
                         improved = true;
                         break 'moves;
                     }
@@ -425,6 +435,13 @@ pub(crate) fn local_search<N: Real>(
         }
     }
     Ok(top)
+}
+
+/// Copies `from` to the start of `to` (as far as `to` reaches).
+fn copy(to: &mut [usize], from: &[usize]) {
+    for (t, &f) in to.iter_mut().zip(from) {
+        *t = f;
+    }
 }
 
 /// Where position `r` goes when the item at `from` moves to `to`.
