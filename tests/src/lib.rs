@@ -36,3 +36,64 @@ impl Lcg {
         (self.next_u64() >> 20) % k
     }
 }
+
+/// FNV-1a over 64-bit words: the golden tests hash every field of a plan into one number
+/// per platform, so a pinned table of numbers stands for the plans themselves.
+#[derive(Debug)]
+pub struct Fnv(pub u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    /// Adds a word, byte by byte.
+    pub fn add(&mut self, x: u64) {
+        for b in x.to_le_bytes() {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+
+    /// Adds a number's exact `f64` bits.
+    pub fn real<N: divload::Real>(&mut self, x: N) {
+        self.add(x.to_f64().to_bits());
+    }
+
+    /// Adds a text, a word per byte.
+    pub fn text(&mut self, s: &str) {
+        for b in s.bytes() {
+            self.add(u64::from(b));
+        }
+    }
+}
+
+/// Compares `hash(kind, size)` with `pinned[kind][size]` for every pair and fails naming
+/// each pair whose plans changed; with `DIVLOAD_PRINT_GOLDEN` set, prints the table first
+/// (to pin a new algorithm's plans, from the code it replaces).
+pub fn check_pinned<K: Copy + std::fmt::Debug, const S: usize>(
+    kinds: &[K],
+    sizes: &[usize; S],
+    pinned: &[[u64; S]],
+    hash: impl Fn(K, usize) -> u64,
+) {
+    let print = std::env::var_os("DIVLOAD_PRINT_GOLDEN").is_some();
+    assert_eq!(kinds.len(), pinned.len(), "one pinned row per platform kind");
+    let mut wrong = Vec::new();
+    for (&kind, pins) in kinds.iter().zip(pinned) {
+        let row: Vec<u64> = sizes.iter().map(|&p| hash(kind, p)).collect();
+        if print {
+            println!(
+                "    [{}], // {kind:?}",
+                row.iter().map(|h| format!("{h:#018x}")).collect::<Vec<_>>().join(", ")
+            );
+        }
+        for ((&got, &want), &p) in row.iter().zip(pins).zip(sizes) {
+            if got != want {
+                wrong.push(format!("{kind:?} p={p}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "plans changed for {wrong:?}");
+}

@@ -11,7 +11,7 @@
 use divload::{
     plan, Assignment, Options, OrderPolicy, Problem, Real, Root, RootMode, Rounding, Scratch, Worker, Q32,
 };
-use divload_tests::Lcg;
+use divload_tests::{check_pinned, Fnv, Lcg};
 
 /// The kinds of platform: what makes the send order, participation and rounding differ.
 #[derive(Clone, Copy, Debug)]
@@ -50,16 +50,6 @@ fn platform(kind: Kind, p: usize, seed: u64) -> Vec<Worker<f64>> {
             }
         })
         .collect()
-}
-
-struct Fnv(u64);
-
-impl Fnv {
-    fn add(&mut self, x: u64) {
-        for b in x.to_le_bytes() {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-        }
-    }
 }
 
 fn hash_plans<N: Real>(workers: &[Worker<f64>], h: &mut Fnv) {
@@ -107,7 +97,7 @@ fn hash_plans<N: Real>(workers: &[Worker<f64>], h: &mut Fnv) {
 
 fn hash(kind: Kind, p: usize) -> u64 {
     let w = platform(kind, p, 0x9e37_79b9 + p as u64);
-    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    let mut h = Fnv::default();
     hash_plans::<f64>(&w, &mut h);
     if p <= 100 {
         hash_plans::<f32>(&w, &mut h);
@@ -175,21 +165,5 @@ const PINNED: [[u64; 8]; 5] = [
 
 #[test]
 fn plans_are_those_of_the_previous_algorithm() {
-    let print = std::env::var_os("DIVLOAD_PRINT_GOLDEN").is_some();
-    let mut wrong = Vec::new();
-    for (i, kind) in KINDS.into_iter().enumerate() {
-        let row: Vec<u64> = SIZES.iter().map(|&p| hash(kind, p)).collect();
-        if print {
-            println!(
-                "    [{}], // {kind:?}",
-                row.iter().map(|h| format!("{h:#018x}")).collect::<Vec<_>>().join(", ")
-            );
-        }
-        for (j, &p) in SIZES.iter().enumerate() {
-            if row[j] != PINNED[i][j] {
-                wrong.push(format!("{kind:?} p={p}"));
-            }
-        }
-    }
-    assert!(wrong.is_empty(), "plans changed for {wrong:?}");
+    check_pinned(&KINDS, &SIZES, &PINNED, hash);
 }

@@ -14,7 +14,7 @@ use divload::returns::{
     plan, Assignment, Port, Problem, ReturnWorker, Schedule, Scratch, MAX_LOCAL_SEARCH_WORKERS,
 };
 use divload::{Real, Q32};
-use divload_tests::Lcg;
+use divload_tests::{check_pinned, Fnv, Lcg};
 
 /// The kinds of platform: what makes the orders, the participants and the rounding differ.
 #[derive(Clone, Copy, Debug)]
@@ -82,26 +82,6 @@ fn platform(kind: Kind, p: usize, seed: u64) -> Vec<ReturnWorker<f64>> {
             ReturnWorker::new(c, w, d)
         })
         .collect()
-}
-
-struct Fnv(u64);
-
-impl Fnv {
-    fn add(&mut self, x: u64) {
-        for b in x.to_le_bytes() {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-
-    fn real<N: Real>(&mut self, x: N) {
-        self.add(x.to_f64().to_bits());
-    }
-
-    fn text(&mut self, s: &str) {
-        for b in s.bytes() {
-            self.add(u64::from(b));
-        }
-    }
 }
 
 fn hash_plans<N: Real>(workers: &[ReturnWorker<f64>], h: &mut Fnv) {
@@ -184,7 +164,7 @@ fn hash_plans<N: Real>(workers: &[ReturnWorker<f64>], h: &mut Fnv) {
 
 fn hash(kind: Kind, p: usize) -> u64 {
     let w = platform(kind, p, 0x51_7cc1_b727_220a + p as u64);
-    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    let mut h = Fnv::default();
     hash_plans::<f64>(&w, &mut h);
     if p <= 1_000 {
         hash_plans::<f32>(&w, &mut h);
@@ -311,21 +291,5 @@ const PINNED: [[u64; 10]; 9] = [
 
 #[test]
 fn plans_are_those_of_the_previous_algorithm() {
-    let print = std::env::var_os("DIVLOAD_PRINT_GOLDEN").is_some();
-    let mut wrong = Vec::new();
-    for (i, kind) in KINDS.into_iter().enumerate() {
-        let row: Vec<u64> = SIZES.iter().map(|&p| hash(kind, p)).collect();
-        if print {
-            println!(
-                "    [{}], // {kind:?}",
-                row.iter().map(|h| format!("{h:#018x}")).collect::<Vec<_>>().join(", ")
-            );
-        }
-        for (j, &p) in SIZES.iter().enumerate() {
-            if row[j] != PINNED[i][j] {
-                wrong.push(format!("{kind:?} p={p}"));
-            }
-        }
-    }
-    assert!(wrong.is_empty(), "plans changed for {wrong:?}");
+    check_pinned(&KINDS, &SIZES, &PINNED, hash);
 }
