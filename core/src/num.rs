@@ -14,9 +14,33 @@ use core::ops::{Add, Div, Mul, Sub};
 
 use fixed::types::I32F32;
 
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for f64 {}
+pub(crate) mod sealed {
+    use core::ops::{Div, Mul};
+
+    /// Keeps [`Real`](super::Real) closed, and holds what only the crate calls.
+    pub trait Sealed: Copy + Mul<Output = Self> + Div<Output = Self> {
+        /// `self · rhs`, bit for bit; for `f64`, fast where `self` is subnormal
+        /// (`kernel::fp::mul_subnormal`).
+        #[inline]
+        fn tiny_mul(self, rhs: Self) -> Self {
+            self * rhs
+        }
+        /// `self / rhs`, bit for bit; for `f64`, fast where `self` is subnormal.
+        #[inline]
+        fn tiny_div(self, rhs: Self) -> Self {
+            self / rhs
+        }
+    }
+    impl Sealed for f64 {
+        #[inline]
+        fn tiny_mul(self, rhs: f64) -> f64 {
+            crate::kernel::fp::mul_subnormal(self, rhs)
+        }
+        #[inline]
+        fn tiny_div(self, rhs: f64) -> f64 {
+            crate::kernel::fp::div_subnormal(self, rhs)
+        }
+    }
     impl Sealed for f32 {}
     impl Sealed for super::Q32 {}
 }

@@ -74,12 +74,14 @@ fn send_order<N: Real>(
 pub(crate) fn lifo<N: Real>(workers: &[ReturnWorker<N>], cols: &mut Cols<'_>) -> N {
     send_order(workers, cols, |w| w.comm_per_item + w.return_per_item);
     let r = suffix_throughputs::<N>(cols, true);
+    // `m` decays geometrically and, at 10⁶ workers, sits at the smallest subnormal for
+    // most positions: `tiny_*` keep those steps off the FPU's slow path, bit for bit.
     let mut m = N::ONE;
     for k in 0..cols.len() {
         let wr = cols.real::<N>(col::W, k) * cols.real::<N>(col::FRAC, k);
         let denominator = wr + N::ONE;
-        cols.set_real(col::FRAC, k, m / denominator);
-        m = m * wr / denominator;
+        cols.set_real(col::FRAC, k, m.tiny_div(denominator));
+        m = m.tiny_mul(wr).tiny_div(denominator);
     }
     r
 }

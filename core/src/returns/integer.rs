@@ -291,8 +291,10 @@ pub(crate) fn finish<N: Real>(
         let received_even = sent_even + c * n_even;
         let done_even = received_even + w * n_even;
         let y = bound_items(share, count);
-        sent_bound = next_up(sent_bound + next_up(c.to_f64() * y));
-        let key = next_up(sent_bound + next_up(w.to_f64() * y));
+        // A share of 0 makes `y` the smallest subnormal: `mul_subnormal` keeps the chains'
+        // products off the FPU's slow path, bit for bit.
+        sent_bound = next_up(sent_bound + next_up(fp::mul_subnormal(y, c.to_f64())));
+        let key = next_up(sent_bound + next_up(fp::mul_subnormal(y, w.to_f64())));
         let rank = match returns {
             Returns::Reverse => members - 1 - k,
             Returns::Same => k,
@@ -322,7 +324,7 @@ pub(crate) fn finish<N: Real>(
             }
             Returns::Reverse => {
                 // Returns from the last are send positions from the first.
-                back = next_up(back + next_up(d.to_f64() * y));
+                back = next_up(back + next_up(fp::mul_subnormal(y, d.to_f64())));
                 worst = worst.max(next_up(key + back));
                 cols.set_real(col::C, k, done_even);
             }
@@ -349,7 +351,7 @@ pub(crate) fn finish<N: Real>(
             for k in (0..members.min(p)).rev() {
                 let y = f64::from_bits(cols.get(col::C, k));
                 let key = f64::from_bits(cols.get(col::W, k));
-                back = next_up(back + next_up(cols.real::<N>(col::D, k).to_f64() * y));
+                back = next_up(back + next_up(fp::mul_subnormal(y, cols.real::<N>(col::D, k).to_f64())));
                 worst = worst.max(next_up(key + back));
             }
         }
@@ -382,7 +384,7 @@ pub(crate) fn finish<N: Real>(
             for &k in by_rank.iter().take(m).rev() {
                 let (Some(a), Some(&key)) = (out.get(k), key_bound.get(k)) else { continue };
                 let y = bound_items(a.share, a.count);
-                back = next_up(back + next_up(cols.real::<N>(col::D, k).to_f64() * y));
+                back = next_up(back + next_up(fp::mul_subnormal(y, cols.real::<N>(col::D, k).to_f64())));
                 worst = worst.max(next_up(key + back));
             }
         }
