@@ -20,7 +20,7 @@ pub(crate) mod sealed {
     /// Keeps [`Real`](super::Real) closed, and holds what only the crate calls.
     pub trait Sealed: Copy + Mul<Output = Self> + Div<Output = Self> {
         /// `self · rhs`, bit for bit; for `f64`, fast where `self` is subnormal
-        /// (`kernel::fp::mul_subnormal`).
+        /// ([`mul_subnormal`](super::mul_subnormal)).
         #[inline]
         fn tiny_mul(self, rhs: Self) -> Self {
             self * rhs
@@ -34,15 +34,59 @@ pub(crate) mod sealed {
     impl Sealed for f64 {
         #[inline]
         fn tiny_mul(self, rhs: f64) -> f64 {
-            crate::kernel::fp::mul_subnormal(self, rhs)
+            super::mul_subnormal(self, rhs)
         }
         #[inline]
         fn tiny_div(self, rhs: f64) -> f64 {
-            crate::kernel::fp::div_subnormal(self, rhs)
+            super::div_subnormal(self, rhs)
         }
     }
     impl Sealed for f32 {}
     impl Sealed for super::Q32 {}
+}
+
+/// 2⁵²: below it, `(x + 2⁵²) − 2⁵²` rounds `x ≥ 0` to the nearest integer, ties to even.
+const TWO_52: f64 = 4_503_599_627_370_496.0;
+
+/// The multiple of 2⁻¹⁰⁷⁴ nearest to `x·2⁻¹⁰⁷⁴`, from `q = fl(x)`, where `x` is the product
+/// or quotient of a subnormal's significand computed in normal range: `q = fl(x)` and `x` round to
+/// the same integer unless `q` is a half-integer (rounding is monotone and, below 2⁵²,
+/// every half-integer is an `f64`), and every multiple of 2⁻¹⁰⁷⁴ below 2⁻¹⁰²¹ is the
+/// `f64` whose bits are that multiple. Otherwise `None`.
+#[inline]
+fn subnormal_multiple(q: f64) -> Option<f64> {
+    if !(0.0..TWO_52).contains(&q) {
+        return None;
+    }
+    let r = (q + TWO_52) - TWO_52;
+    ((r - q).abs() != 0.5).then(|| f64::from_bits(r as u64))
+}
+
+/// The significand `m` of a positive subnormal `a = m·2⁻¹⁰⁷⁴`, when `b` is positive and
+/// finite.
+#[inline]
+fn subnormal_significand(a: f64, b: f64) -> Option<f64> {
+    let m = a.to_bits();
+    (m.wrapping_sub(1) < (1 << 52) - 1 && b > 0.0 && b <= f64::MAX).then_some(m as f64)
+}
+
+/// `a · b`, bit for bit, without the FPU's slow path when `a` is subnormal.
+///
+/// An operation on a subnormal operand takes a microcode assist on x86 (about 16× a normal
+/// one on the Xeon of BENCHMARKS.md), and the return-message recursions at 10⁶ workers run
+/// on subnormals for most positions (issue 12). In the subnormal range the correctly
+/// rounded result is `RNE(m·b)·2⁻¹⁰⁷⁴`, computed here in normal range; the rare inputs
+/// where that would round twice (a half-integer `fl(m·b)`) take the plain operation.
+#[inline]
+pub(crate) fn mul_subnormal(a: f64, b: f64) -> f64 {
+    subnormal_significand(a, b).and_then(|m| subnormal_multiple(m * b)).unwrap_or(a * b)
+}
+
+/// `a / b`, bit for bit, without the FPU's slow path when `a` is subnormal (see
+/// [`mul_subnormal`]).
+#[inline]
+pub(crate) fn div_subnormal(a: f64, b: f64) -> f64 {
+    subnormal_significand(a, b).and_then(|m| subnormal_multiple(m / b)).unwrap_or(a / b)
 }
 
 /// A number type the solvers can compute with.
@@ -454,6 +498,43 @@ impl Real for Q32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn subnormal_products_and_quotients_are_those_of_the_fpu() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let check = |a: f64, b: f64| {
+            assert_eq!(mul_subnormal(a, b).to_bits(), (a * b).to_bits(), "{a:e} * {b:e}");
+            assert_eq!(div_subnormal(a, b).to_bits(), (a / b).to_bits(), "{a:e} / {b:e}");
+        };
+        // Exact ties (2.5 and 0.5 times the smallest subnormal), the largest subnormal,
+        // results crossing into normal range, and the values that are not subnormal.
+        let tiny = f64::from_bits(1);
+        for b in [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 0.25, 1e-300, 5e-324, 1e300, f64::MAX, 4.5e15] {
+            for a in [tiny, f64::from_bits(3), f64::from_bits((1 << 52) - 1), 0.0, 1.0, f64::MIN_POSITIVE] {
+                check(a, b);
+            }
+        }
+        for b in [0.0, -1.0, f64::INFINITY, f64::NAN] {
+            check(tiny, b);
+        }
+        for _ in 0..200_000 {
+            let a = f64::from_bits((next() % (1 << 52)) >> (next() % 52));
+            // Costs and ratios as the recursions see them: over many decades, and small
+            // integers and half-integers that make ties.
+            let b = match next() % 3 {
+                0 => f64::from_bits(0x3000_0000_0000_0000 + next() % 0x1800_0000_0000_0000),
+                1 => (next() % 64) as f64 / 2.0,
+                _ => 1.0 + (next() % 1000) as f64 / 1024.0,
+            };
+            check(a, b);
+        }
+    }
 
     #[test]
     fn q32_saturates_instead_of_panicking() {

@@ -26,7 +26,7 @@
 //! visited twice.
 
 use crate::kernel::fp::{self, next_up};
-use crate::num::Real;
+use crate::num::{mul_subnormal, Real};
 use crate::returns::bound::total_key;
 use crate::returns::scenario::MAX_LP_WORKERS;
 use crate::returns::types::{col, Assignment, Cols, Port};
@@ -273,10 +273,6 @@ pub(crate) fn finish<N: Real>(
     // The bound's chains (module documentation): sends, and returns from the last.
     let (mut sent_bound, mut back, mut worst) = (0.0f64, 0.0f64, 0.0f64);
     let (mut offset, mut participating) = (0u64, 0usize);
-    // LP scenarios: each member's position by return rank, and what the return pass needs.
-    let mut by_rank = [0usize; MAX_LP_WORKERS];
-    let mut computed_even = [N::ZERO; MAX_LP_WORKERS];
-    let mut key_bound = [0.0f64; MAX_LP_WORKERS];
 
     for k in 0..members.min(p) {
         let worker = cols.index(col::WORKER, k);
@@ -293,8 +289,8 @@ pub(crate) fn finish<N: Real>(
         let y = bound_items(share, count);
         // A share of 0 makes `y` the smallest subnormal: `mul_subnormal` keeps the chains'
         // products off the FPU's slow path, bit for bit.
-        sent_bound = next_up(sent_bound + next_up(fp::mul_subnormal(y, c.to_f64())));
-        let key = next_up(sent_bound + next_up(fp::mul_subnormal(y, w.to_f64())));
+        sent_bound = next_up(sent_bound + next_up(mul_subnormal(y, c.to_f64())));
+        let key = next_up(sent_bound + next_up(mul_subnormal(y, w.to_f64())));
         let rank = match returns {
             Returns::Reverse => members - 1 - k,
             Returns::Same => k,
@@ -324,17 +320,15 @@ pub(crate) fn finish<N: Real>(
             }
             Returns::Reverse => {
                 // Returns from the last are send positions from the first.
-                back = next_up(back + next_up(fp::mul_subnormal(y, d.to_f64())));
+                back = next_up(back + next_up(mul_subnormal(y, d.to_f64())));
                 worst = worst.max(next_up(key + back));
                 cols.set_real(col::C, k, done_even);
             }
             Returns::Ranks => {
-                if let Some(at) = by_rank.get_mut(rank) {
-                    *at = k;
-                }
-                if let (Some(e), Some(b)) = (computed_even.get_mut(k), key_bound.get_mut(k)) {
-                    (*e, *b) = (done_even, key);
-                }
+                // What the return pass needs, in the columns this pass has read: no
+                // arrays of `MAX_LP_WORKERS` on the stack (issue 15: firmware stacks).
+                cols.set_real(col::C, k, done_even);
+                cols.set(col::W, k, key.to_bits());
             }
         }
         if let Some(o) = out.get_mut(k) {
@@ -351,7 +345,7 @@ pub(crate) fn finish<N: Real>(
             for k in (0..members.min(p)).rev() {
                 let y = f64::from_bits(cols.get(col::C, k));
                 let key = f64::from_bits(cols.get(col::W, k));
-                back = next_up(back + next_up(fp::mul_subnormal(y, cols.real::<N>(col::D, k).to_f64())));
+                back = next_up(back + next_up(mul_subnormal(y, cols.real::<N>(col::D, k).to_f64())));
                 worst = worst.max(next_up(key + back));
             }
         }
@@ -370,21 +364,29 @@ pub(crate) fn finish<N: Real>(
             }
         }
         Returns::Ranks => {
-            let m = members.min(MAX_LP_WORKERS);
-            for &k in by_rank.iter().take(m) {
+            // Each member's position by return rank, where the fractions were.
+            let m = members.min(MAX_LP_WORKERS).min(p);
+            for k in 0..m {
+                if let Some(rank) = out.get(k).and_then(|a| a.return_rank) {
+                    cols.set(col::FRAC, rank, k as u64);
+                }
+            }
+            for rank in 0..m {
+                let k = cols.index(col::FRAC, rank);
                 let d = cols.real::<N>(col::D, k);
                 if let Some(a) = out.get_mut(k) {
                     let start = t.max_of(a.computed);
                     t = start + d * N::from_u64(a.count);
                     (a.return_start, a.return_end, a.idle) = (start, t, start - a.computed);
                 }
-                let done_even = computed_even.get(k).copied().unwrap_or(N::ZERO);
-                t_even = t_even.max_of(done_even) + d * N::from_u64(even(k));
+                t_even = t_even.max_of(cols.real::<N>(col::C, k)) + d * N::from_u64(even(k));
             }
-            for &k in by_rank.iter().take(m).rev() {
-                let (Some(a), Some(&key)) = (out.get(k), key_bound.get(k)) else { continue };
+            for rank in (0..m).rev() {
+                let k = cols.index(col::FRAC, rank);
+                let Some(a) = out.get(k) else { continue };
+                let key = f64::from_bits(cols.get(col::W, k));
                 let y = bound_items(a.share, a.count);
-                back = next_up(back + next_up(fp::mul_subnormal(y, cols.real::<N>(col::D, k).to_f64())));
+                back = next_up(back + next_up(mul_subnormal(y, cols.real::<N>(col::D, k).to_f64())));
                 worst = worst.max(next_up(key + back));
             }
         }

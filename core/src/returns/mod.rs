@@ -307,12 +307,13 @@ fn rational<N: Real>(
             let lifo = closed::lifo(workers, cols);
             for (a, s) in send.iter_mut().enumerate().take(p) {
                 *s = cols.index(col::WORKER, a);
-                rank[a] = p - 1 - a;
             }
-            let mut fifo_send = [0usize; MAX_LP_WORKERS];
+            // FIFO's send order goes to `rank` until the two are compared (one array of
+            // `MAX_LP_WORKERS` less on the stack).
+            let fifo_send = &mut rank;
             let fifo = if p <= MAX_FIFO_EXHAUSTIVE_WORKERS {
                 // So that `Best` is never below `Fifo`, which is exhaustive up to here.
-                from_f64(scenario::best_fifo(workers, port, tableau, &mut fifo_send)?)?
+                from_f64(scenario::best_fifo(workers, port, tableau, fifo_send)?)?
             } else {
                 let (fifo, _) = closed::fifo(workers, port, cols);
                 for (f, s) in fifo_send.iter_mut().enumerate().take(p) {
@@ -320,11 +321,12 @@ fn rational<N: Real>(
                 }
                 fifo
             };
-            if fifo > lifo {
-                send[..p].copy_from_slice(&fifo_send[..p]);
-                for (a, r) in rank.iter_mut().enumerate().take(p) {
-                    *r = a;
-                }
+            let fifo_wins = fifo > lifo;
+            if fifo_wins {
+                send[..p].copy_from_slice(&rank[..p]);
+            }
+            for (a, r) in rank.iter_mut().enumerate().take(p) {
+                *r = if fifo_wins { a } else { p - 1 - a };
             }
             scenario::local_search(workers, &mut send[..p], &mut rank[..p], port, tableau)?;
             let (rho, m, _) =
