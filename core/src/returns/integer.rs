@@ -354,13 +354,7 @@ pub(crate) fn finish<N: Real>(
                 (t, t_even) = (sent, sent_even);
             }
             for k in (0..members.min(p)).rev() {
-                let d = cols.real::<N>(col::D, k);
-                if let Some(a) = out.get_mut(k) {
-                    let start = t.max_of(a.computed);
-                    t = start + d * N::from_u64(a.count);
-                    (a.return_start, a.return_end, a.idle) = (start, t, start - a.computed);
-                }
-                t_even = t_even.max_of(cols.real::<N>(col::C, k)) + d * N::from_u64(even(k));
+                return_next(k, even(k), (&mut t, &mut t_even), out, cols);
             }
         }
         Returns::Ranks => {
@@ -373,13 +367,7 @@ pub(crate) fn finish<N: Real>(
             }
             for rank in 0..m {
                 let k = cols.index(col::FRAC, rank);
-                let d = cols.real::<N>(col::D, k);
-                if let Some(a) = out.get_mut(k) {
-                    let start = t.max_of(a.computed);
-                    t = start + d * N::from_u64(a.count);
-                    (a.return_start, a.return_end, a.idle) = (start, t, start - a.computed);
-                }
-                t_even = t_even.max_of(cols.real::<N>(col::C, k)) + d * N::from_u64(even(k));
+                return_next(k, even(k), (&mut t, &mut t_even), out, cols);
             }
             for rank in (0..m).rev() {
                 let k = cols.index(col::FRAC, rank);
@@ -408,6 +396,26 @@ pub(crate) fn finish<N: Real>(
         }
     }
     Finished { makespan: t, even_split: t_even, bound: worst, participating }
+}
+
+/// Position `k` returns next: from the end of its compute or of the previous return
+/// (`t`), whichever is later; and the same in the even split (`even` items, computed by
+/// the time in `col::C`).
+#[inline]
+fn return_next<N: Real>(
+    k: usize,
+    even: u64,
+    (t, t_even): (&mut N, &mut N),
+    out: &mut [Assignment<N>],
+    cols: &Cols<'_>,
+) {
+    let d = cols.real::<N>(col::D, k);
+    if let Some(a) = out.get_mut(k) {
+        let start = t.max_of(a.computed);
+        *t = start + d * N::from_u64(a.count);
+        (a.return_start, a.return_end, a.idle) = (start, *t, start - a.computed);
+    }
+    *t_even = t_even.max_of(cols.real::<N>(col::C, k)) + d * N::from_u64(even);
 }
 
 /// `y = s + e` of the module documentation for one position, rounded up: the share
