@@ -89,6 +89,17 @@ pub(crate) fn div_subnormal(a: f64, b: f64) -> f64 {
     subnormal_significand(a, b).and_then(|m| subnormal_multiple(m / b)).unwrap_or(a / b)
 }
 
+/// A xorshift generator for the crate's unit tests (reproducible, no dependency).
+#[cfg(test)]
+pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}
+
 /// A number type the solvers can compute with.
 ///
 /// Implemented for `f64`, `f32` and [`Q32`]; sealed, because the solvers rely on each
@@ -501,13 +512,7 @@ mod tests {
 
     #[test]
     fn subnormal_products_and_quotients_are_those_of_the_fpu() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let check = |a: f64, b: f64| {
             assert_eq!(mul_subnormal(a, b).to_bits(), (a * b).to_bits(), "{a:e} * {b:e}");
             assert_eq!(div_subnormal(a, b).to_bits(), (a / b).to_bits(), "{a:e} / {b:e}");

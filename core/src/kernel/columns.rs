@@ -351,13 +351,7 @@ mod tests {
     /// sets that are spread, bunched, equal, and tiny.
     #[test]
     fn sorts_like_a_comparison_sort() {
-        let mut seed = 7u64;
-        let mut rnd = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rnd = crate::num::xorshift(7);
         for n in [1usize, 2, 3, 4, 5, 17, 100, 1000, 5000] {
             for shape in 0..4 {
                 let keys: [u64; 5000] = core::array::from_fn(|_| match shape {

@@ -320,8 +320,7 @@ pub(crate) fn finish<N: Real>(
             }
             Returns::Reverse => {
                 // Returns from the last are send positions from the first.
-                back = next_up(back + next_up(mul_subnormal(y, d.to_f64())));
-                worst = worst.max(next_up(key + back));
+                worst = worst.max(return_bound(&mut back, y, d.to_f64(), key));
                 cols.set_real(col::C, k, done_even);
             }
             Returns::Ranks => {
@@ -345,8 +344,7 @@ pub(crate) fn finish<N: Real>(
             for k in (0..members.min(p)).rev() {
                 let y = f64::from_bits(cols.get(col::C, k));
                 let key = f64::from_bits(cols.get(col::W, k));
-                back = next_up(back + next_up(mul_subnormal(y, cols.real::<N>(col::D, k).to_f64())));
-                worst = worst.max(next_up(key + back));
+                worst = worst.max(return_bound(&mut back, y, cols.real::<N>(col::D, k).to_f64(), key));
             }
         }
         Returns::Reverse => {
@@ -374,8 +372,7 @@ pub(crate) fn finish<N: Real>(
                 let Some(a) = out.get(k) else { continue };
                 let key = f64::from_bits(cols.get(col::W, k));
                 let y = bound_items(a.share, a.count);
-                back = next_up(back + next_up(mul_subnormal(y, cols.real::<N>(col::D, k).to_f64())));
-                worst = worst.max(next_up(key + back));
+                worst = worst.max(return_bound(&mut back, y, cols.real::<N>(col::D, k).to_f64(), key));
             }
         }
     }
@@ -416,6 +413,15 @@ fn return_next<N: Real>(
         (a.return_start, a.return_end, a.idle) = (start, *t, start - a.computed);
     }
     *t_even = t_even.max_of(cols.real::<N>(col::C, k)) + d * N::from_u64(even);
+}
+
+/// One more return on the bound's chain from the last (module documentation): `back`
+/// grows by `d·y` rounded up, and the row through this position ends at `key + back`,
+/// rounded up.
+#[inline]
+fn return_bound(back: &mut f64, y: f64, d: f64, key: f64) -> f64 {
+    *back = next_up(*back + next_up(mul_subnormal(y, d)));
+    next_up(key + *back)
 }
 
 /// `y = s + e` of the module documentation for one position, rounded up: the share

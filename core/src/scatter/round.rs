@@ -549,13 +549,7 @@ mod tests {
     #[test]
     #[allow(clippy::needless_range_loop)]
     fn segment_tree_matches_naive() {
-        let mut seed = 12345u64;
-        let mut rnd = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rnd = crate::num::xorshift(12345);
         for n in 1..40usize {
             let mut slots = [Scratch::<f64>::EMPTY; 40];
             let mut v = [0.0f64; 40];
