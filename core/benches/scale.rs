@@ -7,6 +7,7 @@
 //!     cargo bench -p divload --bench scale            # p = 10³ … 10⁶
 //!     cargo bench -p divload --bench scale -- 7       # up to 10⁷ (1.6 GB of buffers)
 //!     cargo bench -p divload --bench scale -- 6 greedy  # one rounding only
+//!     cargo bench -p divload --bench scale -- 6 thp     # buffers on transparent huge pages
 //!
 //! Each line is the median of 7 runs (3 at 10⁷) after one warm-up run.
 
@@ -22,15 +23,18 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let top: u32 = args.iter().find_map(|a| a.parse().ok()).unwrap_or(6);
     // A rounding's name (`greedy`, `paper`, `largestremainder`) runs only that one.
-    let only = args.iter().find(|a| a.chars().all(|c| c.is_ascii_alphabetic()) && !a.starts_with('-'));
+    let huge = args.iter().any(|a| a == "thp");
+    let only = args
+        .iter()
+        .find(|a| a.chars().all(|c| c.is_ascii_alphabetic()) && !a.starts_with('-') && *a != "thp");
     let per_worker = size_of::<Assignment<f64>>() + size_of::<Scratch<f64>>();
     println!("caller memory: {per_worker} bytes per worker (Assignment + Scratch)");
     println!("{:>10} {:>18} {:>12} {:>12}", "workers", "rounding", "ms", "ns/worker");
     for e in 3..=top {
         let p = 10usize.pow(e);
         let w = platform(p);
-        let mut out = vec![Assignment::EMPTY; p];
-        let mut scratch = vec![Scratch::EMPTY; p];
+        let mut out = common::buffer(p, Assignment::EMPTY, huge);
+        let mut scratch = common::buffer(p, Scratch::EMPTY, huge);
         for rounding in [Rounding::LargestRemainder, Rounding::Paper, Rounding::Greedy] {
             if only.is_some_and(|o| !format!("{rounding:?}").eq_ignore_ascii_case(o)) {
                 continue;

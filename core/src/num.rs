@@ -506,9 +506,261 @@ impl Real for Q32 {
     }
 }
 
+/// An `f64` as the shortest decimal text that reads back to it, laid out as Rust's
+/// `Display` lays it out (`1`, `0.25`, `123400000`, `-0`, `NaN`, `inf`).
+///
+/// Why not `core::fmt`'s own: the digits come from Ryū (the `ryu` crate, with its small
+/// tables) instead of `core`'s Grisu with its Dragon fallback, which with their exact-digit
+/// variants and tables are about 20 KB of the wasm module (issue 14). Both give the same
+/// digits: among the shortest strings that read back to the value, the one nearest to it
+/// (a unit test compares them on a million random bit patterns and the edge cases).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Plain(pub f64);
+
+/// As [`Plain`], laid out as Rust's `LowerExp` (`1e16`, `2.5e-7`, `0e0`).
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "json"), allow(dead_code))]
+pub(crate) struct Sci(pub f64);
+
+/// A finite nonzero `f64` as `±0.d₁d₂…dₙ × 10^exp`, `d₁ ≠ 0`, no trailing zeros.
+struct Digits {
+    negative: bool,
+    digits: [u8; 17],
+    n: usize,
+    exp: i32,
+}
+
+impl Digits {
+    /// From Ryū's text, whatever its layout (`123.45`, `0.0001`, `1e-7`, `1.5e300`).
+    fn of(x: f64) -> Digits {
+        let mut buffer = ryu::Buffer::new();
+        let text = buffer.format_finite(x).as_bytes();
+        let mut d = Digits { negative: false, digits: [0; 17], n: 0, exp: 0 };
+        let (mut point, mut exponent, mut exponent_negative, mut in_exponent) = (false, 0i32, false, false);
+        for &c in text {
+            match c {
+                b'-' if in_exponent => exponent_negative = true,
+                b'-' => d.negative = true,
+                b'.' => point = true,
+                b'e' | b'E' => in_exponent = true,
+                b'0'..=b'9' if in_exponent => {
+                    exponent = exponent.saturating_mul(10).saturating_add(i32::from(c - b'0'))
+                }
+                // A leading zero after the point moves the first digit down; one before it
+                // (Ryū's `0.` of `0.001`) does not.
+                b'0' if d.n == 0 && point => d.exp -= 1,
+                b'0' if d.n == 0 => {}
+                b'0'..=b'9' => {
+                    if let Some(slot) = d.digits.get_mut(d.n) {
+                        *slot = c;
+                        d.n += 1;
+                    }
+                    if !point {
+                        d.exp += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Zeros before the point that follow the first digit were counted in `exp` as
+        // digits; trailing zeros only shorten the digit string.
+        while d.n > 1 && d.digits.get(d.n - 1) == Some(&b'0') {
+            d.n -= 1;
+        }
+        d.exp = d.exp.saturating_add(if exponent_negative { -exponent } else { exponent });
+        // Where two shortest strings are equally near, Ryū takes the even last digit and
+        // `core` the one away from zero (`…797.25` prints `…797.3`): round up on a tie.
+        if d.is_tie(x) {
+            d.round_up();
+        }
+        d
+    }
+
+    /// Whether `|x|` is exactly halfway between these digits and the next ones up: the
+    /// digits followed by a 5, `N = 10·D + 5` at `10^k`. With `|x| = m·2^b`, `m` odd, and
+    /// `N` odd, `N·10^k = N·5^k·2^k` (`k ≥ 0`) or `N/(5^j·2^j)` (`j = −k`) equals it only
+    /// for `b = k` and `m = N·5^k`, or `b = −j` and `m·5^j = N`.
+    fn is_tie(&self, x: f64) -> bool {
+        let bits = x.abs().to_bits();
+        let (raw_exp, frac) = ((bits >> 52) as i32, bits & ((1 << 52) - 1));
+        let (m, b) = if raw_exp == 0 { (frac, -1074) } else { (frac | (1 << 52), raw_exp - 1075) };
+        let t = m.trailing_zeros();
+        let (m, b) = (u128::from(m >> t), b + t as i32);
+        let k = self.exp - self.n as i32 - 1;
+        if b != k {
+            return false;
+        }
+        let digits = self.digits.get(..self.n).unwrap_or(&[]);
+        let n = digits.iter().fold(0u128, |a, &c| a * 10 + u128::from(c - b'0')) * 10 + 5;
+        let pow5 = (0..k.unsigned_abs()).try_fold(1u128, |a, _| a.checked_mul(5));
+        if k >= 0 {
+            pow5.and_then(|p| p.checked_mul(n)) == Some(m)
+        } else {
+            pow5.and_then(|p| p.checked_mul(m)) == Some(n)
+        }
+    }
+
+    /// The digits one unit up in their last place, carries included.
+    fn round_up(&mut self) {
+        let mut i = self.n;
+        while i > 0 {
+            i -= 1;
+            match self.digits.get_mut(i) {
+                Some(c) if *c == b'9' => *c = b'0',
+                Some(c) => {
+                    *c += 1;
+                    break;
+                }
+                None => return,
+            }
+            if i == 0 {
+                // All nines: 99…9 + 1 = 10…0, one digit up.
+                if let Some(first) = self.digits.get_mut(0) {
+                    *first = b'1';
+                }
+                self.exp += 1;
+            }
+        }
+        while self.n > 1 && self.digits.get(self.n - 1) == Some(&b'0') {
+            self.n -= 1;
+        }
+    }
+
+    fn text(&self) -> &str {
+        // Only ASCII digits were stored.
+        core::str::from_utf8(self.digits.get(..self.n).unwrap_or(&[])).unwrap_or("")
+    }
+}
+
+/// `NaN`, `inf`, `-inf`, or `None` for a finite value; `Some(text)` for zeros too.
+fn special(x: f64, zero: &'static str, negative_zero: &'static str) -> Option<&'static str> {
+    if x.is_nan() {
+        Some("NaN")
+    } else if x.is_infinite() {
+        Some(if x > 0.0 { "inf" } else { "-inf" })
+    } else if x == 0.0 {
+        Some(if x.is_sign_negative() { negative_zero } else { zero })
+    } else {
+        None
+    }
+}
+
+fn zeros(f: &mut core::fmt::Formatter<'_>, n: i32) -> core::fmt::Result {
+    for _ in 0..n {
+        f.write_str("0")?;
+    }
+    Ok(())
+}
+
+impl core::fmt::Display for Plain {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if let Some(s) = special(self.0, "0", "-0") {
+            return f.write_str(s);
+        }
+        let d = Digits::of(self.0);
+        let (text, n) = (d.text(), d.n as i32);
+        if d.negative {
+            f.write_str("-")?;
+        }
+        if d.exp <= 0 {
+            f.write_str("0.")?;
+            zeros(f, -d.exp)?;
+            f.write_str(text)
+        } else if d.exp < n {
+            let (int, frac) = text.split_at(d.exp as usize);
+            f.write_str(int)?;
+            f.write_str(".")?;
+            f.write_str(frac)
+        } else {
+            f.write_str(text)?;
+            zeros(f, d.exp - n)
+        }
+    }
+}
+
+impl core::fmt::Display for Sci {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if let Some(s) = special(self.0, "0e0", "-0e0") {
+            return f.write_str(s);
+        }
+        let d = Digits::of(self.0);
+        if d.negative {
+            f.write_str("-")?;
+        }
+        let (first, rest) = d.text().split_at(1.min(d.n));
+        f.write_str(first)?;
+        if !rest.is_empty() {
+            f.write_str(".")?;
+            f.write_str(rest)?;
+        }
+        write!(f, "e{}", d.exp - 1)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `Plain` and `Sci` write what `{}` and `{:e}` write, on random bit patterns (every
+    /// exponent, subnormals included), short decimals, powers of two and ten, and the ends
+    /// of the range.
+    #[test]
+    fn decimal_text_is_that_of_core_fmt() {
+        extern crate std;
+        use std::format;
+        let check = |x: f64| {
+            assert_eq!(format!("{}", Plain(x)), format!("{x}"), "{:#x}", x.to_bits());
+            assert_eq!(format!("{}", Sci(x)), format!("{x:e}"), "{:#x}", x.to_bits());
+        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
+        for _ in 0..1_000_000 {
+            check(f64::from_bits(next()));
+        }
+        for k in -330..=310 {
+            let p = libm::pow(10.0, f64::from(k));
+            for x in [p, p * 1.5, p * 0.1 * 3.0, next_after_up(p), -p] {
+                check(x);
+            }
+        }
+        for k in -1074..=1023 {
+            check(libm::ldexp(1.0, k));
+        }
+        for x in [
+            0.0,
+            -0.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+            f64::MAX,
+            f64::MIN,
+            5e-324,
+            0.1,
+            0.2 + 0.1,
+            1.0 / 3.0,
+            123456.0,
+            1e15,
+            1e16,
+            1e-5,
+            f64::from_bits(1e16f64.to_bits() - 1),
+        ] {
+            check(x);
+        }
+        for i in 0..100_000u32 {
+            check(f64::from(i) / 1000.0);
+            check(f64::from(i) * 1e-7);
+            // Quarters near 2^50 and halves near 2^51 sit halfway between two shortest
+            // strings of 17 digits.
+            let big = f64::from(i) * 1.0e10;
+            check(1_125_899_906_842_624.0 + big + 0.25);
+            check(-(1_125_899_906_842_624.0 + big + 0.75));
+            check(2_251_799_813_685_248.0 + big + 0.5);
+        }
+    }
+
+    fn next_after_up(x: f64) -> f64 {
+        f64::from_bits(x.to_bits() + 1)
+    }
 
     #[test]
     fn subnormal_products_and_quotients_are_those_of_the_fpu() {

@@ -38,11 +38,12 @@ impl std::fmt::Display for HostError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             HostError::Core(e) => e.fmt(f),
-            HostError::OutOfMemory { what, bytes } => write!(
-                f,
-                "{what}: cannot allocate {:.1} MiB of working memory",
-                *bytes as f64 / f64::from(1u32 << 20)
-            ),
+            HostError::OutOfMemory { what, bytes } => {
+                // Tenths of a MiB, rounded half up, in integers: float formatting with a
+                // precision would put core's exact-digit code back into the wasm module.
+                let tenths = (*bytes as u128 * 10 + (1 << 19)) >> 20;
+                write!(f, "{what}: cannot allocate {}.{} MiB of working memory", tenths / 10, tenths % 10)
+            }
         }
     }
 }

@@ -18,6 +18,7 @@
 
 use core::fmt::Write;
 
+use divload::doc::json::NumberText;
 use divload::{Assignment, Options, OrderPolicy, Problem, Root, Scratch, Worker};
 use divload_host::Parsed;
 use wasm_bindgen::prelude::*;
@@ -208,13 +209,17 @@ pub fn schedules_json(text: &str) -> Result<String, String> {
 fn write_schedule(s: &mut String, rows: &[Assignment<f64>]) {
     let makespan = rows.iter().map(|a| a.finish).fold(0.0, f64::max);
     // Writing to a String cannot fail.
-    let _ = write!(s, "{{\"makespan\":{makespan},\"rows\":[");
+    let _ = write!(s, "{{\"makespan\":{},\"rows\":[", NumberText(makespan));
     for (k, a) in rows.iter().enumerate() {
         let comma = if k + 1 < rows.len() { "," } else { "" };
         let _ = write!(
             s,
             "{{\"rank\":{},\"count\":{},\"start\":{},\"received\":{},\"finish\":{}}}{comma}",
-            a.worker, a.count, a.start, a.received, a.finish
+            a.worker,
+            a.count,
+            NumberText(a.start),
+            NumberText(a.received),
+            NumberText(a.finish)
         );
     }
     s.push_str("]}");

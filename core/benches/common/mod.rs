@@ -19,3 +19,27 @@ pub fn random_platform(p: usize) -> Vec<Worker<f64>> {
         })
         .collect()
 }
+
+/// `n` copies of `value` in a buffer that, with `huge`, the kernel is asked to back with
+/// transparent huge pages (`madvise(MADV_HUGEPAGE)` before the first touch; Linux only, a
+/// hint the kernel may ignore). At 10⁶ workers the plan's random accesses are TLB misses,
+/// which huge pages remove: the `thp` argument of the `scale` and `models` benches.
+#[allow(dead_code, reason = "the scale bench's, not every bench's")]
+pub fn buffer<T: Clone>(n: usize, value: T, huge: bool) -> Vec<T> {
+    let mut v: Vec<T> = Vec::with_capacity(n);
+    #[cfg(target_os = "linux")]
+    if huge {
+        const PAGE: usize = 2 << 20;
+        let start = v.as_mut_ptr() as usize;
+        let end = start + n * size_of::<T>();
+        let (a, b) = (start.next_multiple_of(PAGE), end / PAGE * PAGE);
+        if a < b {
+            // SAFETY: `a..b` lies inside the vector's allocation, which nothing has touched
+            // yet; the advice changes how pages are backed, never their contents.
+            let r = unsafe { libc::madvise(a as *mut libc::c_void, b - a, libc::MADV_HUGEPAGE) };
+            assert_eq!(r, 0, "madvise(MADV_HUGEPAGE)");
+        }
+    }
+    v.resize(n, value);
+    v
+}

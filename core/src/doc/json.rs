@@ -9,6 +9,7 @@
 
 #![forbid(unsafe_code)]
 
+use crate::num::{Plain, Sci};
 use core::fmt::{self, Write as _};
 
 /// Deepest nesting of arrays and objects the reader accepts, counted over the
@@ -703,6 +704,33 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// A number as the [`Writer`] writes it: the shortest text that reads back to the same
+/// `f64`, in plain notation from 1e-5 to 1e16 (and for zero), in exponent notation
+/// (`2.5e-7`, `1e16`) outside, `null` for NaN and infinities. For front ends that build
+/// JSON text of their own.
+///
+/// ```
+/// use divload::doc::json::NumberText;
+/// assert_eq!(format!("{}", NumberText(0.1 + 0.2)), "0.30000000000000004");
+/// assert_eq!(format!("{}", NumberText(2.5e-7)), "2.5e-7");
+/// assert_eq!(format!("{}", NumberText(f64::NAN)), "null");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NumberText(pub f64);
+
+impl fmt::Display for NumberText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let x = self.0;
+        if !x.is_finite() {
+            f.write_str("null")
+        } else if x == 0.0 || (1e-5..1e16).contains(&x.abs()) {
+            fmt::Display::fmt(&Plain(x), f)
+        } else {
+            fmt::Display::fmt(&Sci(x), f)
+        }
+    }
+}
+
 /// Writes JSON into a fixed buffer and keeps counting once it is full, so the
 /// caller learns the exact size to retry with.
 #[derive(Debug)]
@@ -829,19 +857,10 @@ impl<'b> Writer<'b> {
         }
     }
 
-    /// Shortest round-trip text; plain notation only where it stays short.
+    /// Shortest round-trip text; plain notation only where it stays short ([`NumberText`]).
     pub fn f64(&mut self, x: f64) {
         self.before_value();
-        if !x.is_finite() {
-            self.put(b"null");
-            return;
-        }
-        let a = x.abs();
-        let _ = if x == 0.0 || (1e-5..1e16).contains(&a) {
-            write!(Sink(self), "{x}")
-        } else {
-            write!(Sink(self), "{x:e}")
-        };
+        let _ = write!(Sink(self), "{}", NumberText(x));
     }
 
     /// Writes a whole number.

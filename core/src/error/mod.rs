@@ -4,6 +4,7 @@
 //! numbers, used by the C library's status enum) and show the [`Display`](core::fmt::Display)
 //! message, which names the input and its valid range.
 
+use crate::num::Plain;
 use core::fmt;
 
 /// Which cost field of a worker an error is about.
@@ -374,13 +375,12 @@ impl fmt::Display for Error {
                 write!(f, "items: at most {max} can be planned with {numeric} arithmetic, got {items}")
             }
             Kind::Cost { worker, field, value } => {
-                write!(f, "worker {worker}: {} must be {}, got {value}", field.name(), field.range())
+                write!(f, "worker {worker}: {} must be {}, got {value}", field.name(), field.range(), value = Plain(value))
             }
             Kind::NotRepresentable { worker, field, value, numeric } => write!(
                 f,
                 "worker {worker}: {} = {value} does not fit the {numeric} number type",
-                field.name()
-            ),
+                field.name(), value = Plain(value)),
             Kind::RootOutOfRange { root, workers } => {
                 write!(f, "root: must be a worker index in 0..{workers}, got {root}")
             }
@@ -389,10 +389,10 @@ impl fmt::Display for Error {
                 write!(f, "{what}: buffer too small, need {needed}, got {got}")
             }
             Kind::Shares { sum, items } => {
-                write!(f, "shares: must add up to items = {items} (within 0.5), they add up to {sum}")
+                write!(f, "shares: must add up to items = {items} (within 0.5), they add up to {sum}", sum = Plain(sum))
             }
             Kind::ShareValue { position, value } => {
-                write!(f, "share {position}: must be finite and >= 0, got {value}")
+                write!(f, "share {position}: must be finite and >= 0, got {value}", value = Plain(value))
             }
             Kind::NumericOverflow { numeric } => write!(
                 f,
@@ -408,8 +408,7 @@ impl fmt::Display for Error {
                 f,
                 "platform JSON: {list}[{index}].{} must be {}, got {value}",
                 field.name(),
-                field.range()
-            ),
+                field.range(), value = Plain(value)),
             Kind::PlanWorker { position, worker, workers } => write!(
                 f,
                 "plan[{position}]: worker {worker} is out of range 0..{workers} or appears twice; \
@@ -424,13 +423,12 @@ impl fmt::Display for Error {
                 if first { "first with root_mode overlap" } else { "last with root_mode after_send" }
             ),
             Kind::Point { index, what, value } => {
-                write!(f, "tabulated cost: point {index}: {what}, got {value}")
+                write!(f, "tabulated cost: point {index}: {what}, got {value}", value = Plain(value))
             }
-            Kind::Parameter { name, range, value } => write!(f, "{name}: must be {range}, got {value}"),
+            Kind::Parameter { name, range, value } => write!(f, "{name}: must be {range}, got {value}", value = Plain(value)),
             Kind::TimeValue { worker, part, items, value } => write!(
                 f,
-                "worker {worker}: {part} time of {items} items must be finite and >= 0 (0 for 0 items), got {value}"
-            ),
+                "worker {worker}: {part} time of {items} items must be finite and >= 0 (0 for 0 items), got {value}", value = Plain(value)),
             Kind::Decreasing { worker, part, items } => write!(
                 f,
                 "worker {worker}: {part} time must not decrease with the item count, \
@@ -455,7 +453,7 @@ impl fmt::Display for Error {
                  the costs are too badly scaled for the f64 simplex"
             ),
             Kind::EntryValue { list, index, field, range, value } => {
-                write!(f, "{list}[{index}].{field}: must be {range}, got {value}")
+                write!(f, "{list}[{index}].{field}: must be {range}, got {value}", value = Plain(value))
             }
             Kind::Json { message, detail } => match detail {
                 Detail::Entry { list, index: usize::MAX, .. } => {
@@ -471,13 +469,13 @@ impl fmt::Display for Error {
                     write!(f, "platform JSON: {field}: {message}, got {value}")
                 }
                 Detail::Number { list, index: usize::MAX, field, value } => {
-                    write!(f, "platform JSON: {list}.{field}: {message}, got {value}")
+                    write!(f, "platform JSON: {list}.{field}: {message}, got {value}", value = Plain(value))
                 }
                 Detail::Number { list, index, field, value } => {
-                    write!(f, "platform JSON: {list}[{index}].{field}: {message}, got {value}")
+                    write!(f, "platform JSON: {list}[{index}].{field}: {message}, got {value}", value = Plain(value))
                 }
                 Detail::Point { list, index, field, point, value } => {
-                    write!(f, "platform JSON: {list}[{index}].{field}[{point}]: {message}, got {value}")
+                    write!(f, "platform JSON: {list}[{index}].{field}[{point}]: {message}, got {value}", value = Plain(value))
                 }
                 Detail::Syntax { offset, list, index, field } => {
                     f.write_str("platform JSON: ")?;
