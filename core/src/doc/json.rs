@@ -9,7 +9,7 @@
 
 #![forbid(unsafe_code)]
 
-#[cfg(any(target_arch = "wasm32", target_os = "none"))]
+#[cfg(any(target_arch = "wasm32", target_os = "none", fuzzing))]
 use crate::num::parse;
 use crate::num::{Plain, Sci};
 use core::fmt::{self, Write as _};
@@ -707,11 +707,12 @@ impl<'a> Reader<'a> {
 /// [`crate::num::parse`], which leaves out `core`'s Eisel–Lemire path and its 10 KB table
 /// (issue 14); elsewhere through `str::parse`, the same bits (the unit test
 /// `parse_is_that_of_core` holds the two to it) and faster on 17-digit numbers, whose
-/// exact comparisons cost the small parser about 200 ns each.
+/// exact comparisons cost the small parser about 200 ns each. Fuzzing builds take the
+/// small parser, so that the fuzzers run what the page runs.
 fn number_value(text: &[u8]) -> Option<f64> {
-    #[cfg(any(target_arch = "wasm32", target_os = "none"))]
+    #[cfg(any(target_arch = "wasm32", target_os = "none", fuzzing))]
     return parse(text);
-    #[cfg(not(any(target_arch = "wasm32", target_os = "none")))]
+    #[cfg(not(any(target_arch = "wasm32", target_os = "none", fuzzing)))]
     return core::str::from_utf8(text).ok()?.parse().ok();
 }
 

@@ -16,7 +16,7 @@ use fixed::types::I32F32;
 
 mod decimal;
 
-#[cfg(all(feature = "json", any(target_arch = "wasm32", target_os = "none")))]
+#[cfg(all(feature = "json", any(target_arch = "wasm32", target_os = "none", fuzzing)))]
 pub(crate) use decimal::parse;
 pub(crate) use decimal::Plain;
 #[cfg(feature = "json")]
