@@ -77,9 +77,7 @@ impl Digits {
         }
         // Zeros before the point that follow the first digit were counted in `exp` as
         // digits; trailing zeros only shorten the digit string.
-        while d.n > 1 && d.digits.get(d.n - 1) == Some(&b'0') {
-            d.n -= 1;
-        }
+        d.trim();
         d.exp = d.exp.saturating_add(if exponent_negative { -exponent } else { exponent });
         // Where two shortest strings are equally near, Ryū takes the even last digit and
         // `core` the one away from zero (`…797.25` prints `…797.3`): round up on a tie.
@@ -134,6 +132,11 @@ impl Digits {
                 self.exp += 1;
             }
         }
+        self.trim();
+    }
+
+    /// Drops trailing zeros (keeping one digit).
+    fn trim(&mut self) {
         while self.n > 1 && self.digits.get(self.n - 1) == Some(&b'0') {
             self.n -= 1;
         }
@@ -558,7 +561,7 @@ mod tests {
         }
         for k in -330..=310 {
             let p = libm::pow(10.0, f64::from(k));
-            for x in [p, p * 1.5, p * 0.1 * 3.0, next_after_up(p), -p] {
+            for x in [p, p * 1.5, p * 0.1 * 3.0, next_up(p), -p] {
                 check(x);
             }
         }
@@ -598,10 +601,6 @@ mod tests {
         }
     }
 
-    fn next_after_up(x: f64) -> f64 {
-        f64::from_bits(x.to_bits() + 1)
-    }
-
     /// `parse` gives what `str::parse::<f64>` gives: random digit strings of 1 to 40
     /// digits at every exponent, the shortest and the 17-digit text of random `f64`s, the
     /// exact halfway points between neighbours (ties to even) and just off them, long
@@ -623,8 +622,7 @@ mod tests {
             check(&format!("{x:.16e}"));
             check(&format!("-{}", Plain(x)));
             // The midpoint to the next f64 up: exact in 767 digits at most.
-            let up = f64::from_bits(x.to_bits() + 1);
-            if up.is_finite() {
+            if next_up(x).is_finite() {
                 let mid = midpoint_text(x);
                 check(&mid);
                 // Just above the midpoint: within the kept digits, and past them (where
