@@ -74,14 +74,23 @@ pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
 }
 
+// The one JavaScript function the bindings call, imported directly: through `js-sys` the
+// module also carried that crate's closure shims (4.5 KB).
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = JSON, js_name = stringify, catch)]
+    fn json_stringify(value: &JsValue) -> Result<JsValue, JsValue>;
+}
+
 fn platform_text(platform: JsValue) -> Result<String, JsError> {
     if let Some(s) = platform.as_string() {
         return Ok(s);
     }
     if platform.is_object() {
-        let s = js_sys::JSON::stringify(&platform)
-            .map_err(|_| JsError::new("platform: the object cannot be converted to JSON"))?;
-        return Ok(String::from(s));
+        return json_stringify(&platform)
+            .ok()
+            .and_then(|s| s.as_string())
+            .ok_or_else(|| JsError::new("platform: the object cannot be converted to JSON"));
     }
     Err(JsError::new("platform: expected a JSON string or an object"))
 }

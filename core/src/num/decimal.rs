@@ -183,7 +183,9 @@ impl fmt::Display for Plain {
             zeros(f, -d.exp)?;
             f.write_str(text)
         } else if d.exp < n {
-            let (int, frac) = text.split_at(d.exp as usize);
+            // `0 < exp < n`, an ASCII boundary; `split_at` would link core's str slicing
+            // panic (1.5 KB of the wasm module).
+            let (int, frac) = text.split_at_checked(d.exp as usize).unwrap_or((text, ""));
             f.write_str(int)?;
             f.write_str(".")?;
             f.write_str(frac)
@@ -203,7 +205,7 @@ impl fmt::Display for Sci {
         if d.negative {
             f.write_str("-")?;
         }
-        let (first, rest) = d.text().split_at(1.min(d.n));
+        let (first, rest) = d.text().split_at_checked(1.min(d.n)).unwrap_or((d.text(), ""));
         f.write_str(first)?;
         if !rest.is_empty() {
             f.write_str(".")?;

@@ -236,7 +236,20 @@ impl<N: Real, const M: usize> Tabulated<N, M> {
     pub fn repaired(points: &[(u64, f64)]) -> Result<Self, Error> {
         let mut table = Self::collect(points)?;
         let pts = &mut table.points;
-        pts.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp_total(b.1)));
+        // By insertion: at most `M` points, and core's sorts (ipnsort, with its heapsort
+        // and small sorts) were 4 KB of the wasm module for this one call.
+        for i in 1..pts.len() {
+            for j in (1..=i).rev() {
+                let Some([a, b]) = pts.get_mut(j - 1..=j).and_then(|s| <&mut [_; 2]>::try_from(s).ok())
+                else {
+                    break;
+                };
+                if a.0.cmp(&b.0).then(a.1.cmp_total(b.1)) != core::cmp::Ordering::Greater {
+                    break;
+                }
+                core::mem::swap(a, b);
+            }
+        }
         let mean = |y0: N, w0: u64, y1: N, w1: u64| {
             (y0 * N::from_u64(w0) + y1 * N::from_u64(w1)) / N::from_u64(w0 + w1)
         };
@@ -604,6 +617,26 @@ mod tests {
             Tabulated::<f64, 8>::repaired(&pts).unwrap().points(),
             Tabulated::<f64, 8>::new(&pts).unwrap().points()
         );
+    }
+
+    /// The points are put in order by an insertion sort of the module's own: any order of
+    /// the same points (repeated sizes and times included) gives the table of the points
+    /// sorted by core's sort.
+    #[test]
+    fn repair_orders_points_as_a_sort_would() {
+        let mut rnd = crate::num::xorshift(99);
+        for len in 1..=32usize {
+            let mut pts = [(0u64, 0.0f64); 32];
+            for p in &mut pts[..len] {
+                *p = (1 + rnd() % 12, (rnd() % 9) as f64 * 0.5);
+            }
+            let mut sorted = pts;
+            sorted[..len].sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            let want = Tabulated::<f64, 32>::repaired(&sorted[..len]).unwrap();
+            assert_eq!(Tabulated::<f64, 32>::repaired(&pts[..len]).unwrap().points(), want.points(), "{len}");
+            pts[..len].reverse();
+            assert_eq!(Tabulated::<f64, 32>::repaired(&pts[..len]).unwrap().points(), want.points(), "{len}");
+        }
     }
 
     #[test]
