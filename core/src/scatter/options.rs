@@ -43,7 +43,9 @@ pub enum Rounding {
     /// Floors, then one extra item to the shares with the largest fractional parts.
     LargestRemainder,
     /// Floors, then each left-over item to the worker where it raises the makespan least
-    /// (counting the delay it causes to the workers served after it).
+    /// (counting the delay it causes to the workers served after it), within a budget of
+    /// 16 candidate evaluations per worker (at least 2²²); items left when it runs out,
+    /// which happens when many workers are alike, go to the largest fractional parts.
     #[default]
     Greedy,
 }

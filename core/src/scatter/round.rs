@@ -13,7 +13,9 @@
 //!   the worker whose +1 gives the smallest makespan, counting the delay it causes to every
 //!   worker served after it. Lazy evaluation over a range-add/range-max segment tree keeps
 //!   it at O(p log p) in practice: taking an item can only raise the others' costs, so a
-//!   stale key is a lower bound.
+//!   stale key is a lower bound. Not on platforms of many alike workers, where each item
+//!   makes every key stale (O(p²) evaluations): a budget of evaluations bounds the work,
+//!   and the items left then go by largest remainder ([`GREEDY_EVALUATIONS_PER_WORKER`]).
 //!
 //! Scratch: the send order and shares are read from the plan, the costs at each position
 //! from the columns the send order wrote (`col::LAMBDA`, `col::MU`); the other scratch
@@ -57,7 +59,12 @@ pub(crate) fn round<N: Real>(
                 return;
             }
         }
-        Rounding::Greedy => greedy(costs, left, plan, cols),
+        Rounding::Greedy => {
+            let rest = greedy(costs, left, plan, cols);
+            // The greedy's budget ran out: the items left go to the largest remainders
+            // among the shares it has not raised (those it raised have a negative one).
+            largest_remainder(rest, plan, cols);
+        }
     }
     fix_sum(items, plan);
 }
@@ -245,11 +252,49 @@ fn fix_sum<N: Real>(items: u64, plan: &mut [Assignment<N>]) {
     }
 }
 
-fn greedy<N: Real>(costs: &Costs<'_, N>, left: u64, plan: &mut [Assignment<N>], cols: Cols<'_, '_, N>) {
+/// Candidate evaluations the greedy may spend: [`GREEDY_EVALUATIONS_PER_WORKER`] per
+/// worker, and at least [`GREEDY_EVALUATIONS_MIN`].
+///
+/// Why a budget: each item taken delays every later position, so a stale heap key is
+/// re-evaluated when it reaches the top. On platforms of random workers that is a few
+/// evaluations per item (four to eight at 10⁶ workers), but when many workers are alike
+/// every key is within the delay of the others and each item re-evaluates nearly all of
+/// them: 20 000 identical workers took 11 s, and the work grows as p² (a million would
+/// take days). The budget keeps every plan of `tests/golden.rs` (at most 3.5·10⁶
+/// evaluations, `Ties` at 10⁴ workers) and of the random platforms of the benchmark, and
+/// bounds the rest to about 2·10⁷ evaluations at the front ends' 2²⁰ workers.
+const GREEDY_EVALUATIONS_PER_WORKER: u64 = 16;
+const GREEDY_EVALUATIONS_MIN: u64 = 1 << 22;
+
+#[cfg(test)]
+std::thread_local! {
+    /// A smaller budget for this thread's plans, so that a unit test reaches the fallback
+    /// on a small platform.
+    static BUDGET: core::cell::Cell<Option<u64>> = const { core::cell::Cell::new(None) };
+}
+
+fn greedy_budget(p: usize) -> u64 {
+    #[cfg(test)]
+    if let Some(b) = BUDGET.with(core::cell::Cell::get) {
+        return b;
+    }
+    (p as u64).saturating_mul(GREEDY_EVALUATIONS_PER_WORKER).max(GREEDY_EVALUATIONS_MIN)
+}
+
+/// Places up to `left` items one at a time; returns how many it left when its budget of
+/// evaluations ran out (0 otherwise, also when floating-point noise left fewer fractional
+/// shares than items: [`fix_sum`] handles those).
+fn greedy<N: Real>(
+    costs: &Costs<'_, N>,
+    left: u64,
+    plan: &mut [Assignment<N>],
+    cols: Cols<'_, '_, N>,
+) -> u64 {
     let p = plan.len();
     if left == 0 || p == 0 {
-        return;
+        return 0;
     }
+    let mut budget = greedy_budget(p);
     let mut tree = Tree { c: cols, n: p, h: usize::BITS - p.leading_zeros() };
     // Leaves: a participant's finish time, or a non-participant's start time (never above
     // the makespan that any query here would report, so harmless in a max).
@@ -297,6 +342,10 @@ fn greedy<N: Real>(costs: &Costs<'_, N>, left: u64, plan: &mut [Assignment<N>], 
 
     let mut left = left;
     while left > 0 && heap.len > 0 {
+        if budget == 0 {
+            return left;
+        }
+        budget -= 1;
         let k = heap.get(tree.c, 0).pos;
         let c = candidate(&mut tree, costs, plan, k);
         let top = Entry { pos: k, best: c.makespan, own: c.own };
@@ -320,6 +369,7 @@ fn greedy<N: Real>(costs: &Costs<'_, N>, left: u64, plan: &mut [Assignment<N>], 
     }
     // Items still left here mean floating-point noise left fewer fractional shares than
     // left-over items; `fix_sum` gives them to the largest share.
+    0
 }
 
 struct Candidate<N> {
@@ -544,6 +594,54 @@ mod tests {
 
     fn naive_max(v: &[f64], l: usize, r: usize) -> f64 {
         v[l..r].iter().copied().fold(0.0, f64::max)
+    }
+
+    /// Many identical workers make every heap key stale after each item: the greedy runs
+    /// out of its budget and the items left go to the largest remainders. The plan stays a
+    /// rounding of the shares (counts add up, each within one item of its share, eq. (4)
+    /// holds); with a budget large enough it is the plain greedy's, and with a small one it
+    /// is not (so the fallback did run).
+    #[test]
+    fn greedy_out_of_budget_finishes_by_largest_remainder() {
+        use crate::{plan, Options, Problem, Root, Worker};
+        let mut workers = std::vec![Worker::linear(1e-5, 0.01); 300];
+        workers[0] = Worker::linear(0.0, 0.01);
+        let problem = Problem {
+            workers: &workers,
+            root: Root::Fixed(0),
+            items: 100_077,
+            options: Options { rounding: Rounding::Greedy, ..Options::default() },
+        };
+        let run = |budget: Option<u64>| {
+            BUDGET.with(|b| b.set(budget));
+            let mut out = std::vec![Assignment::EMPTY; 300];
+            let mut scratch = std::vec![Scratch::EMPTY; 300];
+            let s = plan(&problem, &mut out, &mut scratch).unwrap();
+            BUDGET.with(|b| b.set(None));
+            (s, out)
+        };
+        let (full, full_out) = run(None);
+        let (same, same_out) = run(Some(1 << 30));
+        assert_eq!(full_out, same_out);
+        assert_eq!(full.makespan, same.makespan);
+        let (short, short_out) = run(Some(40));
+        assert_ne!(short_out, full_out, "a budget of 40 evaluations ran out");
+        assert_eq!(short_out.iter().map(|a| a.count).sum::<u64>(), 100_077);
+        for a in &short_out {
+            assert!((a.count as f64 - a.share).abs() < 1.0, "{a:?}");
+        }
+        assert!(short.makespan <= short.bound, "eq. (4): {} > {}", short.makespan, short.bound);
+        assert!(short.makespan >= short.lower_bound);
+        // The items given by the greedy before its budget ran out make the plan no worse
+        // than largest remainder from the start on this platform.
+        let lr = Problem {
+            options: Options { rounding: Rounding::LargestRemainder, ..problem.options },
+            ..problem
+        };
+        let mut out = std::vec![Assignment::EMPTY; 300];
+        let mut scratch = std::vec![Scratch::EMPTY; 300];
+        let lr = plan(&lr, &mut out, &mut scratch).unwrap();
+        assert!(full.makespan <= short.makespan && short.makespan <= lr.makespan);
     }
 
     #[test]
