@@ -191,11 +191,9 @@ fn cap_above<N: Real>(w: &ReturnWorker<N>) -> f64 {
 #[inline]
 pub(crate) fn total_key(x: f64) -> u64 {
     let b = x.to_bits();
-    if b >> 63 == 1 {
-        !b
-    } else {
-        b | 1 << 63
-    }
+    // Negative: every bit flipped; otherwise the sign bit set. Without a branch, as the
+    // sign is random where remainders are keyed (issue 12).
+    b ^ ((b as i64 >> 63) as u64 | 1 << 63)
 }
 
 /// Each knapsack's share of one worker: its key (the weight `v`, ordered as
@@ -384,4 +382,28 @@ fn narrow<N: Real>(
     }
     let v = if lo >> 63 == 1 { f64::from_bits(lo & !(1 << 63)) } else { f64::from_bits(!lo) };
     (v > 0.0).then_some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::total_key;
+
+    #[test]
+    fn total_key_orders_as_total_cmp() {
+        let mut rnd = crate::num::xorshift(5);
+        let special = [0.0, -0.0, f64::from_bits(1), -f64::from_bits(1), 1.0, -1.0, f64::MAX, f64::MIN];
+        let special = special.into_iter().chain([f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN]);
+        let mut values = [0.0; 1012];
+        for (x, s) in values.iter_mut().zip(special.chain(core::iter::repeat_with(|| f64::from_bits(rnd()))))
+        {
+            *x = s;
+        }
+        for a in values {
+            let flipped = if a.to_bits() >> 63 == 1 { !a.to_bits() } else { a.to_bits() | 1 << 63 };
+            assert_eq!(total_key(a), flipped);
+            for b in values.iter().step_by(7) {
+                assert_eq!(total_key(a).cmp(&total_key(*b)), a.total_cmp(b), "{a:e} {b:e}");
+            }
+        }
+    }
 }

@@ -164,18 +164,21 @@ fn counts<N: Real>(items: u64, members: usize, cols: &Cols<'_>) -> Counts {
 /// The `need`-th smallest `(key, k)` among the positions `k < n` that have a key
 /// (`1 ≤ need ≤` their number): returns its key and position, so that the `need`
 /// smallest are those below it in that order. Histograms on the keys' bits narrow the
-/// range 2^8 buckets at a time (at most eight passes over the keys, three or four for
-/// remainders spread over `[0, 1)`), then one pass finds the position among equal keys.
+/// range 2^8 buckets at a time; once the pair sought is the smallest or the largest of
+/// its range (always so when one key is left in it), one more pass finds it. Remainders
+/// spread over `[0, 1)` take five or six passes over the keys; narrowing down to a single
+/// key value took up to ten (issue 12).
 fn select(n: usize, need: u64, key: impl Fn(usize) -> Option<u64>) -> (u64, usize) {
-    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    let (mut lo, mut hi, mut within) = (u64::MAX, 0u64, 0u64);
     for k in 0..n {
         if let Some(x) = key(k) {
             lo = lo.min(x);
             hi = hi.max(x);
+            within += 1;
         }
     }
     let mut need = need;
-    while lo < hi {
+    while lo < hi && need != 1 && need < within {
         let span_bits = u64::BITS - (hi - lo).leading_zeros();
         let bits = span_bits.min(8);
         let shift = span_bits - bits;
@@ -191,7 +194,7 @@ fn select(n: usize, need: u64, key: impl Fn(usize) -> Option<u64>) -> (u64, usiz
         let mut chosen = 0u64;
         for (b, &c) in counts.iter().enumerate() {
             if below + c >= need {
-                chosen = b as u64;
+                (chosen, within) = (b as u64, c);
                 break;
             }
             below += c;
@@ -201,6 +204,32 @@ fn select(n: usize, need: u64, key: impl Fn(usize) -> Option<u64>) -> (u64, usiz
         hi = start.saturating_add((1u64 << shift) - 1).min(hi);
         lo = start;
     }
+    let in_range = |k: usize| key(k).filter(|&x| lo <= x && x <= hi);
+    if need >= within {
+        // The largest pair of the range: its largest key, the last position holding it.
+        let mut best = None;
+        for k in 0..n {
+            if let Some(x) = in_range(k) {
+                if best.is_none_or(|(b, _)| x >= b) {
+                    best = Some((x, k));
+                }
+            }
+        }
+        return best.unwrap_or((lo, n));
+    }
+    if need == 1 {
+        // The smallest pair: its smallest key, the first position holding it.
+        let mut best = None;
+        for k in 0..n {
+            if let Some(x) = in_range(k) {
+                if best.is_none_or(|(b, _)| x < b) {
+                    best = Some((x, k));
+                }
+            }
+        }
+        return best.unwrap_or((lo, n));
+    }
+    // One key value left in the range: the `need`-th position holding it.
     let mut seen = 0u64;
     for k in 0..n {
         if key(k) == Some(lo) {
@@ -436,4 +465,56 @@ fn bound_items<N: Real>(share: N, count: u64) -> f64 {
 /// The bound of [`finish`] in `N`, safe to compare with the makespan `N` computes.
 pub(crate) fn bound_for<N: Real>(x: f64, positions: usize) -> N {
     fp::upper_for::<N>(x, 0, evaluation_ops(positions))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::select;
+
+    /// The pair a full sort of `(key, k)` puts at place `need`.
+    fn sorted(keys: &[Option<u64>], need: u64) -> (u64, usize) {
+        let mut pairs: [(u64, usize); 64] = [(0, 0); 64];
+        let mut m = 0;
+        for (k, x) in keys.iter().enumerate() {
+            if let Some(x) = *x {
+                pairs[m] = (x, k);
+                m += 1;
+            }
+        }
+        pairs[..m].sort_unstable();
+        pairs[need as usize - 1]
+    }
+
+    #[test]
+    fn select_agrees_with_a_sort_on_every_rank() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for case in 0..3000 {
+            let n = 1 + (next() % 64) as usize;
+            let mut keys = [None; 64];
+            // Spreads from one repeated value to the whole word, keys missing at random:
+            // every exit (one key left, the smallest, the largest of a range) is reached.
+            let spread = 1u64 << (next() % 64);
+            let base = next();
+            for x in keys.iter_mut().take(n) {
+                if next() % 5 != 0 || case % 7 == 0 {
+                    *x = Some(base.wrapping_add(next() % spread));
+                }
+            }
+            let have = keys[..n].iter().flatten().count() as u64;
+            for need in 1..=have {
+                assert_eq!(
+                    select(n, need, |k| keys[k]),
+                    sorted(&keys[..n], need),
+                    "{:?} need {need}",
+                    &keys[..n]
+                );
+            }
+        }
+    }
 }
