@@ -41,7 +41,8 @@ impl std::fmt::Display for HostError {
             HostError::OutOfMemory { what, bytes } => {
                 // Tenths of a MiB, rounded half up, in integers: float formatting with a
                 // precision would put core's exact-digit code back into the wasm module.
-                let tenths = (*bytes as u128 * 10 + (1 << 19)) >> 20;
+                // Formatted as a u64: a u128's `Display` is 1.5 KB more in the wasm module.
+                let tenths = u64::try_from((*bytes as u128 * 10 + (1 << 19)) >> 20).unwrap_or(u64::MAX);
                 write!(f, "{what}: cannot allocate {}.{} MiB of working memory", tenths / 10, tenths % 10)
             }
         }
