@@ -14,7 +14,7 @@
 use crate::kernel::columns::{Columns, Words};
 use crate::num::Real;
 use crate::returns::bound::total_key;
-use crate::returns::types::{col, Cols, Port, ReturnWorker};
+use crate::returns::types::{col, Assignment, Cols, Port, ReturnWorker};
 
 /// Worker `i`, which the callers keep in range; out of range (a bug) it reads as a free
 /// worker instead of panicking (the `nopanic` proof).
@@ -119,21 +119,57 @@ fn suffix_throughputs<N: Real>(cols: &mut Cols<'_>, keep: bool) -> N {
 /// forward, z > 1 reversed, z = 1 either; the slides' wording for z > 1 is wrong). For other
 /// `d`, and in half duplex (where the no-idle solution is scaled down to meet the port row
 /// `Σ (c + d)·α ≤ 1`), it is a feasible FIFO schedule, not always the best.
-pub(crate) fn fifo<N: Real>(workers: &[ReturnWorker<N>], port: Port, cols: &mut Cols<'_>) -> (N, usize) {
+///
+/// `spare` is the plan's output, not written yet: the first rule's scenario waits there
+/// while the second is solved, so that the first, if it wins, is copied back instead of
+/// sorted and solved again (issue 12: a third sort of 10⁶ workers).
+pub(crate) fn fifo<N: Real>(
+    workers: &[ReturnWorker<N>],
+    port: Port,
+    cols: &mut Cols<'_>,
+    spare: &mut [Assignment<N>],
+) -> (N, usize) {
     let (mut sum_c, mut sum_d) = (0.0f64, 0.0f64);
     for w in workers {
         sum_c += w.comm_per_item.to_f64();
         sum_d += w.return_per_item.to_f64();
     }
     // Solve the rule that is likely to lose first, so the winner is usually in the columns
-    // already and the sort is not repeated.
+    // already.
     let likely = sum_d > sum_c;
     let first = prefix_rule(workers, port, !likely, cols);
+    let kept = spare.len() >= cols.len();
+    if kept {
+        stash(cols, spare);
+    }
     let second = prefix_rule(workers, port, likely, cols);
-    if first.0 > second.0 {
-        prefix_rule(workers, port, !likely, cols)
-    } else {
+    if first.0 <= second.0 {
         second
+    } else if kept {
+        restore(spare, cols);
+        first
+    } else {
+        prefix_rule(workers, port, !likely, cols)
+    }
+}
+
+/// Copies every column into records that hold them exactly (`N` values in `N` fields);
+/// [`restore`] copies them back.
+fn stash<N: Real>(cols: &Cols<'_>, spare: &mut [Assignment<N>]) {
+    for (k, a) in spare.iter_mut().enumerate().take(cols.len()) {
+        a.worker = cols.index(col::WORKER, k);
+        (a.send_start, a.received, a.computed) = costs(cols, k);
+        a.rate = cols.real(col::FRAC, k);
+    }
+}
+
+fn restore<N: Real>(spare: &[Assignment<N>], cols: &mut Cols<'_>) {
+    for (k, a) in spare.iter().enumerate().take(cols.len()) {
+        cols.set(col::WORKER, k, a.worker as u64);
+        cols.set_real(col::C, k, a.send_start);
+        cols.set_real(col::W, k, a.received);
+        cols.set_real(col::D, k, a.computed);
+        cols.set_real(col::FRAC, k, a.rate);
     }
 }
 
@@ -230,5 +266,49 @@ fn reverse<R: Words<W>, const W: usize>(cols: &mut Columns<'_, R, W>, q: usize) 
             cols.set(c, k, b);
             cols.set(c, q - 1 - k, a);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::returns::types::{Scratch, SCRATCH_WORDS};
+
+    /// The first rule's scenario, kept in the spare records while the second is solved and
+    /// copied back when it wins, is the scenario solving it again gives: on platforms where
+    /// either rule wins, in both ports.
+    #[test]
+    fn a_kept_rule_is_the_rule_solved_again() {
+        let mut rnd = crate::num::xorshift(3);
+        let mut unit = move || (rnd() >> 11) as f64 / (1u64 << 53) as f64;
+        let (mut first_won, mut second_won) = (0, 0);
+        for case in 0..400 {
+            let p = 1 + case % 40;
+            let workers: [ReturnWorker<f64>; 40] = core::array::from_fn(|_| {
+                // Returns cheaper or dearer than sends on the whole, so both rules lead.
+                let skew = if case % 2 == 0 { 0.3 } else { 3.0 };
+                ReturnWorker::new(0.01 + unit(), 0.5 + 4.0 * unit(), skew * (0.01 + unit()))
+            });
+            let workers = &workers[..p];
+            for port in [Port::FullDuplex, Port::HalfDuplex] {
+                let mut kept = [Scratch::EMPTY; 40];
+                let mut again = [Scratch::EMPTY; 40];
+                let mut spare = [Assignment::EMPTY; 40];
+                let a = fifo(workers, port, &mut Cols::new(&mut kept[..p]), &mut spare[..p]);
+                let b = fifo(workers, port, &mut Cols::new(&mut again[..p]), &mut []);
+                assert_eq!((a.0.to_bits(), a.1), (b.0.to_bits(), b.1), "case {case}");
+                for (x, y) in kept[..p].iter().zip(&again[..p]) {
+                    assert_eq!(x.words()[..SCRATCH_WORDS], y.words()[..SCRATCH_WORDS], "case {case}");
+                }
+                // Which rule won: the spare records hold the first rule's order.
+                let cols = Cols::new(&mut kept[..p]);
+                if (0..p).all(|k| spare[k].worker == cols.index(col::WORKER, k)) {
+                    first_won += 1;
+                } else {
+                    second_won += 1;
+                }
+            }
+        }
+        assert!(first_won > 20 && second_won > 20, "{first_won} {second_won}");
     }
 }

@@ -268,7 +268,7 @@ fn rational<N: Real>(
     let solved = match problem.schedule {
         Schedule::Lifo => closed(closed::lifo(workers, cols), p, true, Method::Lifo, Returns::Reverse),
         Schedule::Fifo if port == Port::FullDuplex && proportional(workers) => {
-            let (rho, q) = closed::fifo(workers, port, cols);
+            let (rho, q) = closed::fifo(workers, port, cols, out);
             closed(rho, q, true, Method::Fifo, Returns::Same)
         }
         Schedule::Fifo if p <= MAX_FIFO_EXHAUSTIVE_WORKERS => {
@@ -281,7 +281,7 @@ fn rational<N: Real>(
             closed(from_f64(rho)?, m, certified, Method::Fifo, Returns::Ranks)
         }
         Schedule::Fifo => {
-            let (rho, q) = closed::fifo(workers, port, cols);
+            let (rho, q) = closed::fifo(workers, port, cols, out);
             closed(rho, q, false, Method::Fifo, Returns::Same)
         }
         Schedule::Given { send: s1, ret: s2 } => {
@@ -315,7 +315,7 @@ fn rational<N: Real>(
                 // So that `Best` is never below `Fifo`, which is exhaustive up to here.
                 from_f64(scenario::best_fifo(workers, port, tableau, fifo_send)?)?
             } else {
-                let (fifo, _) = closed::fifo(workers, port, cols);
+                let (fifo, _) = closed::fifo(workers, port, cols, out);
                 for (f, s) in fifo_send.iter_mut().enumerate().take(p) {
                     *s = cols.index(col::WORKER, f);
                 }
@@ -337,7 +337,7 @@ fn rational<N: Real>(
             // LIFO's value alone first, so FIFO's scenario stays in the columns unless LIFO
             // wins.
             let lifo = closed::lifo_value(workers, cols);
-            let (fifo, q) = closed::fifo(workers, port, cols);
+            let (fifo, q) = closed::fifo(workers, port, cols, out);
             if lifo > fifo {
                 closed(closed::lifo(workers, cols), p, false, Method::BestScenario, Returns::Reverse)
             } else {
