@@ -73,6 +73,11 @@ fn send_order<N: Real>(
 /// `m·w_k·r_{k+1}/(w_k·r_{k+1} + 1)` for the rest: positive terms only.
 pub(crate) fn lifo<N: Real>(workers: &[ReturnWorker<N>], cols: &mut Cols<'_>) -> N {
     send_order(workers, cols, |w| w.comm_per_item + w.return_per_item);
+    lifo_in_order(cols)
+}
+
+/// [`lifo`] over the send order already in the columns.
+fn lifo_in_order<N: Real>(cols: &mut Cols<'_>) -> N {
     let r = suffix_throughputs::<N>(cols, true);
     // `m` decays geometrically and, at 10⁶ workers, sits at the smallest subnormal for
     // most positions: `tiny_*` keep those steps off the FPU's slow path, bit for bit.
@@ -86,10 +91,30 @@ pub(crate) fn lifo<N: Real>(workers: &[ReturnWorker<N>], cols: &mut Cols<'_>) ->
     r
 }
 
-/// The LIFO throughput alone, by the recursion of [`lifo`].
-pub(crate) fn lifo_value<N: Real>(workers: &[ReturnWorker<N>], cols: &mut Cols<'_>) -> N {
+/// The LIFO throughput alone, by the recursion of [`lifo`]. Its send order is kept in
+/// `spare` (the plan's output, not written yet) for [`lifo_kept`].
+pub(crate) fn lifo_value<N: Real>(
+    workers: &[ReturnWorker<N>],
+    cols: &mut Cols<'_>,
+    spare: &mut [Assignment<N>],
+) -> N {
     send_order(workers, cols, |w| w.comm_per_item + w.return_per_item);
+    stash(cols, spare, Kept::Lifo);
     suffix_throughputs::<N>(cols, false)
+}
+
+/// [`lifo`] after [`lifo_value`] and [`fifo`] with the same `spare`: from the kept send
+/// order instead of a second sort of the workers (issue 12: the best scenario at 10⁶).
+pub(crate) fn lifo_kept<N: Real>(
+    workers: &[ReturnWorker<N>],
+    cols: &mut Cols<'_>,
+    spare: &[Assignment<N>],
+) -> N {
+    if unstash(spare, cols, Kept::Lifo) {
+        lifo_in_order(cols)
+    } else {
+        lifo(workers, cols)
+    }
 }
 
 /// `r_1` of [`lifo`] over the columns' send order; with `keep`, `r_{k+1}` goes to
@@ -138,39 +163,64 @@ pub(crate) fn fifo<N: Real>(
     // already.
     let likely = sum_d > sum_c;
     let first = prefix_rule(workers, port, !likely, cols);
-    let kept = spare.len() >= cols.len();
-    if kept {
-        stash(cols, spare);
-    }
+    stash(cols, spare, Kept::Fifo);
     let second = prefix_rule(workers, port, likely, cols);
     if first.0 <= second.0 {
         second
-    } else if kept {
-        restore(spare, cols);
+    } else if unstash(spare, cols, Kept::Fifo) {
         first
     } else {
         prefix_rule(workers, port, !likely, cols)
     }
 }
 
-/// Copies every column into records that hold them exactly (`N` values in `N` fields);
-/// [`restore`] copies them back.
-fn stash<N: Real>(cols: &Cols<'_>, spare: &mut [Assignment<N>]) {
+/// Which scenario waits in the spare records: each has fields of its own, so a LIFO order
+/// kept by [`lifo_value`] survives [`fifo`].
+#[derive(Clone, Copy, PartialEq)]
+enum Kept {
+    /// Every column, in `worker`, `send_start`, `received`, `computed`, `rate`.
+    Fifo,
+    /// The send order and costs, in `displacement`, `return_start`, `return_end`, `idle`.
+    Lifo,
+}
+
+/// Copies the columns into records that hold them exactly (`N` values in `N` fields);
+/// nothing if `spare` is shorter than the columns.
+fn stash<N: Real>(cols: &Cols<'_>, spare: &mut [Assignment<N>], kept: Kept) {
+    if spare.len() < cols.len() {
+        return;
+    }
     for (k, a) in spare.iter_mut().enumerate().take(cols.len()) {
-        a.worker = cols.index(col::WORKER, k);
-        (a.send_start, a.received, a.computed) = costs(cols, k);
-        a.rate = cols.real(col::FRAC, k);
+        if kept == Kept::Fifo {
+            a.worker = cols.index(col::WORKER, k);
+            (a.send_start, a.received, a.computed) = costs(cols, k);
+            a.rate = cols.real(col::FRAC, k);
+        } else {
+            a.displacement = cols.get(col::WORKER, k);
+            (a.return_start, a.return_end, a.idle) = costs(cols, k);
+        }
     }
 }
 
-fn restore<N: Real>(spare: &[Assignment<N>], cols: &mut Cols<'_>) {
-    for (k, a) in spare.iter().enumerate().take(cols.len()) {
-        cols.set(col::WORKER, k, a.worker as u64);
-        cols.set_real(col::C, k, a.send_start);
-        cols.set_real(col::W, k, a.received);
-        cols.set_real(col::D, k, a.computed);
-        cols.set_real(col::FRAC, k, a.rate);
+/// Copies back what [`stash`] kept; `false` (nothing copied) if it could not keep it.
+fn unstash<N: Real>(spare: &[Assignment<N>], cols: &mut Cols<'_>, kept: Kept) -> bool {
+    if spare.len() < cols.len() {
+        return false;
     }
+    for (k, a) in spare.iter().enumerate().take(cols.len()) {
+        let (worker, (c, w, d)) = match kept {
+            Kept::Fifo => (a.worker as u64, (a.send_start, a.received, a.computed)),
+            Kept::Lifo => (a.displacement, (a.return_start, a.return_end, a.idle)),
+        };
+        cols.set(col::WORKER, k, worker);
+        cols.set_real(col::C, k, c);
+        cols.set_real(col::W, k, w);
+        cols.set_real(col::D, k, d);
+        if kept == Kept::Fifo {
+            cols.set_real(col::FRAC, k, a.rate);
+        }
+    }
+    true
 }
 
 /// One prefix rule (see [`fifo`]); `reversed` selects the time-reversed platform.
@@ -276,7 +326,8 @@ mod tests {
 
     /// The first rule's scenario, kept in the spare records while the second is solved and
     /// copied back when it wins, is the scenario solving it again gives: on platforms where
-    /// either rule wins, in both ports.
+    /// either rule wins, in both ports; and LIFO's order, kept across both rules, is the
+    /// order sorting again gives.
     #[test]
     fn a_kept_rule_is_the_rule_solved_again() {
         let mut rnd = crate::num::xorshift(3);
@@ -294,6 +345,8 @@ mod tests {
                 let mut kept = [Scratch::EMPTY; 40];
                 let mut again = [Scratch::EMPTY; 40];
                 let mut spare = [Assignment::EMPTY; 40];
+                // The best scenario's sequence: LIFO's order kept, then both FIFO rules.
+                let lifo_first = lifo_value(workers, &mut Cols::new(&mut kept[..p]), &mut spare[..p]);
                 let a = fifo(workers, port, &mut Cols::new(&mut kept[..p]), &mut spare[..p]);
                 let b = fifo(workers, port, &mut Cols::new(&mut again[..p]), &mut []);
                 assert_eq!((a.0.to_bits(), a.1), (b.0.to_bits(), b.1), "case {case}");
@@ -306,6 +359,14 @@ mod tests {
                     first_won += 1;
                 } else {
                     second_won += 1;
+                }
+                // LIFO from the kept order, after FIFO used the same spare records.
+                let lifo_again = lifo_kept(workers, &mut Cols::new(&mut kept[..p]), &spare[..p]);
+                let lifo_sorted = lifo(workers, &mut Cols::new(&mut again[..p]));
+                assert_eq!(lifo_again.to_bits(), lifo_sorted.to_bits(), "case {case}");
+                assert_eq!(lifo_first.to_bits(), lifo_sorted.to_bits(), "case {case}");
+                for (x, y) in kept[..p].iter().zip(&again[..p]) {
+                    assert_eq!(x.words()[..SCRATCH_WORDS], y.words()[..SCRATCH_WORDS], "case {case}");
                 }
             }
         }

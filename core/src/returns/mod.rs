@@ -336,10 +336,16 @@ fn rational<N: Real>(
         Schedule::Best => {
             // LIFO's value alone first, so FIFO's scenario stays in the columns unless LIFO
             // wins.
-            let lifo = closed::lifo_value(workers, cols);
+            let lifo = closed::lifo_value(workers, cols, out);
             let (fifo, q) = closed::fifo(workers, port, cols, out);
             if lifo > fifo {
-                closed(closed::lifo(workers, cols), p, false, Method::BestScenario, Returns::Reverse)
+                closed(
+                    closed::lifo_kept(workers, cols, out),
+                    p,
+                    false,
+                    Method::BestScenario,
+                    Returns::Reverse,
+                )
             } else {
                 closed(fifo, q, false, Method::BestScenario, Returns::Same)
             }
