@@ -237,7 +237,9 @@ impl<N: Real, const M: usize> Tabulated<N, M> {
         let mut table = Self::collect(points)?;
         let pts = &mut table.points;
         // By insertion: at most `M` points, and core's sorts (ipnsort, with its heapsort
-        // and small sorts) were 4 KB of the wasm module for this one call.
+        // and small sorts) were 4 KB of the wasm module for this one call; the crate's own
+        // `kernel::sort::sort_by` (a layer above, and its heapsort copied for these
+        // points) measured 1.2 KB more than this loop.
         for i in 1..pts.len() {
             for j in (1..=i).rev() {
                 let Some([a, b]) = pts.get_mut(j - 1..=j).and_then(|s| <&mut [_; 2]>::try_from(s).ok())
