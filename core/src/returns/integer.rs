@@ -487,13 +487,7 @@ mod tests {
 
     #[test]
     fn select_agrees_with_a_sort_on_every_rank() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::num::xorshift(0x9e37_79b9_7f4a_7c15);
         for case in 0..3000 {
             let n = 1 + (next() % 64) as usize;
             let mut keys = [None; 64];
