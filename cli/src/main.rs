@@ -105,7 +105,7 @@ fn main() -> ExitCode {
         }
         Command::Example { model } => match divload::doc::model(&model) {
             Some(m) => {
-                print!("{}", m.example);
+                print!("{}", m.example());
                 Ok(())
             }
             None => {

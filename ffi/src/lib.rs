@@ -1329,7 +1329,7 @@ mod multicluster_tests {
     }
 
     fn example() -> &'static str {
-        divload::doc::MODELS.iter().find(|m| m.name == "multicluster").unwrap().example
+        divload::doc::MODELS.iter().find(|m| m.name == "multicluster").unwrap().example()
     }
 
     fn plan(

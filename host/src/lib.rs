@@ -456,7 +456,7 @@ mod tests {
 
     #[test]
     fn multicluster_plan_is_the_documents_plan() {
-        let example = divload::doc::MODELS.iter().find(|m| m.name == "multicluster").unwrap().example;
+        let example = divload::doc::MODELS.iter().find(|m| m.name == "multicluster").unwrap().example();
         let (procs, summary) = multicluster_plan(example.as_bytes()).unwrap();
         assert_eq!(procs.len(), 16);
         assert_eq!(procs.iter().map(|p| p.count).sum::<u64>(), summary.units);
