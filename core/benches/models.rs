@@ -7,30 +7,23 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use divload::multicluster::{self, Application, Class, Cluster, Links, Options, Processor, StepCost};
-use divload::returns::{self, Assignment, Port, Problem, ReturnWorker, Schedule, Scratch};
+use divload::returns::{self, Assignment, Port, Problem, Schedule, Scratch};
 use std::hint::black_box;
 
-fn random() -> impl FnMut() -> f64 {
-    let mut seed = 7u64;
-    move || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+mod common;
+use common::{return_platform, uniform};
 
 fn returns_bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("returns");
     g.sample_size(10);
-    let mut rnd = random();
+    let mut rnd = uniform(7);
     for (p, schedules) in [
         (5usize, &[Schedule::Best][..]),
         (8, &[Schedule::Best, Schedule::Fifo][..]),
         (32, &[Schedule::Best][..]),
         (1_000_000, &[Schedule::Lifo, Schedule::Fifo, Schedule::Best][..]),
     ] {
-        let w: Vec<ReturnWorker<f64>> = (0..p)
-            .map(|_| ReturnWorker::new(1e-3 + rnd() * 1e-2, 0.1 + rnd(), 1e-3 + rnd() * 1e-2))
-            .collect();
+        let w = return_platform(p, &mut rnd);
         for &schedule in schedules {
             let problem = Problem { workers: &w, items: 1 << 40, schedule, port: Port::FullDuplex };
             let n = returns::needs(p, schedule, Port::FullDuplex).unwrap();
@@ -49,7 +42,7 @@ fn returns_bench(c: &mut Criterion) {
 
 /// 1 000 clusters, 10⁵ processors (a fifth of the clusters single processors), speeds 0.5–2.
 fn clusters() -> Vec<Cluster> {
-    let mut rnd = random();
+    let mut rnd = uniform(7);
     let mut cl: Vec<Cluster> = (0..1000)
         .map(|i| Cluster {
             processors: if i % 5 == 0 { 1 } else { 1 + (rnd() * 248.0) as u32 },

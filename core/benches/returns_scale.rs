@@ -14,20 +14,13 @@
 //! after one warm-up run.
 
 use divload::returns::{
-    self, Assignment, Port, Problem, ReturnWorker, Schedule, Scratch, MAX_EXHAUSTIVE_WORKERS,
-    MAX_LOCAL_SEARCH_WORKERS,
+    self, Assignment, Port, Problem, Schedule, Scratch, MAX_EXHAUSTIVE_WORKERS, MAX_LOCAL_SEARCH_WORKERS,
 };
 use std::hint::black_box;
 use std::time::Instant;
 
-fn platform(p: usize) -> Vec<ReturnWorker<f64>> {
-    let mut seed = 7u64;
-    let mut rnd = move || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
-    (0..p).map(|_| ReturnWorker::new(1e-3 + rnd() * 1e-2, 0.1 + rnd(), 1e-3 + rnd() * 1e-2)).collect()
-}
+mod common;
+use common::{return_platform, uniform};
 
 fn main() {
     let top: u32 = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(6);
@@ -38,7 +31,7 @@ fn main() {
         "workers", "", "ms", "ns/worker", "throughput"
     );
     for p in sizes {
-        let w = platform(p);
+        let w = return_platform(p, &mut uniform(7));
         for schedule in [Schedule::Best, Schedule::Lifo, Schedule::Fifo] {
             let problem = Problem { workers: &w, items: 1 << 40, schedule, port: Port::FullDuplex };
             let n = returns::needs(p, schedule, Port::FullDuplex).unwrap();

@@ -1,15 +1,22 @@
-//! The benchmarks' shared platform: random heterogeneous workers with linear costs (λ
+//! The benchmarks' shared platforms: random heterogeneous workers with linear costs (λ
 //! 1–11 ns/item, μ 1–11 ms/item), from a fixed seed, so that every closed-form bench and
-//! every run measures the same plan.
+//! every run measures the same plan; the return-message benches' workers from the same
+//! generator.
 
+use divload::returns::ReturnWorker;
 use divload::Worker;
 
-pub fn random_platform(p: usize) -> Vec<Worker<f64>> {
-    let mut seed = 42u64;
-    let mut rnd = move || {
+/// Uniform draws in `[0, 1)` from a linear congruential generator seeded with `seed`.
+pub fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
+    move || {
         seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    }
+}
+
+#[allow(dead_code, reason = "the scatter benches', not every bench's")]
+pub fn random_platform(p: usize) -> Vec<Worker<f64>> {
+    let mut rnd = uniform(42);
     (0..p)
         .map(|_| Worker {
             comm_latency: 0.0,
@@ -18,6 +25,13 @@ pub fn random_platform(p: usize) -> Vec<Worker<f64>> {
             comp_per_item: 1e-3 + rnd() * 1e-2,
         })
         .collect()
+}
+
+/// The return-message benches' workers: `c`, `d` in 1–11 ms/item, `w` in 0.1–1.1 s/item,
+/// drawn from `rnd`.
+#[allow(dead_code, reason = "the return-message benches', not every bench's")]
+pub fn return_platform(p: usize, rnd: &mut impl FnMut() -> f64) -> Vec<ReturnWorker<f64>> {
+    (0..p).map(|_| ReturnWorker::new(1e-3 + rnd() * 1e-2, 0.1 + rnd(), 1e-3 + rnd() * 1e-2)).collect()
 }
 
 /// `n` copies of `value` in a buffer that, with `huge`, the kernel is asked to back with

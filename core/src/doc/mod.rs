@@ -30,9 +30,9 @@ pub struct ModelInfo {
 /// Every model documents can name, in the order front ends offer them.
 pub const MODELS: &[ModelInfo] = &[
     ModelInfo {
-    name: "scatter",
-    title: "a root serves the workers one at a time, then they compute (MPI_Scatterv)",
-    paper: "Genaud, Giersch, Vivien 2003 (Thm 1-3, Algorithms 1-2); slides \"bus\" and \"star\"",
+        name: "scatter",
+        title: "a root serves the workers one at a time, then they compute (MPI_Scatterv)",
+        paper: "Genaud, Giersch, Vivien 2003 (Thm 1-3, Algorithms 1-2); slides \"bus\" and \"star\"",
     },
     ModelInfo {
         name: "returns",

@@ -204,25 +204,14 @@ fn select(n: usize, need: u64, key: impl Fn(usize) -> Option<u64>) -> (u64, usiz
         hi = start.saturating_add((1u64 << shift) - 1).min(hi);
         lo = start;
     }
-    let in_range = |k: usize| key(k).filter(|&x| lo <= x && x <= hi);
-    if need >= within {
-        // The largest pair of the range: its largest key, the last position holding it.
+    if need >= within || need == 1 {
+        // The largest pair of the range (its largest key, the last position holding it),
+        // or the smallest (its smallest key, the first position).
+        let largest = need >= within;
         let mut best = None;
         for k in 0..n {
-            if let Some(x) = in_range(k) {
-                if best.is_none_or(|(b, _)| x >= b) {
-                    best = Some((x, k));
-                }
-            }
-        }
-        return best.unwrap_or((lo, n));
-    }
-    if need == 1 {
-        // The smallest pair: its smallest key, the first position holding it.
-        let mut best = None;
-        for k in 0..n {
-            if let Some(x) = in_range(k) {
-                if best.is_none_or(|(b, _)| x < b) {
+            if let Some(x) = key(k).filter(|&x| lo <= x && x <= hi) {
+                if best.is_none_or(|(b, _)| if largest { x >= b } else { x < b }) {
                     best = Some((x, k));
                 }
             }
