@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The return-message and multi-cluster models at scale: LIFO, FIFO and the best scenario
-//! against p (issue 12: closed forms at p = 10⁶), and the BIASED plan of 10⁵ processors
+//! against p (issue 12: closed forms at p = 10⁶, FIFO's also with `d = c/2`), and the BIASED plan of 10⁵ processors
 //! in 1 000 clusters (issue 13: target 10 ms). Results are written down in BENCHMARKS.md.
 //!
 //!     cargo bench -p divload --bench models
@@ -37,6 +37,19 @@ fn returns_bench(c: &mut Criterion) {
             });
         }
     }
+    // The FIFO closed form proper (returns.md §3): `d = z·c`, here z = 1/2. On the platform
+    // above, with `d` drawn apart from `c`, FIFO is the better of two prefix rules, a
+    // heuristic that sorts the workers twice.
+    let p = 1_000_000;
+    let w: Vec<_> = return_platform(p, &mut rnd)
+        .into_iter()
+        .map(|w| returns::ReturnWorker::new(w.comm_per_item, w.comp_per_item, w.comm_per_item * 0.5))
+        .collect();
+    let problem = Problem { workers: &w, items: 1 << 40, schedule: Schedule::Fifo, port: Port::FullDuplex };
+    let (mut out, mut scratch) = (vec![Assignment::EMPTY; p], vec![Scratch::EMPTY; p]);
+    g.bench_with_input(BenchmarkId::new("Fifo(d=c/2)", p), &p, |b, _| {
+        b.iter(|| returns::plan(black_box(&problem), &mut out, &mut scratch, &mut []).map(|s| s.makespan))
+    });
     g.finish();
 }
 

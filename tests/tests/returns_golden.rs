@@ -178,6 +178,12 @@ const SIZES: [usize; 10] = [1, 2, 3, 5, 12, 16, 33, 100, 1_000, 10_000];
 /// Printed by the code before branch `returns-speed` (see the module comment), as it was
 /// on main just before the merge: the first pins, from f5eaf8b, differ only at p = 2, 3
 /// and 5, whose lower bounds the refined throughput bound (up to 8 workers) raised.
+/// `Uniform` re-pinned once, from p = 2 to 1 000 (2026-11-24, issue 12): its `d = 1.5·c`
+/// makes FIFO the closed form, which now solves only the rule that is optimal for z > 1
+/// (the reversed one) instead of both; on identical workers the two rules are equally
+/// optimal, and the previous code kept whichever came out one ulp larger (the forward one
+/// in `f64` from p = 3). Every other row, those of the proportional platforms included,
+/// is unchanged.
 const PINNED: [[u64; 10]; 9] = [
     [
         0x790daf1fd6b44fd6,
@@ -193,14 +199,14 @@ const PINNED: [[u64; 10]; 9] = [
     ], // Random
     [
         0x898e413559cb1558,
-        0x454a25185c28a0d9,
-        0xe8ecb2fac9a4a3f7,
-        0x427519dfd8fd99ea,
-        0xbb01336eb9464440,
-        0x45119a516a2fa33f,
-        0x05b361c7a1511569,
-        0x49d5097c1803dd59,
-        0xb85e20b8b94f6146,
+        0x2fdb6a31b741d6f6,
+        0x29ad7fba00b356cd,
+        0xa886f1dba8725650,
+        0x83a4e3f2ca7b31ab,
+        0x4c276219edf61151,
+        0xe4e9a243b3441858,
+        0x32b9eb8d97931071,
+        0xfc1e2fd05bfb0cf2,
         0x49a503b389f6b24b,
     ], // Uniform
     [

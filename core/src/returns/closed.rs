@@ -239,7 +239,7 @@ fn unstash<N: Real>(spare: &[Assignment<N>], cols: &mut Cols<'_>, kept: Kept) ->
 ///
 /// Only `u_k` is kept (in `col::FRAC`): the backward pass computes each `t_k` again from
 /// `u_{k−1}` and the costs, with the same operations, so the same value.
-fn prefix_rule<N: Real>(
+pub(crate) fn prefix_rule<N: Real>(
     workers: &[ReturnWorker<N>],
     port: Port,
     reversed: bool,

@@ -186,20 +186,60 @@ fn validate<N: Real>(
     Ok(need)
 }
 
-/// `true` when `d = z·c` for one z, within [`PROPORTIONAL_TOLERANCE`] (a worker with
-/// `c = 0` must have `d = 0`).
-fn proportional<N: Real>(workers: &[ReturnWorker<N>]) -> bool {
+/// How `d` relates to `c`, for the FIFO closed form (returns.md §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ratio {
+    /// `d = z·c` with z < 1: the forward prefix rule is optimal.
+    Below,
+    /// z > 1: the reversed rule is optimal.
+    Above,
+    /// z = 1, or no worker with `c > 0`: either rule.
+    One,
+    /// `d` is not proportional to `c`.
+    Other,
+}
+
+/// `d = z·c` for one z, within [`PROPORTIONAL_TOLERANCE`] (a worker with `c = 0` must have
+/// `d = 0`), and on which side of 1 z lies.
+fn ratio<N: Real>(workers: &[ReturnWorker<N>]) -> Ratio {
     let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
     for w in workers {
         let (c, d) = (w.comm_per_item.to_f64(), w.return_per_item.to_f64());
         if c > 0.0 {
-            lo = lo.min(d / c);
-            hi = hi.max(d / c);
+            let z = d / c;
+            lo = lo.min(z);
+            hi = hi.max(z);
         } else if d > 0.0 {
-            return false;
+            return Ratio::Other;
         }
     }
-    hi <= lo * (1.0 + PROPORTIONAL_TOLERANCE) || lo == f64::INFINITY
+    if lo == f64::INFINITY {
+        Ratio::One
+    } else if hi > lo * (1.0 + PROPORTIONAL_TOLERANCE) {
+        Ratio::Other
+    } else if hi < 1.0 {
+        Ratio::Below
+    } else if lo > 1.0 {
+        Ratio::Above
+    } else {
+        Ratio::One
+    }
+}
+
+/// The FIFO closed form in full duplex for `d = z·c` (see [`closed::fifo`]): only the rule
+/// that is optimal for this z, one sort of the workers instead of two (issue 12); for
+/// z = 1 both, whose values are then equal up to rounding.
+fn fifo_closed<N: Real>(
+    workers: &[ReturnWorker<N>],
+    ratio: Ratio,
+    cols: &mut Cols<'_>,
+    spare: &mut [Assignment<N>],
+) -> (N, usize) {
+    match ratio {
+        Ratio::Below => closed::prefix_rule(workers, Port::FullDuplex, false, cols),
+        Ratio::Above => closed::prefix_rule(workers, Port::FullDuplex, true, cols),
+        Ratio::One | Ratio::Other => closed::fifo(workers, Port::FullDuplex, cols, spare),
+    }
 }
 
 /// Checks a given scenario: indices in range, no repeats, the same workers in both
@@ -264,11 +304,16 @@ fn rational<N: Real>(
     let mut send = [0usize; MAX_LP_WORKERS];
     let mut rank = [0usize; MAX_LP_WORKERS];
     let closed = |rho, members, optimal, method, returns| Solved { rho, members, optimal, method, returns };
+    // The FIFO closed form's case (full duplex only: half duplex has no closed form).
+    let fifo_ratio = match (problem.schedule, port) {
+        (Schedule::Fifo, Port::FullDuplex) => ratio(workers),
+        _ => Ratio::Other,
+    };
 
     let solved = match problem.schedule {
         Schedule::Lifo => closed(closed::lifo(workers, cols), p, true, Method::Lifo, Returns::Reverse),
-        Schedule::Fifo if port == Port::FullDuplex && proportional(workers) => {
-            let (rho, q) = closed::fifo(workers, port, cols, out);
+        Schedule::Fifo if fifo_ratio != Ratio::Other => {
+            let (rho, q) = fifo_closed(workers, fifo_ratio, cols, out);
             closed(rho, q, true, Method::Fifo, Returns::Same)
         }
         Schedule::Fifo if p <= MAX_FIFO_EXHAUSTIVE_WORKERS => {
@@ -528,6 +573,48 @@ pub fn throughput_bound<N: Real>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The FIFO closed form solves only the rule that is optimal for its z (one sort of the
+    /// workers instead of two): the same ρ, prefix and columns as solving both rules and
+    /// keeping the better, bit for bit, with z on either side of 1, in `f64` and `f32`
+    /// (there with z a power of two, as other products round `d` out of proportion).
+    #[test]
+    fn the_optimal_rule_alone_is_the_better_of_both() {
+        fn check<N: Real>(unit: &mut impl FnMut() -> f64, case: usize) -> Ratio {
+            let p = 1 + case % 60;
+            let z = if N::NAME == "f64" {
+                [0.05, 0.5, 0.97, 1.03, 2.0, 20.0][case % 6] * (0.9 + 0.2 * unit())
+            } else {
+                [0.0625, 0.5, 2.0, 16.0][case % 4]
+            };
+            let workers: [ReturnWorker<N>; 60] = core::array::from_fn(|_| {
+                let (c, w) = (0.01 + unit(), 0.5 + 4.0 * unit());
+                let n = |x: f64| N::from_f64(x).unwrap_or(N::ONE);
+                ReturnWorker::new(n(c), n(w), n(c) * n(z))
+            });
+            let workers = &workers[..p];
+            let side = ratio(workers);
+            let (mut one, mut both) = ([Scratch::EMPTY; 60], [Scratch::EMPTY; 60]);
+            let a = fifo_closed(workers, side, &mut Cols::new(&mut one[..p]), &mut []);
+            let b = closed::fifo(workers, Port::FullDuplex, &mut Cols::new(&mut both[..p]), &mut []);
+            assert_eq!((a.0.to_word(), a.1), (b.0.to_word(), b.1), "case {case}, {side:?}");
+            assert_eq!(one[..p], both[..p], "case {case}");
+            side
+        }
+        let mut rnd = crate::num::xorshift(11);
+        let mut unit = move || (rnd() >> 11) as f64 / (1u64 << 53) as f64;
+        let mut seen = [0usize; 2];
+        for case in 0..1200 {
+            for side in [check::<f64>(&mut unit, case), check::<f32>(&mut unit, case)] {
+                match side {
+                    Ratio::Below => seen[0] += 1,
+                    Ratio::Above => seen[1] += 1,
+                    _ => panic!("case {case}: {side:?}"),
+                }
+            }
+        }
+        assert!(seen[0] > 500 && seen[1] > 500, "{seen:?}");
+    }
 
     /// Memory per worker from the caller (module documentation): 104 + 40 bytes for `f64`
     /// on 64-bit targets, as before the scratch became columns (issue 12).
