@@ -114,12 +114,17 @@ fn share_at<N: Real>(cols: &Cols<'_>, k: usize, items: N) -> N {
 
 /// The counting rule for `members` positions: floors, then largest remainders, adding up
 /// to `items` exactly (each count within one item of its share when the shares add up to
-/// `items`).
-fn counts<N: Real>(items: u64, members: usize, cols: &Cols<'_>) -> Counts {
+/// `items`). `list` is [`select`]'s.
+fn counts<N: Real>(items: u64, members: usize, cols: &Cols<'_>, list: &mut [Assignment<N>]) -> Counts {
     let items_n = N::from_u64(items);
     let mut total = 0u64;
+    // The range of the keys `select` looks at when every count may go up, in the same pass.
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
     for k in 0..members {
-        total = total.saturating_add(floor_and_key(share_at(cols, k, items_n)).0);
+        let (floor, key) = floor_and_key(share_at(cols, k, items_n));
+        total = total.saturating_add(floor);
+        lo = lo.min(!key);
+        hi = hi.max(!key);
     }
     if members == 0 {
         return Counts { base: 0, pick: Pick::None };
@@ -133,7 +138,9 @@ fn counts<N: Real>(items: u64, members: usize, cols: &Cols<'_>) -> Counts {
         if extra == 0 {
             return Counts { base, pick: Pick::None };
         }
-        let (key, last) = select(members, extra, |k| Some(!floor_and_key(share_at(cols, k, items_n)).1));
+        let every = Some((lo, hi, m));
+        let (key, last) =
+            select(members, extra, every, |k| Some(!floor_and_key(share_at(cols, k, items_n)).1), list);
         Counts { base, pick: Pick::Up { key, last } }
     } else {
         // Shares above `items` (only when rounding made them so): take from the smallest
@@ -152,10 +159,16 @@ fn counts<N: Real>(items: u64, members: usize, cols: &Cols<'_>) -> Counts {
             sweeps += 1;
         }
         let partial = (excess > 0).then(|| {
-            select(members, excess, |k| {
-                let (floor, key) = floor_and_key(share_at(cols, k, items_n));
-                (floor > sweeps).then_some(key)
-            })
+            select(
+                members,
+                excess,
+                None,
+                |k| {
+                    let (floor, key) = floor_and_key(share_at(cols, k, items_n));
+                    (floor > sweeps).then_some(key)
+                },
+                list,
+            )
         });
         Counts { base: 0, pick: Pick::Down { sweeps, partial } }
     }
@@ -165,30 +178,61 @@ fn counts<N: Real>(items: u64, members: usize, cols: &Cols<'_>) -> Counts {
 /// (`1 ≤ need ≤` their number): returns its key and position, so that the `need`
 /// smallest are those below it in that order. Histograms on the keys' bits narrow the
 /// range 2^8 buckets at a time; once the pair sought is the smallest or the largest of
-/// its range (always so when one key is left in it), one more pass finds it. Remainders
-/// spread over `[0, 1)` take five or six passes over the keys; narrowing down to a single
-/// key value took up to ten (issue 12).
-fn select(n: usize, need: u64, key: impl Fn(usize) -> Option<u64>) -> (u64, usize) {
-    let (mut lo, mut hi, mut within) = (u64::MAX, 0u64, 0u64);
-    for k in 0..n {
-        if let Some(x) = key(k) {
-            lo = lo.min(x);
-            hi = hi.max(x);
-            within += 1;
+/// its range (always so when one key is left in it), one more pass finds it.
+///
+/// Remainders spread over `[0, 1)` take five or six narrowing passes, and most keys leave
+/// the range in the first (issue 12). So once the range holds at most `n/16` keys, the
+/// pass lists their positions in `list` (the plan's records, not written yet: their
+/// `displacement`, in increasing order), and the later passes read those alone instead
+/// of all `n` keys. An empty `list` (or one shorter than `n`) keeps every pass over all.
+/// `range`, when the caller has it: the smallest and largest key and how many there are.
+fn select<N: Real>(
+    n: usize,
+    need: u64,
+    range: Option<(u64, u64, u64)>,
+    key: impl Fn(usize) -> Option<u64>,
+    list: &mut [Assignment<N>],
+) -> (u64, usize) {
+    let (mut lo, mut hi, mut within) = range.unwrap_or((u64::MAX, 0, 0));
+    if range.is_none() {
+        for k in 0..n {
+            if let Some(x) = key(k) {
+                lo = lo.min(x);
+                hi = hi.max(x);
+                within += 1;
+            }
         }
     }
+    let can_list = list.len() >= n;
+    // `Some(m)`: the keys still in range are among the positions in `list[..m]`.
+    let mut listed: Option<usize> = None;
+    let position = |list: &[Assignment<N>], listed: Option<usize>, t: usize| match listed {
+        Some(_) => list.get(t).map_or(n, |a| a.displacement as usize),
+        None => t,
+    };
     let mut need = need;
     while lo < hi && need != 1 && need < within {
         let span_bits = u64::BITS - (hi - lo).leading_zeros();
         let bits = span_bits.min(8);
         let shift = span_bits - bits;
         let mut counts = [0u64; 1 << 8];
-        for k in 0..n {
+        let collect = listed.is_some() || (can_list && within <= n as u64 / 16);
+        let mut m = 0;
+        for t in 0..listed.unwrap_or(n) {
+            let k = position(list, listed, t);
             if let Some(x) = key(k).filter(|&x| lo <= x && x <= hi) {
                 if let Some(c) = counts.get_mut(((x - lo) >> shift) as usize) {
                     *c += 1;
                 }
+                // `m ≤ t`: a listed position is read before its slot is rewritten.
+                if let (true, Some(a)) = (collect, list.get_mut(m)) {
+                    a.displacement = k as u64;
+                    m += 1;
+                }
             }
+        }
+        if collect {
+            listed = Some(m);
         }
         let mut below = 0u64;
         let mut chosen = 0u64;
@@ -204,31 +248,23 @@ fn select(n: usize, need: u64, key: impl Fn(usize) -> Option<u64>) -> (u64, usiz
         hi = start.saturating_add((1u64 << shift) - 1).min(hi);
         lo = start;
     }
+    let in_range = (0..listed.unwrap_or(n))
+        .map(|t| position(list, listed, t))
+        .filter_map(|k| key(k).filter(|&x| lo <= x && x <= hi).map(|x| (x, k)));
     if need >= within || need == 1 {
         // The largest pair of the range (its largest key, the last position holding it),
         // or the smallest (its smallest key, the first position).
         let largest = need >= within;
         let mut best = None;
-        for k in 0..n {
-            if let Some(x) = key(k).filter(|&x| lo <= x && x <= hi) {
-                if best.is_none_or(|(b, _)| if largest { x >= b } else { x < b }) {
-                    best = Some((x, k));
-                }
+        for (x, k) in in_range {
+            if best.is_none_or(|(b, _)| if largest { x >= b } else { x < b }) {
+                best = Some((x, k));
             }
         }
         return best.unwrap_or((lo, n));
     }
     // One key value left in the range: the `need`-th position holding it.
-    let mut seen = 0u64;
-    for k in 0..n {
-        if key(k) == Some(lo) {
-            seen += 1;
-            if seen == need {
-                return (lo, k);
-            }
-        }
-    }
-    (lo, n)
+    in_range.filter(|&(x, _)| x == lo).nth(need as usize - 1).unwrap_or((lo, n))
 }
 
 /// What [`finish`] computed besides the plan records.
@@ -265,7 +301,9 @@ pub(crate) fn finish<N: Real>(
 ) -> Finished<N> {
     let p = cols.len();
     let items_n = N::from_u64(items);
-    let rule = counts::<N>(items, members, cols);
+    // The records are free until written below, except an LP scenario's return ranks.
+    let list: &mut [Assignment<N>] = if returns == Returns::Ranks { &mut [] } else { out };
+    let rule = counts::<N>(items, members, cols, list);
     let count_at = |cols: &Cols<'_>, k: usize| rule.count(share_at(cols, k, items_n), k);
     let even = |k: usize| {
         let (q, r) = (items.checked_div(p as u64), items.checked_rem(p as u64));
@@ -459,6 +497,7 @@ pub(crate) fn bound_for<N: Real>(x: f64, positions: usize) -> N {
 #[cfg(test)]
 mod tests {
     use super::select;
+    use crate::returns::types::Assignment;
 
     /// The pair a full sort of `(key, k)` puts at place `need`.
     fn sorted(keys: &[Option<u64>], need: u64) -> (u64, usize) {
@@ -491,12 +530,18 @@ mod tests {
             }
             let have = keys[..n].iter().flatten().count() as u64;
             for need in 1..=have {
-                assert_eq!(
-                    select(n, need, |k| keys[k]),
-                    sorted(&keys[..n], need),
-                    "{:?} need {need}",
-                    &keys[..n]
-                );
+                let want = sorted(&keys[..n], need);
+                let mut list = [Assignment::<f64>::EMPTY; 64];
+                let given = keys[..n]
+                    .iter()
+                    .flatten()
+                    .fold((u64::MAX, 0, 0), |(lo, hi, m), &x| (lo.min(x), hi.max(x), m + 1));
+                for range in [None, Some(given)] {
+                    let mut got = select::<f64>(n, need, range, |k| keys[k], &mut []);
+                    assert_eq!(got, want, "{:?} need {need}", &keys[..n]);
+                    got = select(n, need, range, |k| keys[k], &mut list[..n]);
+                    assert_eq!(got, want, "{:?} need {need}", &keys[..n]);
+                }
             }
         }
     }
