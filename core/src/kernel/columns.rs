@@ -185,7 +185,7 @@ impl<'a, R: Words<W>, const W: usize> Columns<'a, R, W> {
         for b in 0..buckets {
             let to = self.index(c.counts, b);
             if to - from > SMALL {
-                self.split(c, from, to, &tie, 1);
+                self.split(c, from, to, &tie, 1, false);
             } else if to - from > 1 {
                 self.sort_range(c, from, to, &tie);
             }
@@ -194,7 +194,11 @@ impl<'a, R: Words<W>, const W: usize> Columns<'a, R, W> {
     }
 
     /// A later pass: sorts positions `from..to` through 2^6 sub-buckets on the bits below
-    /// the previous pass's, using the spare columns, and splits large sub-buckets again.
+    /// the previous pass's, and splits large sub-buckets again. The items are in the main
+    /// columns `c`, or with `in_spare` in `c.spare`; each pass places them into the other
+    /// set, so no pass copies back (the two sets take turns), and the result always ends in
+    /// the main columns: a small sub-bucket placed in the spare set is copied back and
+    /// sorted there.
     fn split(
         &mut self,
         c: SortColumns,
@@ -202,16 +206,25 @@ impl<'a, R: Words<W>, const W: usize> Columns<'a, R, W> {
         to: usize,
         tie: &impl Fn(&Self, usize, usize) -> Ordering,
         depth: u32,
+        in_spare: bool,
     ) {
+        let main = [Some(c.key), Some(c.value), c.extra];
+        let [sk, sv, sx] = c.spare;
+        let spare = [Some(sk), Some(sv), c.extra.map(|_| sx)];
+        let (src, dst) = if in_spare { (spare, main) } else { (main, spare) };
+        let key = if in_spare { sk } else { c.key };
         let (mut lo, mut hi) = (u64::MAX, 0u64);
         for i in from..to {
-            let k = self.get(c.key, i);
+            let k = self.get(key, i);
             lo = lo.min(k);
             hi = hi.max(k);
         }
         let span_bits = u64::BITS - (hi - lo).leading_zeros();
         if span_bits == 0 || depth > MAX_DEPTH || u32::try_from(to - from).is_err() {
             // All keys equal (the order is the tie-break's alone), or too deep.
+            if in_spare {
+                self.move_range(spare, main, from, to);
+            }
             self.sort_range(c, from, to, tie);
             return;
         }
@@ -221,7 +234,7 @@ impl<'a, R: Words<W>, const W: usize> Columns<'a, R, W> {
         let mut counts = [0u32; (1 << SUB_BITS) + 1];
         for i in from..to {
             // Below 2^bits + 1 by construction; `get` keeps the proof free of a panic path.
-            if let Some(n) = counts.get_mut(((self.get(c.key, i) - lo) >> shift) as usize + 1) {
+            if let Some(n) = counts.get_mut(((self.get(key, i) - lo) >> shift) as usize + 1) {
                 *n += 1;
             }
         }
@@ -231,39 +244,45 @@ impl<'a, R: Words<W>, const W: usize> Columns<'a, R, W> {
             *count = start;
         }
         // counts[b] is now the end of sub-bucket b − 1, i.e. the start of sub-bucket b.
-        let [sk, sv, sx] = c.spare;
         for i in from..to {
-            let k = self.get(c.key, i);
+            let k = self.get(key, i);
             let Some(n) = counts.get_mut(((k - lo) >> shift) as usize) else { continue };
             let at = from + *n as usize;
             *n += 1;
-            self.set(sk, at, k);
-            let v = self.get(c.value, i);
-            self.set(sv, at, v);
-            if let Some(e) = c.extra {
-                let x = self.get(e, i);
-                self.set(sx, at, x);
+            for (s, d) in src.into_iter().zip(dst) {
+                if let (Some(s), Some(d)) = (s, d) {
+                    let v = self.get(s, i);
+                    self.set(d, at, v);
+                }
             }
         }
-        for i in from..to {
-            let (k, v) = (self.get(sk, i), self.get(sv, i));
-            self.set(c.key, i, k);
-            self.set(c.value, i, v);
-            if let Some(e) = c.extra {
-                let x = self.get(sx, i);
-                self.set(e, i, x);
-            }
-        }
-        // counts[b] now holds the end of sub-bucket b.
+        // counts[b] now holds the end of sub-bucket b; the items are in `dst`.
         let mut start = from;
         for &end in counts.iter().take(1 << bits) {
             let end = from + end as usize;
             if end - start > SMALL {
-                self.split(c, start, end, tie, depth + 1);
-            } else if end - start > 1 {
-                self.sort_range(c, start, end, tie);
+                self.split(c, start, end, tie, depth + 1, !in_spare);
+            } else {
+                if !in_spare {
+                    self.move_range(spare, main, start, end);
+                }
+                if end - start > 1 {
+                    self.sort_range(c, start, end, tie);
+                }
             }
             start = end;
+        }
+    }
+
+    /// Copies positions `from..to` of the columns `src` to the same positions of `dst`.
+    fn move_range(&mut self, src: [Option<usize>; 3], dst: [Option<usize>; 3], from: usize, to: usize) {
+        for (s, d) in src.into_iter().zip(dst) {
+            if let (Some(s), Some(d)) = (s, d) {
+                for i in from..to {
+                    let v = self.get(s, i);
+                    self.set(d, i, v);
+                }
+            }
         }
     }
 
@@ -348,17 +367,20 @@ mod tests {
     const C: SortColumns = SortColumns { key: 1, value: 2, extra: Some(3), counts: 4, spare: [5, 6, 7] };
 
     /// Sorts `keys` (column 0) and checks the order against a comparison sort, for key
-    /// sets that are spread, bunched, equal, and tiny.
+    /// sets that are spread, bunched, equal, and tiny, and clustered so that the passes
+    /// recurse from the spare columns (runs of equal keys among them).
     #[test]
     fn sorts_like_a_comparison_sort() {
         let mut rnd = crate::num::xorshift(7);
         for n in [1usize, 2, 3, 4, 5, 17, 100, 1000, 5000] {
-            for shape in 0..4 {
+            for shape in 0..6 {
                 let keys: [u64; 5000] = core::array::from_fn(|_| match shape {
                     0 => rnd(),
                     1 => rnd() % 7,
                     2 => 42,
-                    _ => (1 << 40) + (rnd() % 1000) * (1 << 20),
+                    3 => (1 << 40) + (rnd() % 1000) * (1 << 20),
+                    4 => (rnd() % 4) << 50 | rnd() % 300,
+                    _ => (rnd() % 4) << 50 | (rnd() % 3) << 20,
                 });
                 let mut recs = [Rec([0; WORDS]); 5000];
                 let mut cols = Columns::new(&mut recs[..n]);
