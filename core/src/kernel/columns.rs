@@ -379,8 +379,8 @@ mod tests {
                     1 => rnd() % 7,
                     2 => 42,
                     3 => (1 << 40) + (rnd() % 1000) * (1 << 20),
-                    4 => (rnd() % 4) << 50 | rnd() % 300,
-                    _ => (rnd() % 4) << 50 | (rnd() % 3) << 20,
+                    4 => ((rnd() % 4) << 50) | (rnd() % 300),
+                    _ => ((rnd() % 4) << 50) | ((rnd() % 3) << 20),
                 });
                 let mut recs = [Rec([0; WORDS]); 5000];
                 let mut cols = Columns::new(&mut recs[..n]);
