@@ -182,8 +182,8 @@ const SIZES: [usize; 10] = [1, 2, 3, 5, 12, 16, 33, 100, 1_000, 10_000];
 /// makes FIFO the closed form, which now solves only the rule that is optimal for z > 1
 /// (the reversed one) instead of both; on identical workers the two rules are equally
 /// optimal, and the previous code kept whichever came out one ulp larger (the forward one
-/// in `f64` from p = 3). Every other row, those of the proportional platforms included,
-/// is unchanged.
+/// in `f64` for p = 3 to 1 000; at p = 2 only the `f32` or `Q32` plans changed). Every
+/// other row, those of the proportional platforms included, is unchanged.
 const PINNED: [[u64; 10]; 9] = [
     [
         0x790daf1fd6b44fd6,

@@ -10,10 +10,11 @@
 //! `w / W`, which is where it would be in a flat array anyway.
 //!
 //! [`Columns::sort`] is a bucket sort on integer keys: one pass counting the top bits of
-//! each key (relative to the smallest), one pass placing the items, then each bucket, a
-//! few items on average, sorted by comparisons. Keys bunched into a few buckets fall back
-//! to a heapsort inside each bucket, so the worst case stays O(n log n) with no recursion
-//! and constant stack.
+//! each key (relative to the smallest), one pass placing the items, then each bucket split
+//! again on the next bits, down to sub-buckets of a few items sorted by comparisons. The
+//! recursion is at most [`MAX_DEPTH`] passes deep (a few hundred bytes of stack each);
+//! keys bunched closer than that fall back to a heapsort, so the worst case stays
+//! O(n log n) with a bounded stack.
 
 use core::cmp::Ordering;
 
@@ -40,7 +41,9 @@ const SUB_BITS: u32 = 6;
 const MAX_DEPTH: u32 = 10;
 
 /// The columns a [`Columns::sort`] writes: keys, values, optionally a third word carried
-/// along; a column of bucket counts; and as many columns again for the second pass.
+/// along; a column of bucket counts; and as many spare columns again, which the later
+/// passes place into and back from by turns (the third only with `extra`). The result is
+/// in the main columns; the spare ones hold nothing afterwards.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SortColumns {
     pub key: usize,
@@ -48,6 +51,15 @@ pub(crate) struct SortColumns {
     pub extra: Option<usize>,
     pub counts: usize,
     pub spare: [usize; 3],
+}
+
+/// One set of the columns a sort moves together: the main ones of a [`SortColumns`], or its
+/// spare ones.
+#[derive(Clone, Copy)]
+struct Set {
+    key: usize,
+    value: usize,
+    extra: Option<usize>,
 }
 
 /// `W` columns of `len` words over `len` records.
@@ -125,13 +137,14 @@ impl<'a, R: Words<W>, const W: usize> Columns<'a, R, W> {
 
     /// Sorts `n` items into positions `base..base + n` of the columns `c`: item `j` is
     /// `item(self, j) = [key, value, extra]`, ordered by key, equal keys by
-    /// `tie(self, x, y)` on their positions. `item` must not read the columns written here.
-    /// `base + n ≤ len`.
+    /// `tie(self, x, y)` on their positions, which reads the main columns of `c` only.
+    /// `item` is called in the first pass alone, before anything is written but `c.key`,
+    /// `c.value`, `c.extra` and `c.counts`, which it must not read. `base + n ≤ len`.
     ///
-    /// Two passes of buckets: the top bits of `key − min` (up to 2^14 buckets, whose write
-    /// positions stay in cache), then within each bucket, in cache, 2^8 sub-buckets on the
-    /// next bits; sub-buckets of a few items are sorted by insertion, larger ones (keys
-    /// bunched closer than the two passes can tell apart) by heapsort.
+    /// The first pass buckets the top bits of `key − min` (up to 2^9 buckets, whose write
+    /// positions stay in cache); then each bucket, in cache, is split into 2^6 sub-buckets
+    /// on the next bits, again and again; sub-buckets of a few items are sorted by
+    /// insertion, those whose keys are all equal (or too deep) by heapsort.
     pub fn sort(
         &mut self,
         n: usize,
@@ -208,11 +221,11 @@ impl<'a, R: Words<W>, const W: usize> Columns<'a, R, W> {
         depth: u32,
         in_spare: bool,
     ) {
-        let main = [Some(c.key), Some(c.value), c.extra];
+        let main = Set { key: c.key, value: c.value, extra: c.extra };
         let [sk, sv, sx] = c.spare;
-        let spare = [Some(sk), Some(sv), c.extra.map(|_| sx)];
+        let spare = Set { key: sk, value: sv, extra: c.extra.map(|_| sx) };
         let (src, dst) = if in_spare { (spare, main) } else { (main, spare) };
-        let key = if in_spare { sk } else { c.key };
+        let key = src.key;
         let (mut lo, mut hi) = (u64::MAX, 0u64);
         for i in from..to {
             let k = self.get(key, i);
@@ -249,12 +262,8 @@ impl<'a, R: Words<W>, const W: usize> Columns<'a, R, W> {
             let Some(n) = counts.get_mut(((k - lo) >> shift) as usize) else { continue };
             let at = from + *n as usize;
             *n += 1;
-            for (s, d) in src.into_iter().zip(dst) {
-                if let (Some(s), Some(d)) = (s, d) {
-                    let v = self.get(s, i);
-                    self.set(d, at, v);
-                }
-            }
+            self.set(dst.key, at, k);
+            self.carry(src, i, dst, at);
         }
         // counts[b] now holds the end of sub-bucket b; the items are in `dst`.
         let mut start = from;
@@ -275,14 +284,22 @@ impl<'a, R: Words<W>, const W: usize> Columns<'a, R, W> {
     }
 
     /// Copies positions `from..to` of the columns `src` to the same positions of `dst`.
-    fn move_range(&mut self, src: [Option<usize>; 3], dst: [Option<usize>; 3], from: usize, to: usize) {
-        for (s, d) in src.into_iter().zip(dst) {
-            if let (Some(s), Some(d)) = (s, d) {
-                for i in from..to {
-                    let v = self.get(s, i);
-                    self.set(d, i, v);
-                }
-            }
+    fn move_range(&mut self, src: Set, dst: Set, from: usize, to: usize) {
+        for i in from..to {
+            let k = self.get(src.key, i);
+            self.set(dst.key, i, k);
+            self.carry(src, i, dst, i);
+        }
+    }
+
+    /// Copies the value (and extra word) of position `i` of `src` to position `at` of `dst`.
+    #[inline]
+    fn carry(&mut self, src: Set, i: usize, dst: Set, at: usize) {
+        let v = self.get(src.value, i);
+        self.set(dst.value, at, v);
+        if let (Some(s), Some(d)) = (src.extra, dst.extra) {
+            let x = self.get(s, i);
+            self.set(d, at, x);
         }
     }
 
@@ -367,18 +384,21 @@ mod tests {
     const C: SortColumns = SortColumns { key: 1, value: 2, extra: Some(3), counts: 4, spare: [5, 6, 7] };
 
     /// Sorts `keys` (column 0) and checks the order against a comparison sort, for key
-    /// sets that are spread, bunched, equal, and tiny, and clustered so that the passes
-    /// recurse from the spare columns (runs of equal keys among them).
+    /// sets that are spread, bunched, equal, and tiny, clustered so that the passes recurse
+    /// from the spare columns (runs of equal keys among them), and keys that peel one
+    /// power of two a pass (2⁶³, 2⁵⁷, …, 2⁹, 2⁸) and leave 0 and 1 past the depth limit.
     #[test]
     fn sorts_like_a_comparison_sort() {
         let mut rnd = crate::num::xorshift(7);
         for n in [1usize, 2, 3, 4, 5, 17, 100, 1000, 5000] {
-            for shape in 0..6 {
+            for shape in 0..7 {
                 let keys: [u64; 5000] = core::array::from_fn(|_| match shape {
                     0 => rnd(),
                     1 => rnd() % 7,
                     2 => 42,
                     3 => (1 << 40) + (rnd() % 1000) * (1 << 20),
+                    6 if rnd() % 2 == 0 => rnd() % 2,
+                    6 => 1 << [63, 57, 51, 45, 39, 33, 27, 21, 15, 9, 8][(rnd() % 11) as usize],
                     4 => ((rnd() % 4) << 50) | (rnd() % 300),
                     _ => ((rnd() % 4) << 50) | ((rnd() % 3) << 20),
                 });

@@ -248,23 +248,26 @@ fn select<N: Real>(
         hi = start.saturating_add((1u64 << shift) - 1).min(hi);
         lo = start;
     }
-    let in_range = (0..listed.unwrap_or(n))
-        .map(|t| position(list, listed, t))
-        .filter_map(|k| key(k).filter(|&x| lo <= x && x <= hi).map(|x| (x, k)));
-    if need >= within || need == 1 {
-        // The largest pair of the range (its largest key, the last position holding it),
-        // or the smallest (its smallest key, the first position).
-        let largest = need >= within;
-        let mut best = None;
-        for (x, k) in in_range {
+    // The largest pair of the range (its largest key, the last position holding it), or
+    // the smallest (its smallest key, the first position); else one key value is left in
+    // the range, and the `need`-th position holding it.
+    let (largest, smallest) = (need >= within, need == 1);
+    let (mut best, mut seen) = (None, 0u64);
+    for t in 0..listed.unwrap_or(n) {
+        let k = position(list, listed, t);
+        let Some(x) = key(k).filter(|&x| lo <= x && x <= hi) else { continue };
+        if largest || smallest {
             if best.is_none_or(|(b, _)| if largest { x >= b } else { x < b }) {
                 best = Some((x, k));
             }
+        } else if x == lo {
+            seen += 1;
+            if seen == need {
+                return (lo, k);
+            }
         }
-        return best.unwrap_or((lo, n));
     }
-    // One key value left in the range: the `need`-th position holding it.
-    in_range.filter(|&(x, _)| x == lo).nth(need as usize - 1).unwrap_or((lo, n))
+    best.unwrap_or((lo, n))
 }
 
 /// What [`finish`] computed besides the plan records.
@@ -511,6 +514,33 @@ mod tests {
         }
         pairs[..m].sort_unstable();
         pairs[need as usize - 1]
+    }
+
+    /// The list at the scale it is for: most keys alike (the zero shares of a LIFO plan)
+    /// and a few hundred spread over 2⁴⁰, so that several passes read the list alone and
+    /// rewrite it in place. Slots start as a position out of range, which reads as no key:
+    /// a slot read before it is written loses a candidate and fails the comparison.
+    #[test]
+    fn select_reads_its_list_over_several_passes() {
+        let mut next = crate::num::xorshift(0x5eed);
+        let n = 4000;
+        let mut keys = std::vec![Some(u64::MAX - 5); n];
+        for _ in 0..200 {
+            let at = (next() % n as u64) as usize;
+            keys[at] = Some(1000 + next() % (1 << 40));
+        }
+        let mut pairs: std::vec::Vec<(u64, usize)> =
+            keys.iter().enumerate().filter_map(|(k, x)| x.map(|x| (x, k))).collect();
+        pairs.sort_unstable();
+        let key = |k: usize| keys.get(k).copied().flatten();
+        for need in (1..=230).chain([1000, 3999, 4000]) {
+            let mut list = std::vec![Assignment::<f64> { displacement: u64::MAX, ..Assignment::EMPTY }; n];
+            let got = select(n, need, None, key, &mut list);
+            assert_eq!(got, pairs[need as usize - 1], "need {need}");
+            if (2..=190).contains(&need) {
+                assert!(list[0].displacement < n as u64, "need {need}: nothing listed");
+            }
+        }
     }
 
     #[test]

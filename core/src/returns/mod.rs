@@ -193,7 +193,8 @@ enum Ratio {
     Below,
     /// z > 1: the reversed rule is optimal.
     Above,
-    /// z = 1, or no worker with `c > 0`: either rule.
+    /// z = 1 (or a spread within the tolerance around 1), no worker with `c > 0`, or
+    /// ratios beyond `f64`: both rules are solved and the better kept.
     One,
     /// `d` is not proportional to `c`.
     Other,
