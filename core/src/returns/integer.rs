@@ -225,9 +225,11 @@ fn select<N: Real>(
                     *c += 1;
                 }
                 // `m ≤ t`: a listed position is read before its slot is rewritten.
-                if let (true, Some(a)) = (collect, list.get_mut(m)) {
-                    a.displacement = k as u64;
-                    m += 1;
+                if collect {
+                    if let Some(a) = list.get_mut(m) {
+                        a.displacement = k as u64;
+                        m += 1;
+                    }
                 }
             }
         }
