@@ -15,7 +15,9 @@
 //! operation rounded outwards (`next_up`/`next_down` around each correctly rounded
 //! result), which holds whatever the cancellation. No sort: the knapsacks' weights are
 //! counted into histograms on their weights' bits, all knapsacks in the same passes over
-//! the workers (issue 12), and only the bucket where each greedy stops is refined.
+//! the workers (issue 12), and only the bucket where each greedy stops is refined. A plan
+//! skips even those passes for the knapsacks whose weights its send order already sorts
+//! ([`Stops`]: all three for FIFO's forward rule with `d = z·c`, `(c + d)/2` for LIFO).
 //!
 //! Up to [`REFINED_BOUND_WORKERS`] workers the bound is also refined (returns.md §5,
 //! `upper_bound_refined`): every scenario has a member s sent last and a member r
@@ -43,9 +45,17 @@ const BUCKET_BITS: u32 = 8;
 /// An upper bound on ρ over every scenario, certified in floating point (`+∞` only if a
 /// cost is so small that `1/(c + w + d)` overflows). `cols` has one word per worker in each
 /// column; whatever they held is overwritten.
-pub(crate) fn throughput_bound<N: Real>(workers: &[ReturnWorker<N>], port: Port, cols: &mut Cols<'_>) -> f64 {
+///
+/// `known` holds the stops a [`Stops`] scan found already (`Some`), which the selection then
+/// skips.
+pub(crate) fn throughput_bound<N: Real>(
+    workers: &[ReturnWorker<N>],
+    port: Port,
+    cols: &mut Cols<'_>,
+    known: Known,
+) -> f64 {
     let used = if port == Port::HalfDuplex { KNAPSACKS } else { KNAPSACKS - 1 };
-    let stops = stop_keys(workers, used, cols);
+    let stops = stop_keys(workers, used, known, cols);
     let mut lambda = [0.0f64; KNAPSACKS];
     for (l, stop) in lambda.iter_mut().zip(stops) {
         if let Some(v) = stop {
@@ -205,9 +215,83 @@ fn items<N: Real>(w: &ReturnWorker<N>) -> ([u64; KNAPSACKS], [f64; KNAPSACKS]) {
     (v.map(total_key), v.map(|x| x / total))
 }
 
+/// Each knapsack's stop where it is known before the selection: `Some(stop)`.
+pub(crate) type Known = [Option<Option<f64>>; KNAPSACKS];
+
+/// No stop known: the selection finds every one.
+pub(crate) const NOTHING_KNOWN: Known = [None; KNAPSACKS];
+
+/// Finds the greedy stops of the knapsacks (see [`stop_keys`]) from the workers visited in
+/// an order where the knapsack's weights never decrease: a prefix sum of the budgets up
+/// to the item where they reach 1. A plan visits its send positions in order anyway
+/// (`integer::finish`), and that order is by increasing `c + d` for LIFO, by increasing
+/// `c` for FIFO's forward rule, so the knapsacks whose weights follow it need none of the
+/// selection's three passes over the workers (issue 12). Each knapsack checks its own
+/// order: one whose weights decrease somewhere gives nothing, and the selection finds
+/// its stop as before.
+///
+/// The prefix sum adds the same budgets as the selection's histograms in another order,
+/// so where the budget reaches 1 within rounding of an item's edge the two may stop at
+/// neighbouring weights; either λ gives a valid bound (module documentation).
+#[derive(Clone, Copy)]
+pub(crate) struct Stops {
+    /// Knapsacks still checked: weights so far in order.
+    sorted: [bool; KNAPSACKS],
+    /// The last key seen.
+    last: [u64; KNAPSACKS],
+    /// Budget used by the items before, until the stop.
+    before: [f64; KNAPSACKS],
+    /// The stop's weight, once reached.
+    stop: [Option<f64>; KNAPSACKS],
+}
+
+impl Stops {
+    pub(crate) const fn new() -> Self {
+        Stops {
+            sorted: [true; KNAPSACKS],
+            last: [0; KNAPSACKS],
+            before: [0.0; KNAPSACKS],
+            stop: [None; KNAPSACKS],
+        }
+    }
+
+    /// The next worker in the visiting order.
+    #[inline]
+    pub(crate) fn visit<N: Real>(&mut self, w: &ReturnWorker<N>) {
+        let v = weights(w);
+        let mut open = false;
+        for (j, &v) in v.iter().enumerate() {
+            let key = total_key(v);
+            self.sorted[j] &= key >= self.last[j];
+            self.last[j] = key;
+            open |= self.sorted[j] && self.stop[j].is_none();
+        }
+        if !open {
+            return;
+        }
+        let total = w.total().to_f64();
+        for (j, &v) in v.iter().enumerate() {
+            if self.sorted[j] && self.stop[j].is_none() {
+                let budget = v / total;
+                if self.before[j] + budget >= 1.0 {
+                    // `Some(0)` is no stop, as in `narrow`; it still ends the sum.
+                    self.stop[j] = Some(v);
+                } else {
+                    self.before[j] += budget;
+                }
+            }
+        }
+    }
+
+    /// The stops of the knapsacks whose weights came in order.
+    pub(crate) fn known(&self) -> Known {
+        core::array::from_fn(|j| self.sorted[j].then(|| self.stop[j].filter(|&v| v > 0.0)))
+    }
+}
+
 /// For each of the first `used` knapsacks, the weight `v_f > 0` of the item where the
 /// greedy stops: the smallest `v` such that the items of weight up to `v` use the budget 1
-/// (`None` when every item fits).
+/// (`None` when every item fits); `known` ones as they are.
 ///
 /// Three passes over the workers for all knapsacks together: the keys' range, then a
 /// histogram of budget per bucket of the range, then the indices of the workers in each
@@ -216,14 +300,26 @@ fn items<N: Real>(w: &ReturnWorker<N>) -> ([u64; KNAPSACKS], [f64; KNAPSACKS]) {
 fn stop_keys<N: Real>(
     workers: &[ReturnWorker<N>],
     used: usize,
+    known: Known,
     cols: &mut Cols<'_>,
 ) -> [Option<f64>; KNAPSACKS] {
+    let mut stops = [None; KNAPSACKS];
+    let mut open = [false; KNAPSACKS];
+    for j in 0..used {
+        match known[j] {
+            Some(stop) => stops[j] = stop,
+            None => open[j] = true,
+        }
+    }
+    if !open.contains(&true) {
+        return stops;
+    }
     let p = workers.len();
     let mut lo = [u64::MAX; KNAPSACKS];
     let mut hi = [0u64; KNAPSACKS];
     for w in workers {
         let (key, _) = items(w);
-        for j in 0..used {
+        for j in (0..used).filter(|&j| open[j]) {
             lo[j] = lo[j].min(key[j]);
             hi[j] = hi[j].max(key[j]);
         }
@@ -231,21 +327,21 @@ fn stop_keys<N: Real>(
     // Fewer buckets than workers, so the histograms fit in the columns' first words.
     let most = (usize::BITS - 1 - p.max(1).leading_zeros()).min(BUCKET_BITS);
     let shape: [Buckets; KNAPSACKS] = core::array::from_fn(|j| Buckets::new(lo[j], hi[j], most));
-    for (j, shape) in shape.iter().enumerate().take(used) {
+    for (j, shape) in shape.iter().enumerate().take(used).filter(|&(j, _)| open[j]) {
         for b in 0..shape.count() {
             cols.set(j, b, 0);
         }
     }
     for w in workers {
         let (key, budget) = items(w);
-        for j in 0..used {
+        for j in (0..used).filter(|&j| open[j]) {
             let b = shape[j].of(key[j]);
             let sum = f64::from_bits(cols.get(j, b)) + budget[j];
             cols.set(j, b, sum.to_bits());
         }
     }
     let mut target = [Target::Fits; KNAPSACKS];
-    for j in 0..used {
+    for j in (0..used).filter(|&j| open[j]) {
         let mut before = 0.0f64;
         for b in 0..shape[j].count() {
             let here = f64::from_bits(cols.get(j, b));
@@ -259,7 +355,7 @@ fn stop_keys<N: Real>(
     let mut found = [0usize; KNAPSACKS];
     for (i, w) in workers.iter().enumerate() {
         let (key, _) = items(w);
-        for j in 0..used {
+        for j in (0..used).filter(|&j| open[j]) {
             if let Target::In { bucket, .. } = target[j] {
                 if shape[j].of(key[j]) == bucket {
                     cols.set(j, found[j], i as u64);
@@ -268,8 +364,7 @@ fn stop_keys<N: Real>(
             }
         }
     }
-    let mut stops = [None; KNAPSACKS];
-    for j in 0..used {
+    for j in (0..used).filter(|&j| open[j]) {
         if let Target::In { bucket, budget } = target[j] {
             let (lo, hi) = shape[j].range(bucket);
             stops[j] = narrow(workers, cols, j, found[j], lo, hi, budget, most);
@@ -386,7 +481,67 @@ fn narrow<N: Real>(
 
 #[cfg(test)]
 mod tests {
-    use super::total_key;
+    use super::*;
+    use crate::returns::types::Scratch;
+
+    /// A scan that visits the workers in some order finds the selection's stop, bit for
+    /// bit, for every knapsack whose weights it visits in order, and nothing for the
+    /// others: orders by `c` (every knapsack in order when `d = z·c`), by `c + d` (LIFO's)
+    /// and the input order, on platforms with and without `d ∝ c`.
+    #[test]
+    fn stops_found_in_order_are_the_selections() {
+        let mut rnd = crate::num::xorshift(17);
+        let mut unit = move || (rnd() >> 11) as f64 / (1u64 << 53) as f64;
+        let mut known_seen = [0usize; KNAPSACKS];
+        for case in 0..600 {
+            let p = 1 + case % 150;
+            let z = [0.5, 3.0, -1.0][case % 3];
+            let mut workers = [ReturnWorker::new(0.0, 1.0, 0.0); 150];
+            for w in workers.iter_mut().take(p) {
+                // Costs that leave some knapsacks with room to spare at small p.
+                let c = 0.01 + unit() * [1.0, 0.05][case / 3 % 2];
+                let d = if z > 0.0 { c * z } else { 0.01 + unit() };
+                *w = ReturnWorker::new(c, 0.2 + unit(), d);
+            }
+            // Ties in the keys, too.
+            if case % 5 == 0 && p > 3 {
+                workers[1] = workers[0];
+                workers[3] = workers[2];
+            }
+            let workers = &workers[..p];
+            let mut scratch = [Scratch::EMPTY; 150];
+            let selected = stop_keys(workers, KNAPSACKS, NOTHING_KNOWN, &mut Cols::new(&mut scratch[..p]));
+            let mut order: [usize; 150] = core::array::from_fn(|i| i);
+            let order = &mut order[..p];
+            match case / 6 % 3 {
+                0 => order.sort_by(|&a, &b| workers[a].comm_per_item.total_cmp(&workers[b].comm_per_item)),
+                1 => order.sort_by(|&a, &b| {
+                    let s = |i: usize| workers[i].comm_per_item + workers[i].return_per_item;
+                    s(a).total_cmp(&s(b))
+                }),
+                _ => {}
+            }
+            let mut scan = Stops::new();
+            for &i in order.iter() {
+                scan.visit(&workers[i]);
+            }
+            let known = scan.known();
+            for j in 0..KNAPSACKS {
+                let key = |i: usize| total_key(weights(&workers[i])[j]);
+                let in_order = order.windows(2).all(|a| key(a[0]) <= key(a[1]));
+                assert_eq!(known[j].is_some(), in_order, "case {case}, knapsack {j}");
+                if let Some(stop) = known[j] {
+                    assert_eq!(
+                        stop.map(f64::to_bits),
+                        selected[j].map(f64::to_bits),
+                        "case {case}, knapsack {j}"
+                    );
+                    known_seen[j] += usize::from(stop.is_some());
+                }
+            }
+        }
+        assert!(known_seen.iter().all(|&n| n > 50), "{known_seen:?}");
+    }
 
     #[test]
     fn total_key_orders_as_total_cmp() {

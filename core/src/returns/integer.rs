@@ -27,9 +27,9 @@
 
 use crate::kernel::fp::{self, next_up};
 use crate::num::{mul_subnormal, Real};
-use crate::returns::bound::total_key;
+use crate::returns::bound::{total_key, Known, Stops};
 use crate::returns::scenario::MAX_LP_WORKERS;
-use crate::returns::types::{col, Assignment, Cols, Port};
+use crate::returns::types::{col, Assignment, Cols, Port, ReturnWorker};
 
 /// Roundings behind a makespan this module evaluates over `positions` positions in `N`:
 /// two per send and per return (a product and a sum or maximum) and two for the compute
@@ -284,6 +284,8 @@ pub(crate) struct Finished<N> {
     pub bound: f64,
     /// Members with a positive count.
     pub participating: usize,
+    /// The certified bound's knapsack stops found on the way ([`Stops`]).
+    pub known: Known,
 }
 
 /// Writes the plan: for each send position of the columns, the worker, its return rank,
@@ -334,10 +336,14 @@ pub(crate) fn finish<N: Real>(
     // The bound's chains (module documentation): sends, and returns from the last.
     let (mut sent_bound, mut back, mut worst) = (0.0f64, 0.0f64, 0.0f64);
     let (mut offset, mut participating) = (0u64, 0usize);
+    // Every send position is visited in order below: the bound's knapsacks whose weights
+    // follow that order find their stops here, without passes of their own.
+    let mut stops = Stops::new();
 
     for k in 0..members.min(p) {
         let worker = cols.index(col::WORKER, k);
         let (c, w, d) = (cols.real::<N>(col::C, k), cols.real::<N>(col::W, k), cols.real::<N>(col::D, k));
+        stops.visit(&ReturnWorker::new(c, w, d));
         let fraction = cols.real::<N>(col::FRAC, k);
         let share = fraction * items_n;
         let count = rule.count(share, k);
@@ -444,6 +450,7 @@ pub(crate) fn finish<N: Real>(
     // The other workers: count 0, returning last in send order in the even split.
     for k in members.min(p)..p {
         let (c, w, d) = (cols.real::<N>(col::C, k), cols.real::<N>(col::W, k), cols.real::<N>(col::D, k));
+        stops.visit(&ReturnWorker::new(c, w, d));
         let n_even = N::from_u64(even(k));
         let received_even = sent_even + c * n_even;
         let done_even = received_even + w * n_even;
@@ -453,7 +460,7 @@ pub(crate) fn finish<N: Real>(
             *o = Assignment { worker: cols.index(col::WORKER, k), displacement: offset, ..Assignment::EMPTY };
         }
     }
-    Finished { makespan: t, even_split: t_even, bound: worst, participating }
+    Finished { makespan: t, even_split: t_even, bound: worst, participating, known: stops.known() }
 }
 
 /// Position `k` returns next: from the end of its compute or of the previous return

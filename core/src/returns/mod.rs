@@ -511,7 +511,7 @@ pub fn plan<N: Real>(
     let finished = integer::finish(items, port, solved.rho, members, solved.returns, out, &mut cols);
     let (makespan, even_split_makespan) = (finished.makespan, finished.even_split);
     let bound = integer::bound_for::<N>(finished.bound, members);
-    let throughput_bound = bound::throughput_bound(workers, port, &mut cols);
+    let throughput_bound = bound::throughput_bound(workers, port, &mut cols, finished.known);
     let n_ops = integer::evaluation_ops(members);
     let lower_bound = if throughput_bound.is_finite() && throughput_bound > 0.0 {
         // `items` is exact in f64 (≤ 2⁵³) and ρ̄ an exact upper bound: one rounding.
@@ -568,7 +568,7 @@ pub fn throughput_bound<N: Real>(
     for (i, w) in workers.iter().enumerate() {
         w.validate(i)?;
     }
-    Ok(bound::throughput_bound(workers, port, &mut Cols::new(&mut scratch[..p])))
+    Ok(bound::throughput_bound(workers, port, &mut Cols::new(&mut scratch[..p]), bound::NOTHING_KNOWN))
 }
 
 #[cfg(test)]
