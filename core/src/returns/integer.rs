@@ -27,7 +27,7 @@
 
 use crate::kernel::fp::{self, next_up};
 use crate::num::{mul_subnormal, Real};
-use crate::returns::bound::{total_key, Known, Stops};
+use crate::returns::bound::{total_key, Stops, KNAPSACKS};
 use crate::returns::scenario::MAX_LP_WORKERS;
 use crate::returns::types::{col, Assignment, Cols, Port, ReturnWorker};
 
@@ -284,8 +284,8 @@ pub(crate) struct Finished<N> {
     pub bound: f64,
     /// Members with a positive count.
     pub participating: usize,
-    /// The certified bound's knapsack stops found on the way ([`Stops`]).
-    pub known: Known,
+    /// The certified bound's knapsack stops, if the send order sorted them ([`Stops`]).
+    pub known: Option<[Option<f64>; KNAPSACKS]>,
 }
 
 /// Writes the plan: for each send position of the columns, the worker, its return rank,
@@ -460,7 +460,7 @@ pub(crate) fn finish<N: Real>(
             *o = Assignment { worker: cols.index(col::WORKER, k), displacement: offset, ..Assignment::EMPTY };
         }
     }
-    Finished { makespan: t, even_split: t_even, bound: worst, participating, known: stops.known() }
+    Finished { makespan: t, even_split: t_even, bound: worst, participating, known: stops.all() }
 }
 
 /// Position `k` returns next: from the end of its compute or of the previous return

@@ -568,7 +568,7 @@ pub fn throughput_bound<N: Real>(
     for (i, w) in workers.iter().enumerate() {
         w.validate(i)?;
     }
-    Ok(bound::throughput_bound(workers, port, &mut Cols::new(&mut scratch[..p]), bound::NOTHING_KNOWN))
+    Ok(bound::throughput_bound(workers, port, &mut Cols::new(&mut scratch[..p]), None))
 }
 
 #[cfg(test)]
