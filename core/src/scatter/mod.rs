@@ -227,7 +227,12 @@ fn finish<N: Real>(
         participating += usize::from(a.count > 0);
 
         let share = a.share.to_f64();
-        close &= !share.is_nan() && (a.count as f64 - share).abs() < 1.0;
+        // `|count − share| < 1`, decided exactly: the rounded difference is 1 for a share
+        // of 10⁻²⁵ that got one item, which the greedy may give (a root served last on
+        // 5 000 workers), and such a plan was refused as an overflow.
+        let floor = share as u64;
+        close &= share > -1.0
+            && (a.count == floor || (a.count.checked_sub(1) == Some(floor) && share > floor as f64));
         sum += share;
         let (comm, comp) = if share > 0.0 {
             lambdas += w.comm_per_item.to_f64();
@@ -437,6 +442,35 @@ pub(crate) fn fill_plan<N: Real>(plan: &mut [Assignment<N>], times: impl Fn(usiz
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A count one above a share of 10⁻²⁵ is within one item of it: the greedy gives the
+    /// root, served last after 5 000 workers, one item on top of such a share, and the
+    /// plan used to be refused as a numeric overflow (the check subtracted in `f64`).
+    #[test]
+    fn a_tiny_share_raised_by_one_item_is_rounded() {
+        let p = 5000;
+        let workers: std::vec::Vec<Worker<f64>> = (0..p)
+            .map(|i| Worker {
+                comm_latency: 0.0,
+                comm_per_item: 1e-3 + ((i * 7919) % 1000) as f64 * 1e-5,
+                comp_latency: 0.0,
+                comp_per_item: 0.1 + ((i * 104729) % 1000) as f64 * 1e-3,
+            })
+            .collect();
+        let options = Options {
+            root_mode: RootMode::AfterSend,
+            order: OrderPolicy::Bandwidth,
+            rounding: Rounding::Greedy,
+        };
+        let problem = Problem { workers: &workers, items: 1_000_000_000, root: Root::Fixed(0), options };
+        let (mut out, mut scratch) = (std::vec![Assignment::EMPTY; p], std::vec![Scratch::EMPTY; p]);
+        let summary = plan(&problem, &mut out, &mut scratch).expect("a plan");
+        assert!(summary.lower_bound <= summary.makespan && summary.makespan <= summary.bound);
+        let raised = out.iter().find(|a| a.worker == 0).expect("the root");
+        assert!(raised.count == 1 && raised.share > 0.0 && raised.share < 1e-20, "{raised:?}");
+        assert_eq!(1.0 - raised.share, 1.0);
+        assert_eq!(out.iter().map(|a| a.count).sum::<u64>(), 1_000_000_000);
+    }
 
     /// The memory figures in the docs (README, BENCHMARKS.md, this module) depend on these.
     #[test]
