@@ -452,16 +452,33 @@ fn returns_documents_plan_from_the_command_line() {
     assert!(lb <= makespan && makespan <= bound);
     assert!(v["compare"]["best"].as_f64().unwrap() <= v["compare"]["fifo"].as_f64().unwrap());
     assert_eq!(v["send_order"].as_array().unwrap().len(), 3);
+    // The return order: LIFO's is the send order reversed, FIFO's the send order, and
+    // every row's return position points at its own name.
+    let return_order = |v: &serde_json::Value| {
+        let ret = v["return_order"].as_array().unwrap().clone();
+        for row in v["plan"].as_array().unwrap() {
+            if let Some(r) = row["return_position"].as_u64() {
+                assert_eq!(ret[r as usize], row["name"], "{v}");
+            }
+        }
+        ret
+    };
     for (schedule, throughput) in [("lifo", 271.0 / 4060.0), ("fifo", 47.0 / 632.0)] {
         let doc = example.replace("\"best\"", &format!("\"{schedule}\""));
         let v = json_of(&with_file(&doc, &["--json"]));
         assert!((v["throughput"].as_f64().unwrap() - throughput).abs() < 1e-12, "{schedule}: {v}");
+        let mut send = v["send_order"].as_array().unwrap().clone();
+        if schedule == "lifo" {
+            send.reverse();
+        }
+        assert_eq!(return_order(&v), send, "{schedule}");
     }
     let given = example.replace("\"best\"", r#"{"send": ["p1", "p3", "p2"], "return": ["p3", "p1", "p2"]}"#);
     let v = json_of(&with_file(&given, &["--json"]));
     assert_eq!(v["method"], "scenario_lp");
     assert!((v["throughput"].as_f64().unwrap() - 38.0 / 499.0).abs() < 1e-12);
     assert_eq!(v["return_order"], serde_json::json!(["p3", "p1", "p2"]));
+    return_order(&v);
 
     let table = with_file(&example, &[]);
     let text = String::from_utf8(table.stdout).unwrap();
