@@ -23,6 +23,13 @@ use divload::{Assignment, Options, OrderPolicy, Problem, Root, Scratch, Worker};
 use divload_host::Parsed;
 use wasm_bindgen::prelude::*;
 
+// The locked variant: its constructor is safe, where the single-threaded one is an
+// `unsafe` promise, and an uncontended lock is a few instructions per allocation.
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: lol_alloc::LockedAllocator<lol_alloc::FreeListAllocator> =
+    lol_alloc::LockedAllocator::new(lol_alloc::FreeListAllocator::new());
+
 /// Most workers the page plans (about 200 MB of memory at this size).
 pub const MAX_WORKERS: usize = 1 << 20;
 
