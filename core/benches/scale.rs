@@ -8,6 +8,7 @@
 //!     cargo bench -p divload --bench scale -- 7       # up to 10⁷ (1.6 GB of buffers)
 //!     cargo bench -p divload --bench scale -- 6 greedy  # one rounding only
 //!     cargo bench -p divload --bench scale -- 6 thp     # buffers on transparent huge pages
+//!     cargo bench -p divload --bench scale -- 6 kinds   # four kinds of identical workers
 //!
 //! Each line is the median of 7 runs (3 at 10⁷) after one warm-up run.
 
@@ -24,15 +25,17 @@ fn main() {
     let top: u32 = args.iter().find_map(|a| a.parse().ok()).unwrap_or(6);
     // A rounding's name (`greedy`, `paper`, `largestremainder`) runs only that one.
     let huge = args.iter().any(|a| a == "thp");
-    let only = args
-        .iter()
-        .find(|a| a.chars().all(|c| c.is_ascii_alphabetic()) && !a.starts_with('-') && *a != "thp");
+    // A cluster of a few machine types: runs of equal sort keys as long as p/4.
+    let kinds = args.iter().any(|a| a == "kinds");
+    let only = args.iter().find(|a| {
+        a.chars().all(|c| c.is_ascii_alphabetic()) && !a.starts_with('-') && *a != "thp" && *a != "kinds"
+    });
     let per_worker = size_of::<Assignment<f64>>() + size_of::<Scratch<f64>>();
     println!("caller memory: {per_worker} bytes per worker (Assignment + Scratch)");
     println!("{:>10} {:>18} {:>12} {:>12}", "workers", "rounding", "ms", "ns/worker");
     for e in 3..=top {
         let p = 10usize.pow(e);
-        let w = platform(p);
+        let w = if kinds { common::kinds_platform(p) } else { platform(p) };
         let mut out = common::buffer(p, Assignment::EMPTY, huge);
         let mut scratch = common::buffer(p, Scratch::EMPTY, huge);
         for rounding in [Rounding::LargestRemainder, Rounding::Paper, Rounding::Greedy] {

@@ -14,6 +14,18 @@ pub fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
     }
 }
 
+/// `p` workers of four kinds (links of 1–10 ns per item, computes of 1–4 ms), in turn.
+#[allow(dead_code, reason = "the scale bench's, not every bench's")]
+pub fn kinds_platform(p: usize) -> Vec<Worker<f64>> {
+    let kinds = [(1e-9, 1e-3), (2e-9, 2e-3), (5e-9, 1.5e-3), (1e-8, 4e-3)];
+    (0..p)
+        .map(|i| {
+            let (comm_per_item, comp_per_item) = kinds[i % 4];
+            Worker { comm_latency: 0.0, comm_per_item, comp_latency: 0.0, comp_per_item }
+        })
+        .collect()
+}
+
 #[allow(dead_code, reason = "the scatter benches', not every bench's")]
 pub fn random_platform(p: usize) -> Vec<Worker<f64>> {
     let mut rnd = uniform(42);
