@@ -254,13 +254,16 @@ fn select<N: Real>(
     // the smallest (its smallest key, the first position); else one key value is left in
     // the range, and the `need`-th position holding it.
     let (largest, smallest) = (need >= within, need == 1);
-    let (mut best, mut seen) = (None, 0u64);
+    // The best pair so far and whether there is one, rather than an `Option`: the
+    // optimiser may compare with the payload before testing the tag, a branch on the
+    // uninitialised payload of `None` that valgrind reports (the C tests run under it).
+    let (mut best, mut found, mut seen) = ((lo, n), false, 0u64);
     for t in 0..listed.unwrap_or(n) {
         let k = position(list, listed, t);
         let Some(x) = key(k).filter(|&x| lo <= x && x <= hi) else { continue };
         if largest || smallest {
-            if best.is_none_or(|(b, _)| if largest { x >= b } else { x < b }) {
-                best = Some((x, k));
+            if !found || if largest { x >= best.0 } else { x < best.0 } {
+                (best, found) = ((x, k), true);
             }
         } else if x == lo {
             seen += 1;
@@ -269,7 +272,7 @@ fn select<N: Real>(
             }
         }
     }
-    best.unwrap_or((lo, n))
+    best
 }
 
 /// What [`finish`] computed besides the plan records.
