@@ -423,16 +423,7 @@ pub struct Compare {
 
 /// Name of the entry that worker `rank` belongs to.
 pub fn name_of<'a>(entries: &[ReturnEntry<'a>], rank: usize) -> Str<'a> {
-    let rank = rank as u64;
-    // Entries of one worker each, the usual document, hold rank `i` at index `i`: found
-    // without the search, whose cache misses were half of writing a 10⁶-worker result.
-    if let Some(e) = usize::try_from(rank).ok().and_then(|i| entries.get(i)) {
-        if e.first_rank == rank && e.count > 0 {
-            return e.name;
-        }
-    }
-    let i = entries.partition_point(|e| e.first_rank + e.count <= rank);
-    entries.get(i).map_or(Str::EMPTY, |e| e.name)
+    super::entry_of(entries, rank, |e| (e.first_rank, e.count)).map_or(Str::EMPTY, |e| e.name)
 }
 
 /// Writes the result document into `out`; returns its length.
