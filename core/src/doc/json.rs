@@ -294,6 +294,11 @@ impl<'a> Reader<'a> {
         self.pos
     }
 
+    /// The bytes from offset `start` to the current one (empty if `start` is past it).
+    pub fn since(&self, start: usize) -> &'a [u8] {
+        self.bytes.get(start..self.pos).unwrap_or(&[])
+    }
+
     fn err(offset: usize, kind: ErrorKind) -> JsonError {
         JsonError { offset, kind }
     }

@@ -327,6 +327,11 @@ impl<'a> Doc<'a> {
         self.r.offset()
     }
 
+    /// The text read since byte `start`.
+    pub fn since(&self, start: usize) -> &'a [u8] {
+        self.r.since(start)
+    }
+
     pub fn object(&mut self) -> Result<(), Error> {
         self.r.begin_object().map_err(|e| self.json(e))
     }

@@ -141,8 +141,8 @@ fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [WorkerEntry<'a>]) -> Result<(usi
                 at("comp_per_item"),
             ));
         }
-        if let CostModel::Table { points, len } = e.comp_model {
-            check_table(&points[..len.min(MAX_POINTS)], n, "comp_table", e.repair)?;
+        if let CostModel::Table(t) = e.comp_model {
+            check_table(t, n, "comp_table", e.repair)?;
         }
         e.first_rank = ranks;
         ranks = ranks.checked_add(e.count).ok_or(Error::json("total worker count overflows", at("count")))?;
