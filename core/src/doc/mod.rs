@@ -291,6 +291,12 @@ pub(crate) struct Keys {
     pub unknown: &'static str,
 }
 
+/// FNV-1a of a name's decoded characters: names equal as [`json::Str`] compares them
+/// (escapes decoded) hash equally.
+pub(crate) fn name_hash(name: json::Str<'_>) -> u64 {
+    name.chars().fold(0xcbf2_9ce4_8422_2325u64, |h, c| (h ^ u64::from(c)).wrapping_mul(0x0100_0000_01b3))
+}
+
 /// A document being read: the strict reader and the key being read, so that every error
 /// names where it happened.
 pub(crate) struct Doc<'a> {

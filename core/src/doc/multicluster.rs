@@ -608,9 +608,7 @@ impl MulticlusterFile {
 /// can wait in a [`Cluster`]'s `speed` (an `f64` from arbitrary bits could be a NaN, whose
 /// bits some platforms do not keep).
 fn name_hash(name: Str<'_>) -> f64 {
-    let h =
-        name.chars().fold(0xcbf2_9ce4_8422_2325u64, |h, c| (h ^ u64::from(c)).wrapping_mul(0x0100_0000_01b3));
-    f64::from_bits(0x3ff0_0000_0000_0000 | (h & ((1 << 52) - 1)))
+    f64::from_bits(0x3ff0_0000_0000_0000 | (super::name_hash(name) & ((1 << 52) - 1)))
 }
 
 /// What a result document holds besides the summary.

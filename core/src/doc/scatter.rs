@@ -33,6 +33,7 @@
 use crate::doc::json::{Str, Writer};
 use crate::doc::{begin_result, begin_row, missing, names, Doc, Keys};
 use crate::error::{Detail, Error, Field};
+use crate::kernel::columns::Words;
 use crate::num::Real;
 use crate::platform::cost::{Affine, Cost, PowerLaw, Tabulated, WorkerCosts};
 use crate::platform::worker::{check, Worker};
@@ -636,6 +637,21 @@ impl<'a> PlatformFile<'a> {
         workers: &'w mut [Worker<N>],
         root_candidates: &'w mut [RootCandidate<N>],
     ) -> Result<Problem<'w, N>, Error> {
+        self.problem_in(entries, candidates, workers, root_candidates, &mut [])
+    }
+
+    /// [`PlatformFile::problem`], with `index` (as long as the entries, else unused) for
+    /// finding the names of many root candidates: the entries' names sorted by hash, one
+    /// binary search per candidate instead of a scan of the entries (O(c·p): 18 s for
+    /// 10⁵ workers that are all candidates).
+    fn problem_in<'w, N: Real>(
+        &self,
+        entries: &[WorkerEntry<'a>],
+        candidates: &[CandidateEntry<'a>],
+        workers: &'w mut [Worker<N>],
+        root_candidates: &'w mut [RootCandidate<N>],
+        index: &mut [Scratch<N>],
+    ) -> Result<Problem<'w, N>, Error> {
         let entries = self.entries_in(entries, workers.len())?;
         if let Some(i) = entries.iter().position(|e| !e.is_affine()) {
             return Err(Error::json(
@@ -663,12 +679,13 @@ impl<'a> PlatformFile<'a> {
                 if root_candidates.len() < cands.len() {
                     return Err(Error::buffer("root candidates", cands.len(), root_candidates.len()));
                 }
+                let names = NameIndex::new(entries, cands.len(), index);
                 for (i, c) in cands.iter().enumerate() {
                     let conv = |field: Field, v: f64| {
                         N::from_f64(v).ok_or(Error::not_representable(i, field, v, N::NAME))
                     };
                     root_candidates[i] = RootCandidate {
-                        worker: rank_of(entries, c.name, "root_candidates", i)?,
+                        worker: names.rank_of(c.name, "root_candidates", i)?,
                         transfer_latency: conv(Field::TransferLatency, c.transfer_latency)?,
                         transfer_per_item: conv(Field::TransferPerItem, c.transfer_per_item)?,
                     };
@@ -903,7 +920,7 @@ pub fn solve<'a, N: Real, const K: usize, const P: usize>(
         if buf.scratch.len() < needs.workers {
             return Err(Error::buffer("scratch", needs.workers, buf.scratch.len()));
         }
-        let problem = file.problem(entries, candidates, buf.workers, buf.candidates)?;
+        let problem = file.problem_in(entries, candidates, buf.workers, buf.candidates, buf.scratch)?;
         Some(crate::plan(&problem, buf.out, buf.scratch)?)
     } else {
         None
@@ -966,6 +983,50 @@ fn rank_of(
         .find(|e| e.name == name)
         .and_then(|e| usize::try_from(e.first_rank).ok())
         .ok_or(Error::json("names no worker in workers", Detail::Entry { list, index, field: "name" }))
+}
+
+/// The entries' names sorted by hash: record `k` holds a hash and an entry index in its
+/// first two words, equal hashes in entry order; `None` when a scan is as good (a few
+/// candidates) or there is no room.
+struct NameIndex<'e, 'a, 's, N> {
+    entries: &'e [WorkerEntry<'a>],
+    sorted: Option<&'s [Scratch<N>]>,
+}
+
+impl<'e, 'a, 's, N: Real> NameIndex<'e, 'a, 's, N> {
+    /// Candidates up to this many are found by scanning the entries.
+    const SCAN: usize = 16;
+
+    fn new(entries: &'e [WorkerEntry<'a>], lookups: usize, index: &'s mut [Scratch<N>]) -> Self {
+        let Some(index) = index.get_mut(..entries.len()).filter(|_| lookups > Self::SCAN) else {
+            return NameIndex { entries, sorted: None };
+        };
+        for (i, (r, e)) in index.iter_mut().zip(entries).enumerate() {
+            let w = r.words_mut();
+            (w[0], w[1]) = (super::name_hash(e.name), i as u64);
+        }
+        crate::kernel::sort::sort_by(index, |a, b| {
+            let (a, b) = (a.words(), b.words());
+            (a[0], a[1]) < (b[0], b[1])
+        });
+        NameIndex { entries, sorted: Some(index) }
+    }
+
+    /// The first rank of the first entry named `name`.
+    fn rank_of(&self, name: Str<'_>, list: &'static str, index: usize) -> Result<usize, Error> {
+        let Some(sorted) = self.sorted else { return rank_of(self.entries, name, list, index) };
+        let h = super::name_hash(name);
+        let from = sorted.partition_point(|r| r.words()[0] < h);
+        sorted
+            .get(from..)
+            .unwrap_or(&[])
+            .iter()
+            .take_while(|r| r.words()[0] == h)
+            .filter_map(|r| self.entries.get(r.words()[1] as usize))
+            .find(|e| e.name == name)
+            .and_then(|e| usize::try_from(e.first_rank).ok())
+            .ok_or(Error::json("names no worker in workers", Detail::Entry { list, index, field: "name" }))
+    }
 }
 
 /// Name of the entry that worker `rank` belongs to.
@@ -1196,6 +1257,62 @@ mod tests {
         let pooled: f64 = w[1].comm.time(20);
         assert!((pooled - 0.15).abs() < 1e-15, "repaired: the two points pooled");
         assert_eq!(w[1].comp.time(100), 0.01 + 0.001 * 1000.0);
+    }
+
+    /// Many candidates are found through the sorted name hashes: the same ranks as the scan
+    /// of the entries, escaped spellings and repeated names (the first entry) included,
+    /// and the same error for a name no entry has.
+    #[test]
+    fn many_candidates_resolve_as_by_scanning() {
+        use std::{format, string::String, vec, vec::Vec};
+        let mut rnd = crate::num::xorshift(41);
+        for case in 0..40 {
+            let n = 1 + (rnd() % 60) as usize;
+            let mut doc = String::from(r#"{"items": 100, "workers": ["#);
+            let mut names = Vec::new();
+            for i in 0..n {
+                // Every seventh entry repeats an earlier name.
+                let name = if i % 7 == 6 { names[(rnd() % i as u64) as usize] } else { i };
+                names.push(name);
+                let count = 1 + rnd() % 3;
+                let sep = if i > 0 { "," } else { "" };
+                doc += &format!(
+                    r#"{sep}{{"name": "w{name}", "count": {count}, "comm_per_item": 0.1, "comp_per_item": 1}}"#
+                );
+            }
+            doc += r#"], "root_candidates": ["#;
+            let c = 17 + (rnd() % 40) as usize;
+            let missing = (case % 4 == 0).then(|| (rnd() % c as u64) as usize);
+            for k in 0..c {
+                let i = names[(rnd() % n as u64) as usize];
+                let name = match (Some(k) == missing, rnd() % 3) {
+                    (true, _) => String::from("nobody"),
+                    (false, 0) => format!(r"\u0077{i}"),
+                    _ => format!("w{i}"),
+                };
+                let sep = if k > 0 { "," } else { "" };
+                doc += &format!(r#"{sep}{{"name": "{name}"}}"#);
+            }
+            doc += "]}";
+            let mut entries = vec![WorkerEntry::EMPTY; n];
+            let mut cands = vec![CandidateEntry::EMPTY; c];
+            let file = parse_platform(doc.as_bytes(), &mut entries, &mut cands).unwrap();
+            let mut workers = vec![Worker::<f64>::linear(0.0, 1.0); file.workers];
+            let mut scratch = vec![Scratch::<f64>::EMPTY; file.workers];
+            let (mut scanned, mut indexed) =
+                (vec![RootCandidate::local(0); c], vec![RootCandidate::local(0); c]);
+            let ranks = |p: Result<Problem<'_, f64>, Error>| match p {
+                Ok(Problem { root: Root::Choose(c), .. }) => {
+                    Ok(c.iter().map(|c| c.worker).collect::<Vec<_>>())
+                }
+                Ok(_) => panic!("candidates expected"),
+                Err(e) => Err(e.to_string()),
+            };
+            let a = ranks(file.problem(&entries, &cands, &mut workers, &mut scanned));
+            let b = ranks(file.problem_in(&entries, &cands, &mut workers, &mut indexed, &mut scratch));
+            assert_eq!(a, b, "case {case}: {doc}");
+            assert_eq!(a.is_err(), missing.is_some(), "case {case}: {a:?}");
+        }
     }
 
     #[test]

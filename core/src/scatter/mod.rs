@@ -16,6 +16,7 @@
 pub mod exact;
 pub mod options;
 pub(crate) mod order;
+mod root;
 mod round;
 pub mod sampled;
 mod star;
@@ -87,7 +88,7 @@ pub fn plan<N: Real>(
             }
             (r, N::ZERO)
         }
-        Root::Choose(candidates) => choose_root(problem.workers, candidates, items, opts, &mut cols)?,
+        Root::Choose(candidates) => root::choose_root(problem.workers, candidates, items, opts, &mut cols)?,
     };
     let costs = Costs::new(problem.workers, root);
 
@@ -147,32 +148,6 @@ fn validate<N: Real>(workers: &[Worker<N>], items: u64, out: usize, scratch: usi
         w.validate(i)?;
     }
     Ok(())
-}
-
-/// genaud2003 §3.4: the best root minimises transfer time plus makespan. Candidates are
-/// compared on the rational makespan (O(p) each).
-fn choose_root<N: Real>(
-    workers: &[Worker<N>],
-    candidates: &[RootCandidate<N>],
-    items: N,
-    opts: Options,
-    cols: &mut Columns<'_, Scratch<N>>,
-) -> Result<(usize, N), Error> {
-    let mut best: Option<(N, usize, N)> = None;
-    for (i, c) in candidates.iter().enumerate() {
-        c.validate(i)?;
-        if c.worker >= workers.len() {
-            return Err(Error::root_out_of_range(c.worker, workers.len()));
-        }
-        let costs = Costs::new(workers, c.worker);
-        order::send_order(workers, c.worker, opts.root_mode, opts.order, cols);
-        let transfer = c.transfer_time(items);
-        let total = star::solve(&costs, items, cols, None).makespan + transfer;
-        if best.is_none_or(|(t, _, _)| total < t) {
-            best = Some((total, c.worker, transfer));
-        }
-    }
-    best.map(|(_, w, t)| (w, t)).ok_or(Error::no_root_candidates())
 }
 
 /// Fills start, received, finish and displacement from the counts; returns the makespan.

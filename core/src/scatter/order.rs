@@ -37,47 +37,65 @@ pub(crate) fn send_order<N: Real>(
         RootMode::AfterSend => (p - 1, 0),
         RootMode::Overlap => (0, 1),
     };
-    // The j-th non-root worker.
-    let other = |j: usize| if j < root { j } else { j + 1 };
     match policy {
         OrderPolicy::Given => {
             for j in 0..p - 1 {
-                let (w, x) = (other(j), worker(workers, other(j)));
+                let (w, x) = (other(j, root), worker(workers, other(j, root)));
                 cols.set(col::WORKER, base + j, w as u64);
                 cols.set(col::LAMBDA, base + j, x.comm_per_item.sort_key());
                 cols.set_real(col::MU, base + j, x.comp_per_item);
             }
         }
-        OrderPolicy::Bandwidth => {
-            let c = SortColumns {
-                key: col::LAMBDA,
-                value: col::WORKER,
-                extra: Some(col::MU),
-                counts: col::ORDER_COUNTS,
-                spare: col::ORDER_SPARE,
-            };
-            cols.sort(
-                p - 1,
-                base,
-                c,
-                |_, j| {
-                    let x = worker(workers, other(j));
-                    [x.comm_per_item.sort_key(), other(j) as u64, x.comp_per_item.to_word()]
-                },
-                |cols, a, b| {
-                    let (i, j) = (cols.index(col::WORKER, a), cols.index(col::WORKER, b));
-                    let (x, y) = (worker(workers, i), worker(workers, j));
-                    x.comm_latency
-                        .cmp_total(y.comm_latency)
-                        .then(x.comp_per_item.cmp_total(y.comp_per_item))
-                        .then(i.cmp(&j))
-                },
-            );
-        }
+        OrderPolicy::Bandwidth => by_bandwidth(workers, p - 1, base, root, cols),
     }
     cols.set(col::WORKER, root_pos, root as u64);
     cols.set(col::LAMBDA, root_pos, N::ZERO.sort_key());
     cols.set_real(col::MU, root_pos, worker(workers, root).comp_per_item);
+}
+
+/// The `j`-th worker other than `skip`.
+fn other(j: usize, skip: usize) -> usize {
+    if j < skip {
+        j
+    } else {
+        j + 1
+    }
+}
+
+/// Sorts `n` workers, all but `skip` (`usize::MAX`: none), by bandwidth (increasing λ,
+/// then latency, then μ, then index) into send positions `base..base + n`:
+/// [`col::WORKER`], [`col::LAMBDA`] (as its sort key) and [`col::MU`].
+pub(crate) fn by_bandwidth<N: Real>(
+    workers: &[Worker<N>],
+    n: usize,
+    base: usize,
+    skip: usize,
+    cols: &mut Columns<'_, Scratch<N>>,
+) {
+    let c = SortColumns {
+        key: col::LAMBDA,
+        value: col::WORKER,
+        extra: Some(col::MU),
+        counts: col::ORDER_COUNTS,
+        spare: col::ORDER_SPARE,
+    };
+    cols.sort(
+        n,
+        base,
+        c,
+        |_, j| {
+            let x = worker(workers, other(j, skip));
+            [x.comm_per_item.sort_key(), other(j, skip) as u64, x.comp_per_item.to_word()]
+        },
+        |cols, a, b| {
+            let (i, j) = (cols.index(col::WORKER, a), cols.index(col::WORKER, b));
+            let (x, y) = (worker(workers, i), worker(workers, j));
+            x.comm_latency
+                .cmp_total(y.comm_latency)
+                .then(x.comp_per_item.cmp_total(y.comp_per_item))
+                .then(i.cmp(&j))
+        },
+    );
 }
 
 /// Worker `i`, which the callers keep in range; an index out of range (a bug) reads as a

@@ -125,6 +125,12 @@ pub(crate) mod col {
     /// (internal node `t[i]`, its lazy addition `d[i]`, leaf `t[n + i]`) in this column and
     /// the next two, so that a node and what a query reads with it share a cache line.
     pub const TREE: usize = 2;
+    /// Root choice (`root.rs`): each worker's position in the bandwidth order of all the
+    /// workers.
+    pub const ROOT_POS: usize = 3;
+    /// Root choice: the segment tree of compositions, two words per node (`a`, `b` of
+    /// `r ↦ a·r + b`), in this column and the next three.
+    pub const ROOT_TREE: usize = 4;
     /// Greedy rounding: the heap of candidates (position, resulting makespan, own finish),
     /// interleaved, in this column and the next two.
     pub const HEAP: usize = 5;
