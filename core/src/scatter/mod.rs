@@ -37,7 +37,9 @@ pub use types::{Assignment, Problem, Root, Scratch, Summary};
 ///
 /// `out` receives one [`Assignment`] per worker in send order; `scratch` is working memory.
 /// Both must hold at least `problem.workers.len()` elements; only that many are used.
-/// Runs in O(p log p) time for p workers (O(p) per root candidate).
+/// Runs in O(p log p) time for p workers; choosing among c root candidates adds a sort and a
+/// solve per candidate, or, with linear costs, the bandwidth order and more than 16
+/// candidates, O(c log p) and at most 16 solves (`scatter/root.rs`).
 ///
 /// # Errors
 ///
