@@ -61,6 +61,49 @@ fn search_within(fits: impl Fn(u64) -> bool, limit: u64) -> u64 {
     lo
 }
 
+/// [`search_within`] started from a guess: outward from `guess` by doubling steps until
+/// the answer is bracketed, then by halving. O(log |guess − answer|) calls of `fits`, so a
+/// good guess (an inverse computed in floating point) costs a few calls instead of the
+/// forty of a search over all of `0..=limit`, and a bad one costs no more than that search.
+fn search_from(fits: impl Fn(u64) -> bool, guess: u64, limit: u64) -> u64 {
+    let g = guess.min(limit);
+    let (mut lo, mut hi, mut step) = (g, g, 1u64);
+    if fits(g) {
+        loop {
+            let next = lo.saturating_add(step).min(limit);
+            if next == lo {
+                return lo;
+            }
+            if fits(next) {
+                (lo, step) = (next, step.saturating_mul(2));
+            } else {
+                hi = next - 1;
+                break;
+            }
+        }
+    } else {
+        // `fits(0)` holds, so `g ≥ 1`.
+        hi = g.saturating_sub(1);
+        loop {
+            let next = hi.saturating_sub(step);
+            if next == 0 || fits(next) {
+                lo = next;
+                break;
+            }
+            (hi, step) = (next - 1, step.saturating_mul(2));
+        }
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
 impl<N: Real, C: CostFn<N> + ?Sized> CostFn<N> for &C {
     fn time(&self, items: u64) -> N {
         (**self).time(items)
@@ -406,6 +449,26 @@ impl<N: Real> CostFn<N> for PowerLaw<N> {
         self.latency + N::from_f64(v).unwrap_or(N::INFINITY)
     }
 
+    /// From the inverse `((t − latency)/coeff)^(1/exponent)` in `f64`, corrected against
+    /// `time` itself, so the answer is exact for the function the solvers evaluate: the
+    /// partition model's threshold search made forty `pow` calls per worker and step
+    /// (60 s for a document of 2²⁰ workers).
+    fn max_within(&self, t: N, limit: u64) -> Option<u64> {
+        if t < N::ZERO {
+            return None;
+        }
+        let room = t.to_f64() - self.latency.to_f64();
+        let guess = if room < 0.0 {
+            0.0
+        } else if self.coeff > 0.0 {
+            libm::pow(room / self.coeff, 1.0 / self.exponent)
+        } else {
+            f64::INFINITY
+        };
+        // `as` saturates (and reads NaN as 0); the search corrects any guess.
+        Some(search_from(|x| self.time(x) <= t, guess as u64, limit))
+    }
+
     fn non_decreasing(&self) -> bool {
         true
     }
@@ -523,6 +586,47 @@ mod tests {
 
     fn brute_max_within<C: CostFn<f64>>(f: &C, t: f64, limit: u64) -> Option<u64> {
         (0..=limit).filter(|&x| f.time(x) <= t).max()
+    }
+
+    /// The power law's inverse and the search from a guess give what the search over all
+    /// sizes gives, in `f64` and `f32`, for latencies, zero coefficients, tiny and huge
+    /// exponents, times below the latency and limits that cut the answer.
+    #[test]
+    fn power_law_max_within_is_the_search() {
+        fn check<N: Real>(f: &PowerLaw<N>, t: N, limit: u64) {
+            let search = if t < N::ZERO { None } else { Some(search_within(|x| f.time(x) <= t, limit)) };
+            assert_eq!(f.max_within(t, limit), search, "{f:?} t {} limit {limit}", t.to_f64());
+        }
+        let mut rnd = crate::num::xorshift(77);
+        let mut unit = || (rnd() >> 11) as f64 / (1u64 << 53) as f64;
+        for _ in 0..20_000 {
+            let latency = if unit() < 0.3 { 0.0 } else { unit() * 1e-3 };
+            let coeff = if unit() < 0.05 { 0.0 } else { 1e-9 * 10f64.powf(6.0 * unit()) };
+            let exponent = if unit() < 0.1 { 0.01 + unit() * 0.1 } else { 0.5 + 3.0 * unit() };
+            let limit = (10f64.powf(12.0 * unit())) as u64;
+            let f = PowerLaw::new(latency, coeff, exponent).unwrap();
+            let x = (unit() * limit as f64) as u64;
+            for t in [
+                f.time(x),
+                f.time(x) * (1.0 + 1e-12),
+                f.time(x) * (1.0 - 1e-12),
+                latency * unit(),
+                -1.0,
+                unit(),
+            ] {
+                check(&f, t, limit);
+            }
+            let g = PowerLaw::new(latency as f32, coeff, exponent).unwrap();
+            let t = g.time(x.min(1 << 24));
+            check(&g, t, limit.min(1 << 24));
+            check(&g, t * 0.999_999, limit.min(1 << 24));
+        }
+        for guess in [0, 1, 7, 1000, u64::MAX] {
+            for answer in [0u64, 1, 6, 7, 8, 999, 5000] {
+                assert_eq!(search_from(|x| x <= answer, guess, 5000), answer, "guess {guess}");
+                assert_eq!(search_from(|x| x <= answer, guess, 3), answer.min(3), "guess {guess}");
+            }
+        }
     }
 
     #[test]
