@@ -67,32 +67,30 @@ fn search_within(fits: impl Fn(u64) -> bool, limit: u64) -> u64 {
 /// forty of a search over all of `0..=limit`, and a bad one costs no more than that search.
 fn search_from(fits: impl Fn(u64) -> bool, guess: u64, limit: u64) -> u64 {
     let g = guess.min(limit);
-    let (mut lo, mut hi, mut step) = (g, g, 1u64);
-    if fits(g) {
+    let mut step = 1u64;
+    let (mut lo, mut hi) = if fits(g) {
+        let mut lo = g;
         loop {
             let next = lo.saturating_add(step).min(limit);
             if next == lo {
                 return lo;
             }
-            if fits(next) {
-                (lo, step) = (next, step.saturating_mul(2));
-            } else {
-                hi = next - 1;
-                break;
+            if !fits(next) {
+                break (lo, next - 1);
             }
+            (lo, step) = (next, step.saturating_mul(2));
         }
     } else {
         // `fits(0)` holds, so `g ≥ 1`.
-        hi = g.saturating_sub(1);
+        let mut hi = g.saturating_sub(1);
         loop {
             let next = hi.saturating_sub(step);
             if next == 0 || fits(next) {
-                lo = next;
-                break;
+                break (next, hi);
             }
             (hi, step) = (next - 1, step.saturating_mul(2));
         }
-    }
+    };
     while lo < hi {
         let mid = lo + (hi - lo).div_ceil(2);
         if fits(mid) {
