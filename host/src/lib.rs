@@ -435,6 +435,33 @@ mod tests {
         }
     }
 
+    /// A given scenario longer than the scenario LP allows is refused before its names are
+    /// looked up (10⁵ names took 89 s to reach the limit); one within it by names but not
+    /// by the workers their counts expand to is refused by the model.
+    #[test]
+    fn long_given_scenarios_are_refused_by_their_length() {
+        let doc = |names: usize, count: usize| {
+            let workers: Vec<String> = (0..names)
+                .map(|i| {
+                    format!(
+                        r#"{{"name": "w{i}", "count": {count}, "comm_per_item": 1, "comp_per_item": 2, "return_per_item": 0.5}}"#
+                    )
+                })
+                .collect();
+            let list: Vec<String> = (0..names).map(|i| format!("\"w{i}\"")).collect();
+            let list = list.join(", ");
+            format!(
+                r#"{{"model": "returns", "items": 1000, "schedule": {{"send": [{list}], "return": [{list}]}}, "workers": [{}]}}"#,
+                workers.join(", ")
+            )
+        };
+        let e = plan_json::<16, 4>(doc(300, 1).as_bytes()).unwrap_err();
+        assert_eq!(e.to_string(), "schedule.send: at most 256, got 300");
+        let e = plan_json::<16, 4>(doc(150, 2).as_bytes()).unwrap_err();
+        assert_eq!(e.to_string(), "scenario workers: at most 256, got 300");
+        assert!(plan_json::<16, 4>(doc(12, 2).as_bytes()).is_ok());
+    }
+
     #[test]
     fn every_solver_from_one_path() {
         for (solver, method) in

@@ -380,6 +380,15 @@ impl ReturnsFile {
     ///
     /// [`ErrorCode::Json`](crate::ErrorCode::Json) for a name that no entry has.
     pub fn scenario_len(&self, entries: &[ReturnEntry<'_>], send_names: &[Str<'_>]) -> Result<usize, Error> {
+        // The scenario LP's limit, before any name is looked up: each name is found by a
+        // scan of the entries and checked against the names before it, which is fine for
+        // the LP's 256 members, but 10⁵ names took 89 s to reach this limit.
+        let limit = returns::MAX_LP_WORKERS;
+        for (list, names) in [("schedule.send", self.send), ("schedule.return", self.ret)] {
+            if names > limit {
+                return Err(Error::too_large(list, limit as u64, names as u64));
+            }
+        }
         let entries = entries.get(..self.entries).unwrap_or(entries);
         let mut len = 0usize;
         for (i, name) in send_names.iter().take(self.send).enumerate() {
