@@ -34,8 +34,9 @@ use crate::kernel::columns::Columns;
 use crate::num::Real;
 use crate::platform::worker::Worker;
 use crate::scatter::options::{Options, OrderPolicy, RootCandidate, RootMode};
+use crate::scatter::order;
+use crate::scatter::star;
 use crate::scatter::types::{col, Costs, Scratch};
-use crate::scatter::{order, star};
 
 /// Most distinct candidates solved after the estimates; also the most candidates that are
 /// all solved without estimates.
