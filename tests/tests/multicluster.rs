@@ -194,6 +194,26 @@ fn table4_cluster_addition() {
     }
 }
 
+/// A what-if plans the whole platform once per addition: the additions' processors in all
+/// are bounded (`WHAT_IF_WORK`), and the bound is checked before any plan is made.
+#[test]
+fn what_if_work_is_bounded() {
+    let base = clusters(&[1 << 20]);
+    let p = problem(&base, ring(8192), FixedCosts::Balanced);
+    let one: &[Cluster] = &[Cluster::new(1)];
+    // Each addition plans 2²⁰ + 1 processors: 2 047 of them fit in 2³¹, 2 048 do not.
+    assert!(what_if_needs(&p, &vec![one; 2047]).is_ok());
+    let e = what_if_needs(&p, &vec![one; 2048]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "what_if: processors planned over all additions: at most 2147483648, got 2147485696"
+    );
+    assert_eq!(e.code(), divload::ErrorCode::Overflow);
+    let mut answers = vec![WhatIf::EMPTY; 2048];
+    let e = what_if(&p, &vec![one; 2048], &mut [], &mut [], &mut answers).unwrap_err();
+    assert_eq!(e.code(), divload::ErrorCode::Overflow, "{e}");
+}
+
 /// Eq. 15 with a given δ (eq. 13: `F_r = δ_r·F_{r+1}`), in µs, for the paper's sort.
 fn eq15(sizes: &[u32], delta: impl Fn(f64, f64) -> f64) -> Vec<(u32, f64)> {
     let p: u32 = sizes.iter().sum();

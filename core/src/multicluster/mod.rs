@@ -145,16 +145,29 @@ pub fn plan(
 ///
 /// # Errors
 ///
-/// Those of [`needs`], for the base platform and each addition.
+/// Those of [`needs`], for the base platform and each addition;
+/// [`ErrorCode::Overflow`](crate::ErrorCode::Overflow) when the additions would plan more
+/// than [`WHAT_IF_WORK`] processors in all.
 pub fn what_if_needs(problem: &Problem<'_>, additions: &[&[Cluster]]) -> Result<Needs, Error> {
     let mut n = needs(problem)?;
+    let mut work = 0u64;
     for extra in additions {
         let m = needs_of(&platform(problem, extra))?;
         n.classes = n.classes.max(m.classes);
         n.processors = n.processors.max(m.processors);
+        work = work.saturating_add(m.processors as u64);
+    }
+    if work > WHAT_IF_WORK {
+        return Err(Error::too_large("what_if: processors planned over all additions", WHAT_IF_WORK, work));
     }
     Ok(n)
 }
+
+/// Most processors planned over all of a what-if's additions: each addition is a plan of
+/// the whole platform, O(processors), about 6 ns per processor here, so this bounds a
+/// what-if to about 10 s (2·10⁴ additions to 10⁵ processors took 11.5 s; a document of
+/// 2²⁰ additions to as many processors, hours).
+pub const WHAT_IF_WORK: u64 = 1 << 31;
 
 /// What-if analysis (§4.4, Table 4): plans the platform as it is, and with each candidate
 /// addition of clusters (appended after the given ones, so [`PairLink`] indices from
