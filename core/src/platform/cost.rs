@@ -393,6 +393,33 @@ impl<N: Real, const M: usize> CostFn<N> for Tabulated<N, M> {
         }
     }
 
+    /// From the interpolation inverted on the segment where `t` falls, corrected against
+    /// `time` itself (the partition model's threshold search made forty evaluations per
+    /// worker and step: 30 s for 2²⁰ tabulated workers).
+    fn max_within(&self, t: N, limit: u64) -> Option<u64> {
+        if t < N::ZERO {
+            return None;
+        }
+        let pts = &self.points[..];
+        let t64 = t.to_f64();
+        let guess = match pts {
+            [] => 0.0,
+            [(s, y)] => t64 * *s as f64 / y.to_f64(),
+            _ => {
+                let i = pts.partition_point(|p| p.1 <= t).clamp(1, pts.len() - 1);
+                match (pts.get(i - 1), pts.get(i)) {
+                    (Some(&(s0, y0)), Some(&(s1, y1))) => {
+                        let (y0, y1) = (y0.to_f64(), y1.to_f64());
+                        s0 as f64 + (t64 - y0) * (s1 - s0) as f64 / (y1 - y0)
+                    }
+                    _ => 0.0,
+                }
+            }
+        };
+        // `as` saturates (and reads NaN as 0); the search corrects any guess.
+        Some(search_from(|x| self.time(x) <= t, guess as u64, limit))
+    }
+
     fn non_decreasing(&self) -> bool {
         true
     }
@@ -624,6 +651,49 @@ mod tests {
                 assert_eq!(search_from(|x| x <= answer, guess, 5000), answer, "guess {guess}");
                 assert_eq!(search_from(|x| x <= answer, guess, 3), answer.min(3), "guess {guess}");
             }
+        }
+    }
+
+    /// The tabulated inverse and the search from it give what the search over all sizes
+    /// gives: one point, flat and steep segments, times before the first point and past the
+    /// last, in `f64` and `f32`.
+    #[test]
+    fn tabulated_max_within_is_the_search() {
+        fn check<N: Real>(f: &Tabulated<N, 8>, t: N, limit: u64) {
+            let search = if t < N::ZERO { None } else { Some(search_within(|x| f.time(x) <= t, limit)) };
+            assert_eq!(f.max_within(t, limit), search, "{f:?} t {} limit {limit}", t.to_f64());
+        }
+        let mut rnd = crate::num::xorshift(78);
+        let mut unit = || (rnd() >> 11) as f64 / (1u64 << 53) as f64;
+        for _ in 0..20_000 {
+            let n = 1 + (unit() * 6.0) as usize;
+            let (mut s, mut y) = ((unit() * 100.0) as u64, if unit() < 0.2 { 0.0 } else { unit() });
+            let mut points = std::vec::Vec::new();
+            for _ in 0..n {
+                points.push((s, y));
+                s += 1 + (10f64.powf(6.0 * unit())) as u64;
+                y += if unit() < 0.3 { 0.0 } else { 10f64.powf(-3.0 * unit()) };
+            }
+            let f = Tabulated::<f64, 8>::new(&points).unwrap();
+            let limit = (10f64.powf(9.0 * unit())) as u64;
+            let x = (unit() * limit as f64) as u64;
+            for t in [
+                f.time(x),
+                f.time(x) * (1.0 + 1e-12),
+                f.time(x) * (1.0 - 1e-12),
+                points[0].1,
+                y * 2.0,
+                -1.0,
+                unit(),
+            ] {
+                check(&f, t, limit);
+            }
+            let small: std::vec::Vec<(u64, f64)> =
+                points.iter().map(|&(s, y)| (s, y as f32 as f64)).collect();
+            let g = Tabulated::<f32, 8>::new(&small).unwrap();
+            let t = g.time(x.min(1 << 24));
+            check(&g, t, limit.min(1 << 24));
+            check(&g, t * 0.999_999, limit.min(1 << 24));
         }
     }
 
