@@ -599,6 +599,22 @@ fn partition_documents_plan_exactly() {
         .fold(f64::INFINITY, f64::min);
     assert!((v["makespan"].as_f64().unwrap() - best).abs() < 1e-12, "{v} vs {best}");
 
+    // Entries with counts share one cost function per entry: each row's finish is its
+    // own entry's cost of its count.
+    let counted = small
+        .replace("\"name\": \"lin\",", "\"name\": \"lin\", \"count\": 3,")
+        .replace("\"name\": \"quad\",", "\"name\": \"quad\", \"count\": 2,");
+    let v = json_of(&with_file(&counted, &["--json"]));
+    assert_eq!(counts_sum(&v), 25);
+    let rows = v["plan"].as_array().unwrap();
+    assert_eq!(rows.len(), 5);
+    for row in rows {
+        let (count, finish) = (row["count"].as_f64().unwrap(), row["finish"].as_f64().unwrap());
+        let cost = if row["name"] == "lin" { 0.3 * count } else { 0.01 * count * count };
+        assert!((finish - cost).abs() <= 1e-12 * cost.max(1.0), "{row}");
+    }
+    assert_eq!(rows.iter().filter(|r| r["name"] == "lin").count(), 3);
+
     let two = small.replace("\"comp_per_item\": 0.3}", "\"comp_per_item\": 0.3, \"comp_table\": [[1, 1]]}");
     assert_clean_error(&with_file(&two, &[]), "give one cost: comp_per_item, comp_table or comp_power");
     let comm = small.replace("\"comp_per_item\": 0.3}", "\"comp_per_item\": 0.3, \"comm_per_item\": 1}");

@@ -282,10 +282,16 @@ fn partition_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
         return Err(too_many_workers(file.workers));
     }
     let zero: Cost<f64, MAX_POINTS> = Cost::Affine(Affine::new(0.0, 0.0)?);
-    let mut costs = filled("cost functions", file.workers, zero)?;
+    let mut costs = filled("cost functions", file.entries, zero)?;
     file.costs(&entries, &mut costs)?;
+    let mut workers = Vec::new();
+    workers.try_reserve_exact(file.workers).map_err(|_| HostError::OutOfMemory {
+        what: "workers",
+        bytes: file.workers.saturating_mul(std::mem::size_of::<&Cost<f64, MAX_POINTS>>()),
+    })?;
+    workers.extend(file.per_worker(&entries, &costs));
     let mut counts = filled("counts", file.workers, 0u64)?;
-    let makespan = divload::partition::solve(&costs, file.items, &mut counts)?;
+    let makespan = divload::partition::solve(&workers, file.items, &mut counts)?;
     written("result document", |buf| doc::write_result(&file, &entries, &costs, &counts, makespan, buf))
 }
 

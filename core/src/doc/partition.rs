@@ -155,7 +155,10 @@ fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [WorkerEntry<'a>]) -> Result<(usi
 }
 
 impl PartitionFile {
-    /// One cost function per worker (`costs` needs `self.workers` elements).
+    /// One cost function per entry (`costs` needs `self.entries` elements): the workers an
+    /// entry's `count` stands for share it. One per worker took 528 bytes each (a table's
+    /// points inline), 553 MB for 2²⁰ workers; a solver gets the workers' costs as
+    /// references to these ([`PartitionFile::per_worker`]).
     ///
     /// # Errors
     ///
@@ -165,12 +168,11 @@ impl PartitionFile {
         entries: &[WorkerEntry<'_>],
         costs: &mut [Cost<f64, MAX_POINTS>],
     ) -> Result<(), Error> {
-        if costs.len() < self.workers {
-            return Err(Error::buffer("cost functions", self.workers, costs.len()));
+        if costs.len() < self.entries {
+            return Err(Error::buffer("cost functions", self.entries, costs.len()));
         }
-        let mut k = 0usize;
-        for (i, e) in entries.iter().take(self.entries).enumerate() {
-            let c = cost_of::<f64>(
+        for (i, (e, slot)) in entries.iter().zip(costs.iter_mut()).take(self.entries).enumerate() {
+            *slot = cost_of::<f64>(
                 e.comp_model,
                 e.comp_latency,
                 e.comp_per_item,
@@ -178,14 +180,22 @@ impl PartitionFile {
                 i,
                 Field::CompPerItem,
             )?;
-            for _ in 0..e.count {
-                if let Some(slot) = costs.get_mut(k) {
-                    *slot = c.clone();
-                }
-                k += 1;
-            }
         }
         Ok(())
+    }
+
+    /// Each worker's cost, in rank order: `costs` (one per entry, from
+    /// [`PartitionFile::costs`]) repeated `count` times per entry.
+    pub fn per_worker<'c, C>(
+        &self,
+        entries: &'c [WorkerEntry<'_>],
+        costs: &'c [C],
+    ) -> impl Iterator<Item = &'c C> + use<'c, C> {
+        let entries = entries.get(..self.entries).unwrap_or(entries);
+        entries
+            .iter()
+            .zip(costs)
+            .flat_map(|(e, c)| core::iter::repeat_n(c, usize::try_from(e.count).unwrap_or(0)))
     }
 }
 
@@ -208,14 +218,14 @@ pub fn write_result(
     makespan: f64,
     out: &mut [u8],
 ) -> Result<usize, Error> {
-    let entries = entries.get(..file.entries).unwrap_or(entries);
     let got = out.len();
-    let p = costs.len();
-    let even = costs
-        .iter()
+    let p = file.workers;
+    let even = file
+        .per_worker(entries, costs)
         .enumerate()
         .map(|(k, c)| c.time(crate::scatter::even_split_count(file.items, p, k)))
         .fold(0.0f64, f64::max);
+    let entries = entries.get(..file.entries).unwrap_or(entries);
     let mut w = Writer::new(out);
     begin_result(&mut w, "partition");
     w.key("items");
@@ -232,7 +242,7 @@ pub fn write_result(
     w.key("plan");
     w.begin_array();
     let mut offset = 0u64;
-    for (rank, (c, &count)) in costs.iter().zip(counts).enumerate() {
+    for (rank, (c, &count)) in file.per_worker(entries, costs).zip(counts).enumerate() {
         begin_row(&mut w, name_of(entries, rank), rank, count, offset);
         w.key("finish");
         w.f64(c.time(count));
