@@ -289,7 +289,11 @@ fn partition_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
         what: "workers",
         bytes: file.workers.saturating_mul(std::mem::size_of::<&Cost<f64, MAX_POINTS>>()),
     })?;
-    workers.extend(file.per_worker(&entries, &costs));
+    for (e, c) in entries.iter().zip(&costs).take(file.entries) {
+        for _ in 0..e.count {
+            workers.push(c);
+        }
+    }
     let mut counts = filled("counts", file.workers, 0u64)?;
     let makespan = divload::partition::solve(&workers, file.items, &mut counts)?;
     written("result document", |buf| doc::write_result(&file, &entries, &costs, &counts, makespan, buf))

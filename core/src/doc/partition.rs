@@ -158,7 +158,7 @@ impl PartitionFile {
     /// One cost function per entry (`costs` needs `self.entries` elements): the workers an
     /// entry's `count` stands for share it. One per worker took 528 bytes each (a table's
     /// points inline), 553 MB for 2²⁰ workers; a solver gets the workers' costs as
-    /// references to these ([`PartitionFile::per_worker`]).
+    /// references to these, `count` of them per entry.
     ///
     /// # Errors
     ///
@@ -183,20 +183,6 @@ impl PartitionFile {
         }
         Ok(())
     }
-
-    /// Each worker's cost, in rank order: `costs` (one per entry, from
-    /// [`PartitionFile::costs`]) repeated `count` times per entry.
-    pub fn per_worker<'c, C>(
-        &self,
-        entries: &'c [WorkerEntry<'_>],
-        costs: &'c [C],
-    ) -> impl Iterator<Item = &'c C> + use<'c, C> {
-        let entries = entries.get(..self.entries).unwrap_or(entries);
-        entries
-            .iter()
-            .zip(costs)
-            .flat_map(|(e, c)| core::iter::repeat_n(c, usize::try_from(e.count).unwrap_or(0)))
-    }
 }
 
 /// Writes the result document: `{"version": 1, "model": "partition", "items", "method",
@@ -220,12 +206,13 @@ pub fn write_result(
 ) -> Result<usize, Error> {
     let got = out.len();
     let p = file.workers;
-    let even = file
-        .per_worker(entries, costs)
-        .enumerate()
-        .map(|(k, c)| c.time(crate::scatter::even_split_count(file.items, p, k)))
-        .fold(0.0f64, f64::max);
     let entries = entries.get(..file.entries).unwrap_or(entries);
+    // Each rank with its entry's cost function.
+    let ranks = || entries.iter().zip(costs).flat_map(|(e, c)| (0..e.count).map(move |_| c)).enumerate();
+    let mut even = 0.0f64;
+    for (k, c) in ranks() {
+        even = even.max(c.time(crate::scatter::even_split_count(file.items, p, k)));
+    }
     let mut w = Writer::new(out);
     begin_result(&mut w, "partition");
     w.key("items");
@@ -242,7 +229,7 @@ pub fn write_result(
     w.key("plan");
     w.begin_array();
     let mut offset = 0u64;
-    for (rank, (c, &count)) in file.per_worker(entries, costs).zip(counts).enumerate() {
+    for ((rank, c), &count) in ranks().zip(counts) {
         begin_row(&mut w, name_of(entries, rank), rank, count, offset);
         w.key("finish");
         w.f64(c.time(count));
