@@ -28,6 +28,9 @@
 //! distinct ones are solved; candidates past them are within the tolerance of the best and
 //! are left out (documents of many workers whose makespans agree to 10⁻⁹ but whose costs
 //! differ in the last bits).
+//!
+//! Without the shortcut (latencies, the given order) every candidate is solved, and more
+//! than [`EACH_WORK`] candidates × workers are refused before any solve.
 
 use crate::error::Error;
 use crate::kernel::columns::Columns;
@@ -41,6 +44,11 @@ use crate::scatter::types::{col, Costs, Scratch};
 /// Most distinct candidates solved after the estimates; also the most candidates that are
 /// all solved without estimates.
 const SHORTLIST: usize = 16;
+
+/// Most candidates × workers solved one candidate at a time: a solve with latencies is up
+/// to 16 rounds over the workers, about 50 ns per worker and candidate here, so this
+/// bounds the choice to about 7 s (10⁵ candidates would take ten minutes).
+pub(crate) const EACH_WORK: u64 = 1 << 27;
 
 type Cols<'a, 'b, N> = &'a mut Columns<'b, Scratch<N>>;
 
@@ -59,7 +67,18 @@ pub(crate) fn choose_root<N: Real>(
         }
     }
     let linear = workers.iter().all(|w| w.comm_latency == N::ZERO && w.comp_latency == N::ZERO);
-    if candidates.len() <= SHORTLIST || !linear || opts.order != OrderPolicy::Bandwidth {
+    if candidates.len() <= SHORTLIST {
+        return solve_each(workers, candidates, items, opts, cols);
+    }
+    if !linear || opts.order != OrderPolicy::Bandwidth {
+        let work = (candidates.len() as u64).saturating_mul(workers.len() as u64);
+        if work > EACH_WORK {
+            return Err(Error::too_large(
+                "root_candidates × workers (with latencies or the given order every candidate is solved)",
+                EACH_WORK,
+                work,
+            ));
+        }
         return solve_each(workers, candidates, items, opts, cols);
     }
 
@@ -291,6 +310,7 @@ impl<'a, 'b, N: Real> Tree<'a, 'b, N> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::string::ToString;
     use std::vec::Vec;
 
     fn unit(rnd: &mut impl FnMut() -> u64) -> f64 {
@@ -350,6 +370,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Without the shortcut, candidates × workers are bounded before any solve: with a
+    /// latency, or in the given order, 12 000 candidates among 12 000 workers are refused,
+    /// the same list in bandwidth order without latencies is planned.
+    #[test]
+    fn solving_each_candidate_is_bounded() {
+        let p = 12_000;
+        let mut workers: Vec<Worker<f64>> =
+            (0..p).map(|i| Worker::linear(1e-6 * (1 + i % 7) as f64, 1e-3)).collect();
+        let candidates: Vec<RootCandidate<f64>> = (0..p).map(RootCandidate::local).collect();
+        let mut scratch = std::vec![Scratch::EMPTY; p];
+        let mut cols = Columns::new(&mut scratch);
+        let opts = Options::default();
+        assert!(choose_root(&workers, &candidates, 1e6, opts, &mut cols).is_ok());
+        let given = Options { order: OrderPolicy::Given, ..opts };
+        let e = choose_root(&workers, &candidates, 1e6, given, &mut cols).unwrap_err();
+        assert_eq!(e.code(), crate::ErrorCode::Overflow);
+        assert!(e.to_string().contains("at most 134217728, got 144000000"), "{e}");
+        workers[5].comm_latency = 1e-4;
+        assert!(choose_root(&workers, &candidates, 1e6, opts, &mut cols).is_err());
+        // Few candidates are always solved.
+        assert!(choose_root(&workers, &candidates[..SHORTLIST], 1e6, opts, &mut cols).is_ok());
     }
 
     /// The shortcut chooses what solving every candidate chooses: the same root and
