@@ -158,7 +158,7 @@ pub fn what_if_needs(problem: &Problem<'_>, additions: &[&[Cluster]]) -> Result<
         work = work.saturating_add(m.processors as u64);
     }
     if work > WHAT_IF_WORK {
-        return Err(Error::too_large("what_if: processors planned over all additions", WHAT_IF_WORK, work));
+        return Err(Error::too_large("what_if: processors planned", WHAT_IF_WORK, work));
     }
     Ok(n)
 }

@@ -73,11 +73,7 @@ pub(crate) fn choose_root<N: Real>(
     if !linear || opts.order != OrderPolicy::Bandwidth {
         let work = (candidates.len() as u64).saturating_mul(workers.len() as u64);
         if work > EACH_WORK {
-            return Err(Error::too_large(
-                "root_candidates × workers (with latencies or the given order every candidate is solved)",
-                EACH_WORK,
-                work,
-            ));
+            return Err(Error::too_large("root_candidates × workers", EACH_WORK, work));
         }
         return solve_each(workers, candidates, items, opts, cols);
     }
