@@ -29,8 +29,9 @@
 //! are left out (documents of many workers whose makespans agree to 10⁻⁹ but whose costs
 //! differ in the last bits).
 //!
-//! Without the shortcut (latencies, the given order) every candidate is solved, and more
-//! than [`EACH_WORK`] candidates × workers are refused before any solve.
+//! Without the shortcut (latencies, the given order, a fixed-point number type) every
+//! candidate is solved, and more than [`EACH_WORK`] candidates × workers are refused
+//! before any solve.
 
 use crate::error::Error;
 use crate::kernel::columns::Columns;
@@ -70,7 +71,9 @@ pub(crate) fn choose_root<N: Real>(
     if candidates.len() <= SHORTLIST {
         return solve_each(workers, candidates, items, opts, cols);
     }
-    if !linear || opts.order != OrderPolicy::Bandwidth {
+    // A fixed-point `N` (`ROUNDOFF` 0) errs by absolute amounts, which the relative
+    // tolerance does not cover: it solves every candidate.
+    if !linear || opts.order != OrderPolicy::Bandwidth || N::ROUNDOFF <= 0.0 {
         let work = (candidates.len() as u64).saturating_mul(workers.len() as u64);
         if work > EACH_WORK {
             return Err(Error::too_large("root_candidates × workers", EACH_WORK, work));
@@ -389,6 +392,15 @@ mod tests {
         assert!(choose_root(&workers, &candidates, 1e6, opts, &mut cols).is_err());
         // Few candidates are always solved.
         assert!(choose_root(&workers, &candidates[..SHORTLIST], 1e6, opts, &mut cols).is_ok());
+        // A fixed-point type solves every candidate, even in bandwidth order.
+        let q = |x: f64| crate::num::Q32::from_f64(x).unwrap();
+        let fixed: Vec<Worker<crate::num::Q32>> =
+            (0..p).map(|i| Worker::linear(q(1e-6 * (1 + i % 7) as f64), q(1e-3))).collect();
+        let fixed_candidates: Vec<RootCandidate<crate::num::Q32>> =
+            (0..p).map(RootCandidate::local).collect();
+        let mut scratch = std::vec![Scratch::EMPTY; p];
+        let mut cols = Columns::new(&mut scratch);
+        assert!(choose_root(&fixed, &fixed_candidates, q(1e6), opts, &mut cols).is_err());
     }
 
     /// The shortcut chooses what solving every candidate chooses: the same root and
