@@ -978,9 +978,12 @@ fn rank_of(
     list: &'static str,
     index: usize,
 ) -> Result<usize, Error> {
-    entries
-        .iter()
-        .find(|e| e.name == name)
+    first_rank(entries.iter().find(|e| e.name == name), list, index)
+}
+
+/// The first rank of the entry a name was found at, or the error for a name no entry has.
+fn first_rank(found: Option<&WorkerEntry<'_>>, list: &'static str, index: usize) -> Result<usize, Error> {
+    found
         .and_then(|e| usize::try_from(e.first_rank).ok())
         .ok_or(Error::json("names no worker in workers", Detail::Entry { list, index, field: "name" }))
 }
@@ -1017,15 +1020,14 @@ impl<'e, 'a, 's, N: Real> NameIndex<'e, 'a, 's, N> {
         let Some(sorted) = self.sorted else { return rank_of(self.entries, name, list, index) };
         let h = super::name_hash(name);
         let from = sorted.partition_point(|r| r.words()[0] < h);
-        sorted
+        let found = sorted
             .get(from..)
             .unwrap_or(&[])
             .iter()
             .take_while(|r| r.words()[0] == h)
             .filter_map(|r| self.entries.get(r.words()[1] as usize))
-            .find(|e| e.name == name)
-            .and_then(|e| usize::try_from(e.first_rank).ok())
-            .ok_or(Error::json("names no worker in workers", Detail::Entry { list, index, field: "name" }))
+            .find(|e| e.name == name);
+        first_rank(found, list, index)
     }
 }
 

@@ -11,6 +11,7 @@
 
 use super::types::{Class, Position, Processor, RingOrder};
 use crate::kernel::search::{just_below, smallest_reaching};
+use crate::platform::cost::search_from;
 
 /// Step time of a class's processor with `x` of `n` units (`fixed` as given: 0 when the
 /// split ignores the fixed costs).
@@ -18,8 +19,9 @@ fn time(c: &Class, fixed: f64, x: u64, n: f64) -> f64 {
     c.per_load * x as f64 / n + fixed
 }
 
-/// The largest `x ≤ n` with `time(x) ≤ t`, for `time(0) ≤ t`: from the rational guess,
-/// galloping then bisecting (a few evaluations unless `a/N` is far below an ulp of `t`).
+/// The largest `x ≤ n` with `time(x) ≤ t`: from the rational guess, galloping then
+/// bisecting (`cost::search_from`; a few evaluations unless `a/N` is far below an ulp of
+/// `t`).
 fn fit(c: &Class, fixed: f64, t: f64, n: u64) -> u64 {
     let nf = n as f64;
     let within = |x: u64| time(c, fixed, x, nf) <= t;
@@ -29,44 +31,8 @@ fn fit(c: &Class, fixed: f64, t: f64, n: u64) -> u64 {
     if within(n) {
         return n;
     }
-    let guess = (t - fixed) * nf / c.per_load;
-    let x = if guess > 0.0 { (guess as u64).min(n) } else { 0 };
-    // Invariant: within(lo), !within(hi), lo < hi.
-    let (mut lo, mut hi);
-    let mut step = 1u64;
-    if within(x) {
-        lo = x;
-        loop {
-            let y = lo.saturating_add(step).min(n);
-            if within(y) {
-                lo = y;
-                step = step.saturating_mul(2);
-            } else {
-                hi = y;
-                break;
-            }
-        }
-    } else {
-        hi = x;
-        loop {
-            let y = hi.saturating_sub(step);
-            if within(y) {
-                lo = y;
-                break;
-            }
-            hi = y;
-            step = step.saturating_mul(2);
-        }
-    }
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if within(mid) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
+    // `as` saturates and reads a negative or NaN guess as 0; the search corrects it.
+    search_from(within, ((t - fixed) * nf / c.per_load) as u64, n)
 }
 
 /// The integer plan over the classes that take part: sets each class's `units` (summing

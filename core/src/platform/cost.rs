@@ -49,7 +49,11 @@ pub trait CostFn<N: Real> {
 /// The largest `x` in `0..=limit` with `fits(x)`, for a predicate true at 0 and
 /// monotone (true, then false).
 fn search_within(fits: impl Fn(u64) -> bool, limit: u64) -> u64 {
-    let (mut lo, mut hi) = (0u64, limit);
+    bisect(&fits, 0, limit)
+}
+
+/// The largest `x` in `lo..=hi` with `fits(x)`, for `fits(lo)` and a monotone predicate.
+fn bisect(fits: &impl Fn(u64) -> bool, mut lo: u64, mut hi: u64) -> u64 {
     while lo < hi {
         let mid = lo + (hi - lo).div_ceil(2);
         if fits(mid) {
@@ -65,10 +69,10 @@ fn search_within(fits: impl Fn(u64) -> bool, limit: u64) -> u64 {
 /// the answer is bracketed, then by halving. O(log |guess − answer|) calls of `fits`, so a
 /// good guess (an inverse computed in floating point) costs a few calls instead of the
 /// forty of a search over all of `0..=limit`, and a bad one costs no more than that search.
-fn search_from(fits: impl Fn(u64) -> bool, guess: u64, limit: u64) -> u64 {
+pub(crate) fn search_from(fits: impl Fn(u64) -> bool, guess: u64, limit: u64) -> u64 {
     let g = guess.min(limit);
     let mut step = 1u64;
-    let (mut lo, mut hi) = if fits(g) {
+    let (lo, hi) = if fits(g) {
         let mut lo = g;
         loop {
             let next = lo.saturating_add(step).min(limit);
@@ -91,15 +95,7 @@ fn search_from(fits: impl Fn(u64) -> bool, guess: u64, limit: u64) -> u64 {
             (hi, step) = (next - 1, step.saturating_mul(2));
         }
     };
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if fits(mid) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    lo
+    bisect(&fits, lo, hi)
 }
 
 impl<N: Real, C: CostFn<N> + ?Sized> CostFn<N> for &C {

@@ -67,10 +67,10 @@ pub(crate) fn choose_root<N: Real>(
             return Err(Error::root_out_of_range(c.worker, workers.len()));
         }
     }
-    let linear = workers.iter().all(|w| w.comm_latency == N::ZERO && w.comp_latency == N::ZERO);
     if candidates.len() <= SHORTLIST {
         return solve_each(workers, candidates, items, opts, cols);
     }
+    let linear = workers.iter().all(|w| w.comm_latency == N::ZERO && w.comp_latency == N::ZERO);
     // A fixed-point `N` (`ROUNDOFF` 0) errs by absolute amounts, which the relative
     // tolerance does not cover: it solves every candidate.
     if !linear || opts.order != OrderPolicy::Bandwidth || N::ROUNDOFF <= 0.0 {
