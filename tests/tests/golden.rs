@@ -7,6 +7,16 @@
 //! Each pinned value is a hash of everything a plan reports, over all the variants of one
 //! platform; the values were printed by the previous algorithm with
 //! `DIVLOAD_PRINT_GOLDEN=1 cargo test -p divload-tests --test golden -- --nocapture`.
+//!
+//! Re-pinned once, 2026-11-24: `Bus` and `Ties` at p = 1 000 and 10 000, for the greedy
+//! rounding alone (the tree of candidates in place of the heap over a segment tree). Where
+//! several candidates are equally good for an item, which one takes it is decided by the
+//! last bits of the sums each algorithm forms, and the two form them in different orders.
+//! Of the 96 greedy plans in those four cells 12 changed; 8 have the same makespan bit for
+//! bit, 2 differ in the last bit (2·10⁻¹⁶ relative), and 2 (`Ties`, p = 10 000, 10⁶ items)
+//! are one send shorter (10⁻⁶ s of 1.1 s). Every other plan and every other rounding
+//! hashed as before (checked by hashing them without the greedy, before and after). The
+//! greedy's rule, ties included, is tested against brute force in `scatter/round.rs`.
 
 use divload::{
     plan, Assignment, Options, OrderPolicy, Problem, Real, Root, RootMode, Rounding, Scratch, Worker, Q32,
@@ -109,7 +119,7 @@ fn hash(kind: Kind, p: usize) -> u64 {
 const SIZES: [usize; 8] = [1, 2, 3, 5, 16, 100, 1_000, 10_000];
 const KINDS: [Kind; 5] = [Kind::Linear, Kind::Latencies, Kind::Bus, Kind::Ties, Kind::Wide];
 
-/// Printed by commit 6cbd453's closed form (see the module comment).
+/// Printed by commit 6cbd453's closed form, four cells re-pinned (see the module comment).
 const PINNED: [[u64; 8]; 5] = [
     [
         0xb9598ac3d9e7a855,
@@ -138,8 +148,8 @@ const PINNED: [[u64; 8]; 5] = [
         0xf1c71b2e9aa32667,
         0x11257ecd4de6bf3e,
         0x69ebb8759d8a452d,
-        0x9a695c87b7384218,
-        0x9bb1ed5377b60df5,
+        0x65f262361b98b06c,
+        0x4663dce4215a64ca,
     ], // Bus
     [
         0x0a402a3470b4ee35,
@@ -148,8 +158,8 @@ const PINNED: [[u64; 8]; 5] = [
         0x36c6ebade4be3049,
         0x40048a1745b6b8b5,
         0x0a07b8c8d06e27ed,
-        0x65f1b485516c7aa9,
-        0x73d5c9fdbd5f64e5,
+        0x8ad3076399a30ce3,
+        0xd796ee60388b740c,
     ], // Ties
     [
         0xc0fe0e1049ad493d,

@@ -110,6 +110,29 @@ impl<'a, R: Words<W>, const W: usize> Columns<'a, R, W> {
         self.set(col, i, v);
     }
 
+    /// Words `i .. i + 4` counted as by [`Columns::wide`], read from one record: callers
+    /// align them so (`W` is a multiple of four). Words across two records or outside the
+    /// arena (a bug) read as 0, as [`Columns::get`] does outside it.
+    #[inline]
+    pub fn quad(&self, col: usize, i: usize) -> [u64; 4] {
+        let w = col * self.len + i;
+        match self.records.get(w / W).and_then(|r| r.words().get(w % W..w % W + 4)) {
+            Some(&[a, b, c, d]) => [a, b, c, d],
+            _ => [0; 4],
+        }
+    }
+
+    /// Writes what [`Columns::quad`] reads; nothing where it reads 0.
+    #[inline]
+    pub fn set_quad(&mut self, col: usize, i: usize, v: [u64; 4]) {
+        let w = col * self.len + i;
+        if let Some([a, b, c, d]) =
+            self.records.get_mut(w / W).and_then(|r| r.words_mut().get_mut(w % W..w % W + 4))
+        {
+            [*a, *b, *c, *d] = v;
+        }
+    }
+
     #[inline]
     pub fn real<N: Real>(&self, col: usize, i: usize) -> N {
         N::from_word(self.get(col, i))

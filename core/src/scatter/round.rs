@@ -11,16 +11,16 @@
 //!   the largest fractional parts.
 //! * [`Rounding::Greedy`](crate::Rounding::Greedy) — floors, then each left-over item to
 //!   the worker whose +1 gives the smallest makespan, counting the delay it causes to every
-//!   worker served after it. Lazy evaluation over a range-add/range-max segment tree keeps
-//!   it at O(p log p) in practice: taking an item can only raise the others' costs, so a
-//!   stale key is a lower bound. Not on platforms of many alike workers, where each item
-//!   makes every key stale (O(p²) evaluations): a budget of evaluations bounds the work,
-//!   and the items left then go by largest remainder ([`GREEDY_EVALUATIONS_PER_WORKER`]).
+//!   worker served after it. A tree of the candidates keeps each node's minimum in terms
+//!   local to it, which items taken elsewhere do not change, so each item is one walk
+//!   down and back up: O(p log p). Where many candidates are within rounding of each other
+//!   the search looks at each, and on platforms of many alike workers that is O(p²): a
+//!   budget of node visits bounds the work, and the items left then go by largest
+//!   remainder ([`GREEDY_VISITS_PER_WORKER`]).
 //!
 //! Scratch: the send order and shares are read from the plan, the costs at each position
 //! from the columns the send order wrote (`col::LAMBDA`, `col::MU`); the other scratch
-//! columns hold the sorted fractional parts, or the greedy's segment tree and heap
-//! (`types::col`).
+//! columns hold the sorted fractional parts, or the greedy's tree (`types::col`).
 
 use core::cmp::Ordering;
 
@@ -252,19 +252,16 @@ fn fix_sum<N: Real>(items: u64, plan: &mut [Assignment<N>]) {
     }
 }
 
-/// Candidate evaluations the greedy may spend: [`GREEDY_EVALUATIONS_PER_WORKER`] per
-/// worker, and at least [`GREEDY_EVALUATIONS_MIN`].
+/// Node visits the greedy may spend: [`GREEDY_VISITS_PER_WORKER`] per worker, and at least
+/// [`GREEDY_VISITS_MIN`].
 ///
-/// Why a budget: each item taken delays every later position, so a stale heap key is
-/// re-evaluated when it reaches the top. On platforms of random workers that is a few
-/// evaluations per item (four to eight at 10⁶ workers), but when many workers are alike
-/// every key is within the delay of the others and each item re-evaluates nearly all of
-/// them: 20 000 identical workers took 11 s, and the work grows as p² (a million would
-/// take days). The budget keeps every plan of `tests/golden.rs` (at most 3.5·10⁶
-/// evaluations, `Ties` at 10⁴ workers) and of the random platforms of the benchmark, and
-/// bounds the rest to about 2·10⁷ evaluations at the front ends' 2²⁰ workers.
-const GREEDY_EVALUATIONS_PER_WORKER: u64 = 16;
-const GREEDY_EVALUATIONS_MIN: u64 = 1 << 22;
+/// Why a budget: an item normally costs one walk down the tree (seven levels at 10⁶
+/// workers), but where many candidates are within rounding of the best one the search
+/// must look at each of them, and on platforms of many alike workers that is most of them
+/// for every item (O(p²) in all). The budget bounds that; the items left then go by
+/// largest remainder.
+const GREEDY_VISITS_PER_WORKER: u64 = 32;
+const GREEDY_VISITS_MIN: u64 = 1 << 22;
 
 #[cfg(test)]
 std::thread_local! {
@@ -278,12 +275,18 @@ fn greedy_budget(p: usize) -> u64 {
     if let Some(b) = BUDGET.with(core::cell::Cell::get) {
         return b;
     }
-    (p as u64).saturating_mul(GREEDY_EVALUATIONS_PER_WORKER).max(GREEDY_EVALUATIONS_MIN)
+    (p as u64).saturating_mul(GREEDY_VISITS_PER_WORKER).max(GREEDY_VISITS_MIN)
 }
 
 /// Places up to `left` items one at a time; returns how many it left when its budget of
-/// evaluations ran out (0 otherwise, also when floating-point noise left fewer fractional
+/// node visits ran out (0 otherwise, also when floating-point noise left fewer fractional
 /// shares than items: [`fix_sum`] handles those).
+///
+/// Each item goes to the candidate whose +1 gives the smallest makespan; among equal
+/// makespans the smaller own finish time (which favours the shares that lost most to the
+/// floor), then the later position. The values compared are those of [`Tree`]: sums of
+/// the same terms as the exact times, rounded in the tree's order, so that where two
+/// candidates are within rounding of each other the one taken is decided by those sums.
 fn greedy<N: Real>(
     costs: &Costs<'_, N>,
     left: u64,
@@ -295,109 +298,53 @@ fn greedy<N: Real>(
         return 0;
     }
     let mut budget = greedy_budget(p);
-    let mut tree = Tree { c: cols, n: p, h: usize::BITS - p.leading_zeros() };
-    // Leaves: a participant's finish time, or a non-participant's start time (never above
-    // the makespan that any query here would report, so harmless in a max).
+    let mut tree = Tree::new(cols, p);
     let mut sent = N::ZERO;
     for (k, a) in plan.iter().enumerate() {
         let w = costs.at(tree.c, k, || a.worker);
         let x = N::from_u64(a.count);
         let recv = w.comm_time(x);
-        let leaf = if a.count > 0 { sent + recv + w.comp_time(x) } else { sent };
+        // A non-participant's leaf is its start time: never above the makespan, so
+        // harmless in a maximum.
+        let last = if a.count > 0 { sent + recv + w.comp_time(x) } else { sent };
         sent = sent + recv;
-        tree.set_t(p + k, leaf);
-        tree.set_d(k, N::ZERO);
+        let (own, min_delay) = if frac(a) > N::ZERO {
+            let (rise, delay) = rise_and_delay(&w, a.count);
+            (last + rise, delay)
+        } else {
+            (N::INFINITY, N::INFINITY)
+        };
+        tree.set(0, k, Node { own, last, delay: N::ZERO, min_delay });
     }
-    for i in (1..p).rev() {
-        let v = tree.t(2 * i).max_of(tree.t(2 * i + 1));
-        tree.set_t(i, v);
-    }
+    tree.build();
 
-    // Heap of candidates: shares with a fractional part get at most one extra item. Before
-    // any item is taken the tree holds no additions, so each candidate's key comes from
-    // one backward sweep (the latest finish after each position, kept in the heap entry
-    // of the position's index until the forward sweep below reads it) instead of two tree
-    // queries per position: the same maxima of the same values.
-    let now = tree.t(1);
-    let mut later = N::ZERO;
-    for k in (0..p).rev() {
-        tree.c.set_wide(col::HEAP, 3 * k + 1, later.to_word());
-        later = later.max_of(tree.t(p + k));
-    }
-    let mut heap = Heap { len: 0 };
-    for (k, a) in plan.iter().enumerate() {
-        if frac(a) > N::ZERO {
-            let w = costs.at(tree.c, k, || a.worker);
-            let (own_rise, delay) = rise_and_delay(&w, a.count);
-            let own = tree.t(p + k) + own_rise;
-            let after = N::from_word(tree.c.wide(col::HEAP, 3 * k + 1)) + delay;
-            // Slot `heap.len ≤ k`: the sweep's value there was read at its own position.
-            heap.set(tree.c, heap.len, Entry { pos: k, best: now.max_of(own).max_of(after), own });
-            heap.len += 1;
-        }
-    }
-    for i in (0..heap.len / 2).rev() {
-        heap.sift_down(tree.c, i);
-    }
-
-    let mut left = left;
-    while left > 0 && heap.len > 0 {
-        if budget == 0 {
-            return left;
-        }
-        budget -= 1;
-        let k = heap.get(tree.c, 0).pos;
-        let c = candidate(&mut tree, costs, plan, k);
-        let top = Entry { pos: k, best: c.makespan, own: c.own };
-        heap.set(tree.c, 0, top);
-        if heap.len > 1 && less(&heap.get(tree.c, heap.best_child(tree.c, 0)), &top) {
-            // The key was stale and another candidate is now better.
-            heap.sift_down(tree.c, 0);
-            continue;
-        }
-        // Take it: +1 item at position k.
-        tree.add(k, k + 1, c.own_rise);
-        tree.add(k + 1, p, c.delay);
-        if let Some(a) = plan.get_mut(k) {
-            a.count += 1;
+    let (mut left, mut spent) = (left, false);
+    // The search's stack, set up once: each search writes a level's frame before reading it.
+    let mut frames = [Frame { node: 0, before: N::ZERO, after: N::ZERO, seen: 0, rest: None }; LEVELS];
+    while left > 0 {
+        match tree.best(&mut frames, &mut budget) {
+            Search::Found(k) => tree.take(k),
+            Search::None => break,
+            Search::OutOfBudget => {
+                spent = true;
+                break;
+            }
         }
         left -= 1;
-        heap.len -= 1;
-        let last = heap.get(tree.c, heap.len);
-        heap.set(tree.c, 0, last);
-        heap.sift_down(tree.c, 0);
+    }
+    // The counts are raised here, in one pass, rather than as the items are taken: a
+    // plan record read at random costs as much as the search.
+    for (k, a) in plan.iter_mut().enumerate() {
+        if tree.taken(k) {
+            a.count += 1;
+        }
+    }
+    if spent {
+        return left;
     }
     // Items still left here mean floating-point noise left fewer fractional shares than
     // left-over items; `fix_sum` gives them to the largest share.
     0
-}
-
-struct Candidate<N> {
-    makespan: N,
-    own: N,
-    own_rise: N,
-    delay: N,
-}
-
-/// One more item at position `k`: the resulting makespan, k's own new finish time, the
-/// rise of k's leaf and the delay to every later position.
-fn candidate<N: Real>(
-    tree: &mut Tree<'_, '_, N>,
-    costs: &Costs<'_, N>,
-    plan: &[Assignment<N>],
-    k: usize,
-) -> Candidate<N> {
-    // `k` comes from the heap and is a position; `get` keeps the proof free of a panic path.
-    let (worker, count) = plan.get(k).map_or((0, 0), |a| (a.worker, a.count));
-    let w = costs.at(tree.c, k, || worker);
-    let (own_rise, delay) = rise_and_delay(&w, count);
-    let n = tree.n;
-    let own = tree.max(k, k + 1) + own_rise;
-    let after = tree.max(k + 1, n) + delay;
-    // The root node holds the current maximum; k's own leaf and the later leaves only grow
-    // by taking the item, so they are covered by `own` and `after`.
-    let now = tree.t(1);
-    Candidate { makespan: now.max_of(own).max_of(after), own, own_rise, delay }
 }
 
 /// What one more item costs a position holding `count` items: the rise of its own finish
@@ -413,188 +360,331 @@ fn rise_and_delay<N: Real>(w: &Worker<N>, count: u64) -> (N, N) {
     }
 }
 
-/// Range-add, range-max segment tree (bottom-up, lazy), in three scratch columns
-/// (`col::TREE`: internal node, lazy addition and leaf of each index together).
+/// Children per node of the greedy's tree: eight 32-byte nodes are four cache lines read
+/// together, and 10⁶ positions need seven levels.
+const FAN: usize = 8;
+/// Levels at most, the positions included: enough for every `usize` count (twelve on
+/// 32-bit targets, where the search's stack of frames is on a microcontroller's stack).
+const LEVELS: usize = (usize::BITS as usize).div_ceil(FAN.trailing_zeros() as usize) + 1;
+/// How far, in units of the type's rounding, a candidate's finish time computed down the
+/// tree may lie below the minimum its node holds (the same non-negative terms, at most
+/// `FAN · LEVELS + 1` of them, added in another order: each sum is within that many
+/// roundings of the exact one).
+const SLACK: f64 = 2.0 * (FAN * LEVELS + 2) as f64;
+
+/// A node of the greedy's tree, in local terms: times as if no item had been taken before
+/// the node's first position. A position's true times are its leaf's plus the delays of
+/// the items taken before it.
+#[derive(Clone, Copy)]
+struct Node<N> {
+    /// The smallest finish time that a candidate below would have with its extra item
+    /// ([`Real::INFINITY`]: no candidate left below).
+    own: N,
+    /// The latest finish time below.
+    last: N,
+    /// The delay that the items taken below cause to every later position.
+    delay: N,
+    /// The smallest delay that a candidate below causes by taking its item. Candidates
+    /// already taken still count, so it never changes and stays a lower bound.
+    min_delay: N,
+}
+
+impl<N: Real> Node<N> {
+    /// Whether a candidate is left below.
+    #[inline]
+    fn open(&self) -> bool {
+        self.own < N::INFINITY
+    }
+}
+
+enum Search {
+    Found(usize),
+    None,
+    OutOfBudget,
+}
+
+/// The best candidate found so far.
+#[derive(Clone, Copy)]
+struct Best<N> {
+    makespan: N,
+    own: N,
+    pos: usize,
+}
+
+/// Where the search stands at one level: the node, the delays before its first position,
+/// the latest finish time after its last one, and which of its children it has entered.
+#[derive(Clone, Copy)]
+struct Frame<N> {
+    node: usize,
+    before: N,
+    after: N,
+    seen: u32,
+    /// A bound (floor, own finish, as in [`may_win`]) on the children neither entered nor
+    /// ruled out when it was last read; `None`: there are none.
+    rest: Option<(N, N)>,
+}
+
+/// The candidates as a tree of [`FAN`] children per node, level by level in the scratch
+/// columns from `col::TREE` on (four words a node; the positions are level 0).
+///
+/// Why not a heap of candidates: every item delays all later positions, so the keys of a
+/// heap go stale by more than the gaps between them, and each item cost about eight
+/// re-evaluations of two queries each on a 10⁶-leaf binary segment tree (7.6–9.3 s at
+/// 10⁶ workers). Here a node keeps its minimum in local terms, which the items taken
+/// elsewhere do not change, so the best candidate is one walk down: at each level the
+/// child whose lower bound is smallest, and the walk back up prunes the others against
+/// the candidate found (the bound of a node: the makespan now, its smallest own finish,
+/// and the latest finish after it plus its smallest delay).
 struct Tree<'a, 'b, N> {
     c: Cols<'a, 'b, N>,
-    n: usize,
-    h: u32,
+    /// [`SLACK`] roundings, relative and absolute, in `N` (rounded up).
+    slack: (N, N),
+    /// Words before the first node, so that every node lies in one scratch record (whose
+    /// eight words are then read as one).
+    pad: usize,
+    /// The first node of each level, and one past the last of the top level.
+    start: [usize; LEVELS + 1],
+    /// Levels, the positions included (1: a single position, its own root).
+    levels: usize,
 }
 
-impl<N: Real> Tree<'_, '_, N> {
-    #[inline]
-    fn t(&self, i: usize) -> N {
-        if i < self.n {
-            N::from_word(self.c.wide(col::TREE, 3 * i))
-        } else {
-            N::from_word(self.c.wide(col::TREE, 3 * (i - self.n) + 2))
-        }
-    }
-    #[inline]
-    fn set_t(&mut self, i: usize, v: N) {
-        if i < self.n {
-            self.c.set_wide(col::TREE, 3 * i, v.to_word());
-        } else {
-            self.c.set_wide(col::TREE, 3 * (i - self.n) + 2, v.to_word());
-        }
-    }
-    #[inline]
-    fn d(&self, i: usize) -> N {
-        N::from_word(self.c.wide(col::TREE, 3 * i + 1))
-    }
-    #[inline]
-    fn set_d(&mut self, i: usize, v: N) {
-        self.c.set_wide(col::TREE, 3 * i + 1, v.to_word());
-    }
-    fn apply(&mut self, i: usize, v: N) {
-        let t = self.t(i) + v;
-        self.set_t(i, t);
-        if i < self.n {
-            let d = self.d(i) + v;
-            self.set_d(i, d);
-        }
-    }
-    fn build(&mut self, mut i: usize) {
-        while i > 1 {
-            i >>= 1;
-            let v = self.t(2 * i).max_of(self.t(2 * i + 1)) + self.d(i);
-            self.set_t(i, v);
-        }
-    }
-    fn push(&mut self, i: usize) {
-        for s in (1..=self.h).rev() {
-            let j = i >> s;
-            if j == 0 {
-                continue;
+impl<'a, 'b, N: Real> Tree<'a, 'b, N> {
+    /// The levels for `p ≥ 1` positions: `p + ⌈p/8⌉ + … + 1` nodes, which the six columns
+    /// from `col::TREE` on hold after the padding (`greedy_tree_fits_its_columns`).
+    fn new(c: Cols<'a, 'b, N>, p: usize) -> Self {
+        let pad = (4 - (col::TREE * c.len()) % 4) % 4;
+        let mut start = [0; LEVELS + 1];
+        let (mut len, mut at, mut levels) = (p, 0, 0);
+        while levels < LEVELS {
+            at += len;
+            levels += 1;
+            if let Some(s) = start.get_mut(levels) {
+                *s = at;
             }
-            let d = self.d(j);
-            if d != N::ZERO {
-                self.apply(2 * j, d);
-                self.apply(2 * j + 1, d);
-                self.set_d(j, N::ZERO);
-            }
-        }
-    }
-    /// Adds `v` to positions `l..r`.
-    fn add(&mut self, l: usize, r: usize, v: N) {
-        if l >= r {
-            return;
-        }
-        let (mut l, mut r) = (l + self.n, r + self.n);
-        let (l0, r0) = (l, r);
-        while l < r {
-            if l & 1 == 1 {
-                self.apply(l, v);
-                l += 1;
-            }
-            if r & 1 == 1 {
-                r -= 1;
-                self.apply(r, v);
-            }
-            l >>= 1;
-            r >>= 1;
-        }
-        self.build(l0);
-        self.build(r0 - 1);
-    }
-    /// Maximum over positions `l..r`; 0 for an empty range (all values are ≥ 0).
-    fn max(&mut self, l: usize, r: usize) -> N {
-        if l >= r {
-            return N::ZERO;
-        }
-        let (mut l, mut r) = (l + self.n, r + self.n);
-        self.push(l);
-        self.push(r - 1);
-        let mut res = N::ZERO;
-        while l < r {
-            if l & 1 == 1 {
-                res = res.max_of(self.t(l));
-                l += 1;
-            }
-            if r & 1 == 1 {
-                r -= 1;
-                res = res.max_of(self.t(r));
-            }
-            l >>= 1;
-            r >>= 1;
-        }
-        res
-    }
-}
-
-/// A heap candidate: a position that may take one more item, the makespan that would
-/// result, and its own finish time then.
-#[derive(Clone, Copy)]
-struct Entry<N> {
-    pos: usize,
-    best: N,
-    own: N,
-}
-
-/// Heap order: smaller resulting makespan first; on ties (most picks leave the makespan
-/// where it is) the smaller own finish time, which favours the shares that lost most to
-/// the floor; then the later position. Both keys only grow as items are taken, so a stale
-/// entry is a lower bound and lazy evaluation picks what a full re-scan would.
-#[inline]
-fn less<N: Real>(a: &Entry<N>, b: &Entry<N>) -> bool {
-    a.best.cmp_total(b.best).then(a.own.cmp_total(b.own)).then(b.pos.cmp(&a.pos)) == Ordering::Less
-}
-
-/// The candidates' binary heap, in three scratch columns, each entry's three words
-/// together.
-struct Heap {
-    len: usize,
-}
-
-impl Heap {
-    #[inline]
-    fn get<N: Real>(&self, c: &Columns<'_, Scratch<N>>, i: usize) -> Entry<N> {
-        Entry {
-            pos: c.wide(col::HEAP, 3 * i) as usize,
-            best: N::from_word(c.wide(col::HEAP, 3 * i + 1)),
-            own: N::from_word(c.wide(col::HEAP, 3 * i + 2)),
-        }
-    }
-
-    #[inline]
-    fn set<N: Real>(&self, c: &mut Columns<'_, Scratch<N>>, i: usize, e: Entry<N>) {
-        c.set_wide(col::HEAP, 3 * i, e.pos as u64);
-        c.set_wide(col::HEAP, 3 * i + 1, e.best.to_word());
-        c.set_wide(col::HEAP, 3 * i + 2, e.own.to_word());
-    }
-
-    #[inline]
-    fn best_child<N: Real>(&self, c: &Columns<'_, Scratch<N>>, i: usize) -> usize {
-        let (l, r) = (2 * i + 1, 2 * i + 2);
-        if r < self.len && less(&self.get(c, r), &self.get(c, l)) {
-            r
-        } else {
-            l
-        }
-    }
-
-    fn sift_down<N: Real>(&self, c: &mut Columns<'_, Scratch<N>>, mut i: usize) {
-        let e = self.get(c, i);
-        while 2 * i + 1 < self.len {
-            let child = self.best_child(c, i);
-            let ce = self.get(c, child);
-            if !less(&ce, &e) {
+            if len <= 1 {
                 break;
             }
-            self.set(c, i, ce);
-            i = child;
+            len = len.div_ceil(FAN);
         }
-        self.set(c, i, e);
+        let slack = (N::from_f64_above(N::ROUNDOFF * SLACK), N::from_f64_above(N::QUANTUM * SLACK));
+        Tree { c, slack, pad, start, levels }
     }
+
+    fn first(&self, level: usize) -> usize {
+        self.start.get(level).copied().unwrap_or(0)
+    }
+
+    fn len(&self, level: usize) -> usize {
+        self.first(level + 1).saturating_sub(self.first(level))
+    }
+
+    #[inline]
+    fn get(&self, level: usize, j: usize) -> Node<N> {
+        let [own, last, delay, min_delay] = self.c.quad(col::TREE, self.pad + 4 * (self.first(level) + j));
+        Node {
+            own: N::from_word(own),
+            last: N::from_word(last),
+            delay: N::from_word(delay),
+            min_delay: N::from_word(min_delay),
+        }
+    }
+
+    #[inline]
+    fn set(&mut self, level: usize, j: usize, n: Node<N>) {
+        let w = self.pad + 4 * (self.first(level) + j);
+        self.c.set_quad(
+            col::TREE,
+            w,
+            [n.own.to_word(), n.last.to_word(), n.delay.to_word(), n.min_delay.to_word()],
+        );
+    }
+
+    /// One past the last word the tree uses, counted from the start of `col::TREE`.
+    #[cfg(test)]
+    fn end(&self) -> usize {
+        self.pad + 4 * self.first(self.levels)
+    }
+
+    /// The children of node `j` of `level ≥ 1`, and how many there are.
+    #[inline]
+    fn children(&self, level: usize, j: usize) -> ([Node<N>; FAN], usize) {
+        let below = level.saturating_sub(1);
+        let lo = FAN * j;
+        let m = self.len(below).saturating_sub(lo).min(FAN);
+        let empty = Node { own: N::INFINITY, last: N::ZERO, delay: N::ZERO, min_delay: N::INFINITY };
+        let mut out = [empty; FAN];
+        for (i, o) in out.iter_mut().enumerate().take(m) {
+            *o = self.get(below, lo + i);
+        }
+        (out, m)
+    }
+
+    /// Node `j` of `level ≥ 1` from its children.
+    fn combine(&mut self, level: usize, j: usize) {
+        let (kids, m) = self.children(level, j);
+        let mut n = Node { own: N::INFINITY, last: N::ZERO, delay: N::ZERO, min_delay: N::INFINITY };
+        for c in kids.iter().take(m) {
+            if c.open() {
+                n.own = n.own.min_of(n.delay + c.own);
+            }
+            n.last = n.last.max_of(n.delay + c.last);
+            n.delay = n.delay + c.delay;
+            n.min_delay = n.min_delay.min_of(c.min_delay);
+        }
+        self.set(level, j, n);
+    }
+
+    fn build(&mut self) {
+        for level in 1..self.levels {
+            for j in 0..self.len(level) {
+                self.combine(level, j);
+            }
+        }
+    }
+
+    /// Whether position `k` was given its item: no longer a candidate, though it was one.
+    fn taken(&self, k: usize) -> bool {
+        let n = self.get(0, k);
+        !n.open() && n.min_delay < N::INFINITY
+    }
+
+    /// Gives position `k` its item: its finish time becomes the one it was a candidate
+    /// with, and it delays every later position.
+    fn take(&mut self, k: usize) {
+        let n = self.get(0, k);
+        self.set(0, k, Node { own: N::INFINITY, last: n.own, delay: n.min_delay, min_delay: n.min_delay });
+        let mut j = k;
+        for level in 1..self.levels {
+            j /= FAN;
+            self.combine(level, j);
+        }
+    }
+
+    /// The best candidate (see [`greedy`]), by branch and bound from the top: a child is
+    /// entered while its bound may still beat the best candidate found, smallest bound
+    /// first. Each node read costs one unit of `budget`.
+    ///
+    /// A child's bound is its smallest own finish time and its floor, the makespan now and
+    /// the latest finish after it plus its smallest delay. For a position these are exactly
+    /// the makespan its item would give and its own finish time then, so leaves are judged
+    /// by the same two numbers.
+    fn best(&mut self, frames: &mut [Frame<N>; LEVELS], budget: &mut u64) -> Search {
+        let top = self.levels.saturating_sub(1);
+        let root = self.get(top, 0);
+        if !root.open() {
+            return Search::None;
+        }
+        let now = root.last;
+        if top == 0 {
+            return Search::Found(0);
+        }
+        if let Some(f) = frames.get_mut(top) {
+            *f = Frame { node: 0, before: N::ZERO, after: N::ZERO, seen: 0, rest: None };
+        }
+        let mut best: Option<Best<N>> = None;
+        let mut level = top;
+        while let Some(f) = frames.get(level).copied() {
+            // Back from a child, the bound kept for the children not entered usually
+            // settles the rest without reading them again.
+            let may = |(floor, own): (N, N), best: &Option<Best<N>>| {
+                best.is_none_or(|b| may_win(floor, own, self.slack, &b))
+            };
+            if f.seen == 0 || f.rest.is_some_and(|r| may(r, &best)) {
+                if *budget == 0 {
+                    return Search::OutOfBudget;
+                }
+                *budget -= 1;
+                let (kids, m) = self.children(level, f.node);
+                let mut before = [N::ZERO; FAN];
+                let mut run = f.before;
+                for (b, c) in before.iter_mut().zip(&kids).take(m) {
+                    *b = run;
+                    run = run + c.delay;
+                }
+                // Each child's bound, from the last child back (the latest finish after it).
+                let mut bound = [None; FAN];
+                let mut latest = f.after;
+                for ((o, c), b) in bound.iter_mut().zip(&kids).zip(&before).take(m).rev() {
+                    if c.open() {
+                        *o = Some((now.max_of(latest + c.min_delay), c.own + *b, latest));
+                    }
+                    latest = latest.max_of(*b + c.last);
+                }
+                let mut next: Option<(usize, Best<N>, N)> = None;
+                let mut rest: Option<(N, N)> = None;
+                for (i, o) in bound.iter().enumerate() {
+                    let Some((floor, own, _)) = *o else { continue };
+                    if f.seen & (1 << i) != 0 || !may((floor, own), &best) {
+                        continue;
+                    }
+                    let here = Best { makespan: floor.max_of(own), own, pos: FAN * f.node + i };
+                    if level == 1 {
+                        if best.is_none_or(|b| better(&here, &b)) {
+                            best = Some(here);
+                        }
+                        continue;
+                    }
+                    // Of this child and the one to enter so far, the other joins the bound
+                    // on the rest.
+                    let other = match next {
+                        Some((_, n, n_floor)) if better(&here, &n) => {
+                            next = Some((i, here, floor));
+                            (n_floor, n.own)
+                        }
+                        Some(_) => (floor, own),
+                        None => {
+                            next = Some((i, here, floor));
+                            continue;
+                        }
+                    };
+                    rest = Some(rest.map_or(other, |(rf, ro)| (rf.min_of(other.0), ro.min_of(other.1))));
+                }
+                if let Some((i, _, _)) = next {
+                    let (b, a) = (
+                        before.get(i).copied().unwrap_or(N::ZERO),
+                        bound.get(i).copied().flatten().map_or(N::ZERO, |x| x.2),
+                    );
+                    if let Some(fr) = frames.get_mut(level) {
+                        fr.seen |= 1 << i;
+                        fr.rest = rest;
+                    }
+                    level -= 1;
+                    if let Some(fr) = frames.get_mut(level) {
+                        *fr = Frame { node: FAN * f.node + i, before: b, after: a, seen: 0, rest: None };
+                    }
+                    continue;
+                }
+            }
+            level += 1;
+            if level > top {
+                break;
+            }
+        }
+        best.map_or(Search::None, |b| Search::Found(b.pos))
+    }
+}
+
+/// Whether a node whose candidates have makespans of at least `floor` (exactly: the
+/// makespan now and the latest finish after it, plus a delay) and own finish times of at
+/// least `own` (within `slack = (relative, absolute)`, [`SLACK`] roundings) may hold a
+/// candidate better than `best`.
+#[inline]
+fn may_win<N: Real>(floor: N, own: N, slack: (N, N), best: &Best<N>) -> bool {
+    let own = own - (own * slack.0 + slack.1);
+    let makespan = floor.max_of(own);
+    !(makespan > best.makespan || (makespan >= best.makespan && own > best.own))
+}
+
+/// The greedy's order on candidates: smaller makespan, then smaller own finish time, then
+/// the later position.
+#[inline]
+fn better<N: Real>(a: &Best<N>, b: &Best<N>) -> bool {
+    a.makespan.cmp_total(b.makespan).then(a.own.cmp_total(b.own)).then(b.pos.cmp(&a.pos)) == Ordering::Less
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn naive_max(v: &[f64], l: usize, r: usize) -> f64 {
-        v[l..r].iter().copied().fold(0.0, f64::max)
-    }
 
     /// Many identical workers make every heap key stale after each item: the greedy runs
     /// out of its budget and the items left go to the largest remainders. The plan stays a
@@ -644,37 +734,148 @@ mod tests {
         assert!(full.makespan <= short.makespan && short.makespan <= lr.makespan);
     }
 
-    #[test]
-    #[allow(clippy::needless_range_loop)]
-    fn segment_tree_matches_naive() {
-        let mut rnd = crate::num::xorshift(12345);
-        for n in 1..40usize {
-            let mut slots = [Scratch::<f64>::EMPTY; 40];
-            let mut v = [0.0f64; 40];
-            let mut cols = Columns::new(&mut slots[..n]);
-            let mut tree = Tree { c: &mut cols, n, h: usize::BITS - n.leading_zeros() };
-            for i in 0..n {
-                v[i] = (rnd() % 100) as f64;
-                tree.set_t(n + i, v[i]);
-                tree.set_d(i, 0.0);
-            }
-            for i in (1..n).rev() {
-                let m = tree.t(2 * i).max_of(tree.t(2 * i + 1));
-                tree.set_t(i, m);
-            }
-            for _ in 0..200 {
-                let a = (rnd() as usize) % (n + 1);
-                let b = (rnd() as usize) % (n + 1);
-                let (l, r) = (a.min(b), a.max(b));
-                if rnd() % 2 == 0 {
-                    let add = (rnd() % 10) as f64;
-                    tree.add(l, r, add);
-                    for x in &mut v[l..r] {
-                        *x += add;
-                    }
-                } else {
-                    assert_eq!(tree.max(l, r), naive_max(&v[..n], l, r), "n={n} [{l},{r})");
+    /// The greedy's rule by brute force: each candidate's +1 evaluated by recomputing every
+    /// finish time, in position order.
+    fn naive_greedy(workers: &[Worker<f64>], items: u64, plan: &mut [Assignment<f64>]) {
+        let floors = set_floors(items, plan);
+        let mut left = items - floors;
+        let mut open: std::vec::Vec<bool> = plan.iter().map(|a| frac(a) > 0.0).collect();
+        let makespan_and_own = |plan: &[Assignment<f64>], k: usize| {
+            let (mut sent, mut makespan, mut own) = (0.0f64, 0.0f64, 0.0);
+            for (j, (a, w)) in plan.iter().zip(workers).enumerate() {
+                let x = a.count as f64;
+                let recv = w.comm_time(x);
+                let t = if a.count > 0 { sent + recv + w.comp_time(x) } else { sent };
+                sent += recv;
+                makespan = makespan.max(t);
+                if j == k {
+                    own = t;
                 }
+            }
+            (makespan, own)
+        };
+        while left > 0 {
+            let mut best: Option<(f64, f64, usize)> = None;
+            for k in 0..plan.len() {
+                if !open[k] {
+                    continue;
+                }
+                plan[k].count += 1;
+                let (m, own) = makespan_and_own(plan, k);
+                plan[k].count -= 1;
+                if best.is_none_or(|b| m < b.0 || (m == b.0 && (own < b.1 || (own == b.1 && k > b.2)))) {
+                    best = Some((m, own, k));
+                }
+            }
+            let Some((_, _, k)) = best else { break };
+            plan[k].count += 1;
+            open[k] = false;
+            left -= 1;
+        }
+        fix_sum(items, plan);
+    }
+
+    /// Rounds `shares` (positions in send order, worker `k` at position `k`) by the greedy
+    /// and by [`naive_greedy`]; the counts must be the same.
+    fn same_as_naive(workers: &[Worker<f64>], shares: &[f64], what: &str) {
+        let p = workers.len();
+        let items = shares.iter().sum::<f64>().round() as u64;
+        let mut plan: std::vec::Vec<Assignment<f64>> = shares
+            .iter()
+            .enumerate()
+            .map(|(k, &share)| Assignment { worker: k, share, ..Assignment::EMPTY })
+            .collect();
+        let mut want = plan.clone();
+        naive_greedy(workers, items, &mut want);
+        let mut slots = std::vec![Scratch::<f64>::EMPTY; p];
+        let mut cols = Columns::new(&mut slots);
+        for (k, w) in workers.iter().enumerate() {
+            cols.set(col::LAMBDA, k, w.comm_per_item.sort_key());
+            cols.set_real(col::MU, k, w.comp_per_item);
+        }
+        // No worker is the root: position k costs what worker k does.
+        let costs = Costs::new(workers, p);
+        round(Rounding::Greedy, &costs, items, &mut plan, &mut cols);
+        let got: std::vec::Vec<u64> = plan.iter().map(|a| a.count).collect();
+        let want: std::vec::Vec<u64> = want.iter().map(|a| a.count).collect();
+        assert_eq!(got, want, "{what}: p = {p}, {items} items, shares {shares:?}, workers {workers:?}");
+    }
+
+    fn random_shares(rnd: &mut impl FnMut() -> u64, p: usize) -> std::vec::Vec<f64> {
+        (0..p)
+            .map(|_| match rnd() % 8 {
+                0 => 0.0,
+                1 => (rnd() % 20) as f64,
+                _ => (rnd() % 20_000) as f64 / 1000.0 + (rnd() % 1000) as f64 * 1e-9,
+            })
+            .collect()
+    }
+
+    /// Costs that are small multiples of powers of two make every time the greedy compares
+    /// exact in `f64`, whatever the order of the additions: the tree must then pick what the
+    /// rule picks, ties included (and there are many: four values of each cost).
+    #[test]
+    fn greedy_follows_its_rule_on_exact_ties() {
+        let mut rnd = crate::num::xorshift(0x5eed_0001);
+        for case in 0..1_500 {
+            let p = 1 + (rnd() % if case % 50 == 0 { 300 } else { 70 }) as usize;
+            let latencies = case % 3 == 0;
+            let spread = if case % 4 < 2 { 4 } else { 1 };
+            let workers: std::vec::Vec<Worker<f64>> = (0..p)
+                .map(|_| Worker {
+                    comm_latency: if latencies { (rnd() % 3) as f64 / 8.0 } else { 0.0 },
+                    comm_per_item: (1 + rnd() % spread) as f64 / 1024.0,
+                    comp_latency: if latencies { (rnd() % 3) as f64 / 4.0 } else { 0.0 },
+                    comp_per_item: (1 + rnd() % spread) as f64 / 16.0,
+                })
+                .collect();
+            let shares = if case % 2 == 0 {
+                random_shares(&mut rnd, p)
+            } else {
+                // Few distinct shares and costs: runs of candidates with equal times.
+                (0..p).map(|_| [0.0, 2.5, 3.25, 3.75, 7.5][(rnd() % 5) as usize]).collect()
+            };
+            same_as_naive(&workers, &shares, "dyadic");
+        }
+    }
+
+    /// Random costs: no two candidates are within rounding of each other, and the tree picks
+    /// what the rule picks.
+    #[test]
+    fn greedy_follows_its_rule_on_random_platforms() {
+        let mut rnd = crate::num::xorshift(0x5eed_0002);
+        let mut unit = move || (rnd() >> 11) as f64 / (1u64 << 53) as f64;
+        let mut rnd2 = crate::num::xorshift(0x5eed_0003);
+        for case in 0..1_000 {
+            let p = 1 + (rnd2() % if case % 50 == 0 { 300 } else { 70 }) as usize;
+            let latencies = case % 3 == 0;
+            let workers: std::vec::Vec<Worker<f64>> = (0..p)
+                .map(|_| Worker {
+                    comm_latency: if latencies { unit() * 1e-3 } else { 0.0 },
+                    comm_per_item: 1e-6 + unit() * 1e-4,
+                    comp_latency: if latencies { unit() * 1e-2 } else { 0.0 },
+                    comp_per_item: 1e-3 + unit() * 1e-2,
+                })
+                .collect();
+            let shares = random_shares(&mut rnd2, p);
+            same_as_naive(&workers, &shares, "random");
+        }
+    }
+
+    /// The tree's nodes fit the six scratch columns from `col::TREE` on, and a position's
+    /// ancestors are where `take` looks for them.
+    #[test]
+    fn greedy_tree_fits_its_columns() {
+        for p in (1..2_000).chain([4_095, 4_096, 4_097, 32_768, 32_769, 1 << 20]) {
+            let mut slots = std::vec![Scratch::<f64>::EMPTY; p];
+            let mut cols = Columns::new(&mut slots);
+            let tree = Tree::new(&mut cols, p);
+            assert!(tree.end() <= 6 * p, "p = {p}");
+            assert_eq!((col::TREE * p + tree.pad) % 4, 0, "p = {p}: nodes aligned");
+            assert_eq!(tree.len(0), p);
+            assert_eq!(tree.len(tree.levels - 1), 1, "p = {p}: one root");
+            for level in 1..tree.levels {
+                assert_eq!(tree.len(level), tree.len(level - 1).div_ceil(FAN));
             }
         }
     }

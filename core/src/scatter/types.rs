@@ -121,9 +121,8 @@ pub(crate) mod col {
     /// Rounding by fractions: bucket counts, and the sort's second pass.
     pub const FRAC_COUNTS: usize = 5;
     pub const FRAC_SPARE: [usize; 3] = [6, 7, 2];
-    /// Greedy rounding: the segment tree, one entry of three words per index `i`
-    /// (internal node `t[i]`, its lazy addition `d[i]`, leaf `t[n + i]`) in this column and
-    /// the next two, so that a node and what a query reads with it share a cache line.
+    /// Greedy rounding: the tree of candidates, four words a node, level by level from
+    /// this column on through the last (at most 1.5 nodes per position, six columns).
     pub const TREE: usize = 2;
     /// Root choice (`root.rs`): each worker's position in the bandwidth order of all the
     /// workers.
@@ -131,9 +130,6 @@ pub(crate) mod col {
     /// Root choice: the segment tree of compositions, two words per node (`a`, `b` of
     /// `r ↦ a·r + b`), in this column and the next three.
     pub const ROOT_TREE: usize = 4;
-    /// Greedy rounding: the heap of candidates (position, resulting makespan, own finish),
-    /// interleaved, in this column and the next two.
-    pub const HEAP: usize = 5;
 }
 
 /// The workers with the root's own communication removed: what a position in the send
