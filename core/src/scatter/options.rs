@@ -43,9 +43,10 @@ pub enum Rounding {
     /// Floors, then one extra item to the shares with the largest fractional parts.
     LargestRemainder,
     /// Floors, then each left-over item to the worker where it raises the makespan least
-    /// (counting the delay it causes to the workers served after it), within a budget of
-    /// 16 candidate evaluations per worker (at least 2²²); items left when it runs out,
-    /// which happens when many workers are alike, go to the largest fractional parts.
+    /// (counting the delay it causes to the workers served after it; ties to the smaller
+    /// own finish time, then the later worker in send order), within a budget of 32
+    /// tree-node visits per worker (at least 2²²); items left when it runs out, which
+    /// happens when many workers are alike, go to the largest fractional parts.
     #[default]
     Greedy,
 }
