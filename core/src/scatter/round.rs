@@ -308,12 +308,13 @@ fn greedy<N: Real>(
         // harmless in a maximum.
         let last = if a.count > 0 { sent + recv + w.comp_time(x) } else { sent };
         sent = sent + recv;
-        let (own, min_delay) = if frac(a) > N::ZERO {
-            let (rise, delay) = rise_and_delay(&w, a.count);
-            (last + rise, delay)
-        } else {
-            (N::INFINITY, N::INFINITY)
-        };
+        let (rise, delay) = rise_and_delay(&w, a.count);
+        let own = last + rise;
+        // A candidate whose finish time with the item overflows is none: the tree could
+        // not tell it from one already taken (`Tree::taken`), and the item would overflow
+        // the plan.
+        let (own, min_delay) =
+            if frac(a) > N::ZERO && own.is_finite() { (own, delay) } else { (N::INFINITY, N::INFINITY) };
         tree.set(0, k, Node { own, last, delay: N::ZERO, min_delay });
     }
     tree.build();
@@ -542,7 +543,9 @@ impl<'a, 'b, N: Real> Tree<'a, 'b, N> {
         }
     }
 
-    /// Whether position `k` was given its item: no longer a candidate, though it was one.
+    /// Whether position `k` was given its item: no longer a candidate, though it was one
+    /// (its smallest delay is finite: candidates' finish times with the item are finite,
+    /// so their delays are too).
     fn taken(&self, k: usize) -> bool {
         let n = self.get(0, k);
         !n.open() && n.min_delay < N::INFINITY
@@ -860,6 +863,35 @@ mod tests {
             let shares = random_shares(&mut rnd2, p);
             same_as_naive(&workers, &shares, "random");
         }
+    }
+
+    /// A candidate whose finish time with the item overflows (here `BIG` items of cost)
+    /// is not one: the item goes to the other worker, as the rule (and the heap this tree
+    /// replaced) gives, in every number type. Found by review: such a leaf looked taken.
+    #[test]
+    fn an_overflowing_candidate_is_not_taken() {
+        fn check<N: Real>(big: f64) {
+            let workers =
+                [Worker::linear(N::ZERO, N::ONE), Worker::linear(N::ZERO, N::from_f64(big).unwrap())];
+            let mut plan = [
+                Assignment { worker: 0, share: N::from_f64(2.625).unwrap(), ..Assignment::EMPTY },
+                Assignment { worker: 1, share: N::from_f64(1.375).unwrap(), ..Assignment::EMPTY },
+            ];
+            let mut scratch = [Scratch::<N>::EMPTY; 2];
+            let _ = crate::round(
+                Rounding::Greedy,
+                &workers,
+                0,
+                crate::RootMode::Overlap,
+                4,
+                &mut plan,
+                &mut scratch,
+            );
+            assert_eq!([plan[0].count, plan[1].count], [3, 1], "{}", N::NAME);
+        }
+        check::<f64>(1e308);
+        check::<f32>(3e38);
+        check::<crate::Q32>(1.2e9);
     }
 
     /// The tree's nodes fit the six scratch columns from `col::TREE` on, and a position's
