@@ -98,8 +98,8 @@ impl<'a, R: Words<W>, const W: usize> Columns<'a, R, W> {
     }
 
     /// Word `i` counted from the start of column `col`, running on into the next
-    /// columns: several columns as one array, for records of two or three words kept
-    /// together in a cache line (the greedy rounding's tree nodes and heap entries).
+    /// columns: several columns as one array, for records of a few words kept together
+    /// in a cache line (the root choice's tree of maps; [`Columns::quad`] for four).
     #[inline]
     pub fn wide(&self, col: usize, i: usize) -> u64 {
         self.get(col, i)

@@ -319,7 +319,7 @@ fn greedy<N: Real>(
 
     let (mut left, mut spent) = (left, false);
     // The search's stack, set up once: each search writes a level's frame before reading it.
-    let mut frames = [Frame { node: 0, before: N::ZERO, after: N::ZERO, seen: 0, rest: None }; LEVELS];
+    let mut frames = [Frame::ROOT; LEVELS];
     while left > 0 {
         match tree.best(&mut frames, &mut budget) {
             Search::Found(k) => tree.take(k),
@@ -389,6 +389,9 @@ struct Node<N> {
 }
 
 impl<N: Real> Node<N> {
+    /// A node over no position: no candidate, nothing finishing, no delay.
+    const EMPTY: Self = Node { own: N::INFINITY, last: N::ZERO, delay: N::ZERO, min_delay: N::INFINITY };
+
     /// Whether a candidate is left below.
     #[inline]
     fn open(&self) -> bool {
@@ -421,6 +424,11 @@ struct Frame<N> {
     /// A bound (floor, own finish, as in [`may_win`]) on the children neither entered nor
     /// ruled out when it was last read; `None`: there are none.
     rest: Option<(N, N)>,
+}
+
+impl<N: Real> Frame<N> {
+    /// The top of a search: the root, nothing before or after it, no child entered.
+    const ROOT: Self = Frame { node: 0, before: N::ZERO, after: N::ZERO, seen: 0, rest: None };
 }
 
 /// The candidates as a tree of [`FAN`] children per node, level by level in the scratch
@@ -512,8 +520,7 @@ impl<'a, 'b, N: Real> Tree<'a, 'b, N> {
         let below = level.saturating_sub(1);
         let lo = FAN * j;
         let m = self.len(below).saturating_sub(lo).min(FAN);
-        let empty = Node { own: N::INFINITY, last: N::ZERO, delay: N::ZERO, min_delay: N::INFINITY };
-        let mut out = [empty; FAN];
+        let mut out = [Node::<N>::EMPTY; FAN];
         for (i, o) in out.iter_mut().enumerate().take(m) {
             *o = self.get(below, lo + i);
         }
@@ -523,7 +530,7 @@ impl<'a, 'b, N: Real> Tree<'a, 'b, N> {
     /// Node `j` of `level ≥ 1` from its children.
     fn combine(&mut self, level: usize, j: usize) {
         let (kids, m) = self.children(level, j);
-        let mut n = Node { own: N::INFINITY, last: N::ZERO, delay: N::ZERO, min_delay: N::INFINITY };
+        let mut n = Node::<N>::EMPTY;
         for c in kids.iter().take(m) {
             if c.open() {
                 n.own = n.own.min_of(n.delay + c.own);
@@ -582,7 +589,7 @@ impl<'a, 'b, N: Real> Tree<'a, 'b, N> {
             return Search::Found(0);
         }
         if let Some(f) = frames.get_mut(top) {
-            *f = Frame { node: 0, before: N::ZERO, after: N::ZERO, seen: 0, rest: None };
+            *f = Frame::ROOT;
         }
         let mut best: Option<Best<N>> = None;
         let mut level = top;
