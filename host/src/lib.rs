@@ -58,10 +58,18 @@ impl std::error::Error for HostError {}
 /// [`HostError::OutOfMemory`] when the allocation fails.
 pub fn filled<T: Clone>(what: &'static str, n: usize, value: T) -> Result<Vec<T>, HostError> {
     let mut v = Vec::new();
-    v.try_reserve_exact(n)
-        .map_err(|_| HostError::OutOfMemory { what, bytes: n.saturating_mul(std::mem::size_of::<T>()) })?;
+    if v.try_reserve_exact(n).is_err() {
+        return Err(out_of_memory(what, n, std::mem::size_of::<T>()));
+    }
     v.resize(n, value);
     Ok(v)
+}
+
+/// Out of its generic caller, which the wasm module holds once per element type (27).
+#[cold]
+#[inline(never)]
+fn out_of_memory(what: &'static str, n: usize, size: usize) -> HostError {
+    HostError::OutOfMemory { what, bytes: n.saturating_mul(size) }
 }
 
 /// `[{"name", "title", "paper"}, …]`: every model a document can name.

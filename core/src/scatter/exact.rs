@@ -19,7 +19,7 @@ use crate::kernel::chain::{chain_ops, Chain};
 use crate::kernel::fp;
 use crate::kernel::sort::sort_by;
 pub use crate::kernel::stages::Pruning;
-use crate::kernel::stages::{backtrack, run, FlatChoices, Stages, Visit, Zero, EXACT_WORK};
+use crate::kernel::stages::{backtrack, run, FlatChoices, OrZero, Stages, Visit, EXACT_WORK};
 use crate::num::Real;
 use crate::platform::cost::{check_cost, CostFn, WorkerCosts};
 use crate::report::Method;
@@ -113,11 +113,8 @@ impl<N: Real, C: CostFn<N>, D: CostFn<N>, O: Fn(usize) -> usize> Stages<N> for P
     }
     fn visit<V: Visit<N>>(&self, k: usize, v: V) -> V::Out {
         let w = (self.order)(k);
-        match self.workers.get(w) {
-            Some(c) if w != self.root => v.run(&c.comm, &c.comp),
-            Some(c) => v.run(&Zero, &c.comp),
-            None => v.run(&Zero, &Zero),
-        }
+        let c = self.workers.get(w);
+        v.run(&OrZero(c.filter(|_| w != self.root).map(|c| &c.comm)), &OrZero(c.map(|c| &c.comp)))
     }
 }
 
