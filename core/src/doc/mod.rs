@@ -338,20 +338,26 @@ impl<'a> Doc<'a> {
         self.r.since(start)
     }
 
+    // The token methods below are not inlined in the size-optimised wasm module: each is a
+    // read and the error naming where it failed, used ~150 times by the four readers.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub fn object(&mut self) -> Result<(), Error> {
         self.r.begin_object().map_err(|e| self.json(e))
     }
 
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub fn array(&mut self) -> Result<(), Error> {
         self.r.begin_array().map_err(|e| self.json(e))
     }
 
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub fn element(&mut self) -> Result<bool, Error> {
         self.r.next_element().map_err(|e| self.json(e))
     }
 
     /// The next key of the current object, one of `keys`; `None` at its end. Unknown and
     /// repeated keys are errors (`seen` has one bit per entry of `keys`).
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub fn key(&mut self, keys: &Keys, seen: &mut u64) -> Result<Option<&'static str>, Error> {
         let Some((k, offset)) = self.r.next_key().map_err(|e| self.json(e))? else { return Ok(None) };
         let Some(i) = keys.names.iter().position(|n| k.eq_str(n)) else {
@@ -368,18 +374,22 @@ impl<'a> Doc<'a> {
         Ok(Some(name))
     }
 
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub fn string(&mut self) -> Result<Str<'a>, Error> {
         self.r.string().map_err(|e| self.json(e))
     }
 
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub fn f64(&mut self) -> Result<f64, Error> {
         self.r.f64().map_err(|e| self.json(e))
     }
 
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub fn u64(&mut self) -> Result<u64, Error> {
         self.r.u64().map_err(|e| self.json(e))
     }
 
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub fn bool(&mut self) -> Result<bool, Error> {
         self.r.bool().map_err(|e| self.json(e))
     }
@@ -423,11 +433,13 @@ impl<'a> Doc<'a> {
     }
 
     /// The kind of the next value, without reading it.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub fn peek(&mut self) -> Result<json::Kind, Error> {
         self.r.peek().map_err(|e| self.json(e))
     }
 
     /// Skips any value (comments), checking it strictly.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub fn skip(&mut self) -> Result<(), Error> {
         self.r.skip_value().map_err(|e| self.json(e))
     }
@@ -439,6 +451,7 @@ impl<'a> Doc<'a> {
     }
 
     /// A string naming one of `names`' values.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub fn name<T: Copy + PartialEq>(&mut self, names: &names::Names<T>) -> Result<T, Error> {
         let offset = self.offset();
         let s = self.string()?;
