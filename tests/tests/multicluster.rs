@@ -430,6 +430,41 @@ fn inputs_are_checked_with_their_names() {
     assert!(needs(&p).is_ok());
 }
 
+/// A makespan beyond `f64` is an error naming it, not an infinite time (which the result
+/// document wrote as `null`): found by the `documents` fuzzer, a custom step time of
+/// 3·10⁴⁹ s for 3·10²⁹⁵ iterations. Each of the three makespans is checked.
+#[test]
+fn a_makespan_beyond_f64_is_an_error() {
+    let cl = clusters(&[5]);
+    let costs = [StepCost { per_load: 6.7e49, fixed: 0.5 }];
+    let mut p = custom(&cl, &costs, 2);
+    p.application = Application::Custom { units: 2, iterations: 3e295, costs: &costs };
+    let (mut classes, mut procs) = (vec![Class::EMPTY; 4], vec![Processor::EMPTY; 8]);
+    let e = plan(&p, &mut classes, &mut procs).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Overflow);
+    assert_eq!(
+        e.to_string(),
+        "makespan (iterations × step time) exceeds the range of f64; \
+         give fewer iterations, smaller costs, or times in a larger unit"
+    );
+    // Within range the same platform plans, and its times are finite.
+    p.application = Application::Custom { units: 2, iterations: 3e250, costs: &costs };
+    let s = plan(&p, &mut classes, &mut procs).unwrap();
+    assert!(s.report.makespan.is_finite() && s.even_makespan.is_finite());
+    // The plan's makespan finite, the even split's not: the plan leaves out the cluster
+    // whose fixed cost is 10³⁰⁰ s a step, the even split pays it.
+    let two = clusters(&[1, 1]);
+    let slow = [StepCost { per_load: 1.0, fixed: 0.0 }, StepCost { per_load: 1e300, fixed: 1e300 }];
+    let q = Problem {
+        clusters: &two,
+        links: Links::PAPER,
+        application: Application::Custom { units: 1, iterations: 1e10, costs: &slow },
+        options: Options::default(),
+    };
+    let e = plan(&q, &mut classes, &mut procs).unwrap_err();
+    assert!(e.to_string().starts_with("even split's makespan"), "{e}");
+}
+
 /// The exact BIASED step time over classes `(n, a, b)`: equal times, classes whose `b`
 /// exceeds `T` left out until none does (derivation §2).
 fn exact_biased(classes: &[(Q, Q, Q)]) -> Q {

@@ -181,6 +181,10 @@ enum Kind {
     LpIterations {
         iterations: usize,
     },
+    /// A time the model computes as iterations × step time, beyond `f64`.
+    TimeOverflow {
+        what: &'static str,
+    },
     EntryValue {
         list: &'static str,
         index: usize,
@@ -236,7 +240,8 @@ impl Error {
             | Kind::NumericOverflow { .. }
             | Kind::ThroughputOverflow
             | Kind::TooLarge { .. }
-            | Kind::WorkLimit { .. } => ErrorCode::Overflow,
+            | Kind::WorkLimit { .. }
+            | Kind::TimeOverflow { .. } => ErrorCode::Overflow,
             Kind::Json { .. } => ErrorCode::Json,
             _ => ErrorCode::InvalidInput,
         }
@@ -325,6 +330,11 @@ impl Error {
     /// ```
     pub const fn limit(what: &'static str, max: u64, value: u64) -> Error {
         Error::too_large(what, max, value)
+    }
+
+    /// A multi-cluster time (`what`: which one) that is iterations × step time beyond `f64`.
+    pub(crate) const fn time_overflow(what: &'static str) -> Error {
+        Error { kind: Kind::TimeOverflow { what } }
     }
 
     /// A solver gave up after the most work it may do (issue 11: no input runs for minutes).
@@ -451,6 +461,11 @@ impl fmt::Display for Error {
                 f,
                 "scenario LP: no optimum after {iterations} simplex iterations; \
                  the costs are too badly scaled for the f64 simplex"
+            ),
+            Kind::TimeOverflow { what } => write!(
+                f,
+                "{what} (iterations × step time) exceeds the range of f64; \
+                 give fewer iterations, smaller costs, or times in a larger unit"
             ),
             Kind::EntryValue { list, index, field, range, value } => {
                 write!(f, "{list}[{index}].{field}: must be {range}, got {value}", value = Plain(value))

@@ -503,6 +503,17 @@ fn plan_on(
         lower_for::<f64>(iterations * floor, built.param_ops + built.iteration_ops + 1, makespan_ops);
     let lower_bound = by_level.max(by_floor);
     let exact = balanced && step == searched && (all_balanced || (set_exact && iterations * step <= others));
+    // A time beyond `f64` is an error, as in the other models, not a `null` in the result
+    // document (the step times are finite; their product with 10²⁹⁵ iterations need not be).
+    for (t, what) in [
+        (iterations * step, "makespan"),
+        (iterations * rational_step, "rational makespan"),
+        (even_iterations * even, "even split's makespan"),
+    ] {
+        if !t.is_finite() {
+            return Err(Error::time_overflow(what));
+        }
+    }
     Ok(Summary {
         report: Report { method: Method::Biased, makespan: iterations * step, lower_bound, exact },
         step_time: step,
