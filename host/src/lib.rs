@@ -525,6 +525,36 @@ mod tests {
         assert!(e.to_string().contains("clusters"), "{e}");
     }
 
+    /// Times beyond `f64` are errors naming them, not `null`s in the result document:
+    /// the two inputs the `documents` fuzzer found once it checked every value
+    /// (`fuzz/src/lib.rs`, `no_null`), in every front end's path.
+    #[test]
+    fn times_beyond_f64_are_errors_not_nulls() {
+        let multicluster = br#"{"model": "multicluster", "clusters": [{"name": "x", "processors": 5}],
+            "application": {"pattern": "custom", "units": 2, "iterations": 3e295,
+            "costs": [{"per_load": 6.7e49, "fixed": 0.5}]}}"#;
+        let partition = br#"{"version": 1, "model": "partition", "items": 2787433, "workers": [
+            {"name": "old", "comp_power": {"coeff": 2e271, "exponent": 9.1}},
+            {"name": "mid", "comp_table": [[10000, 0.009], [100000, 0.1], [1000000, 1.23]]}]}"#;
+        for (doc, what) in
+            [(&multicluster[..], "makespan (iterations"), (&partition[..], "even split's makespan")]
+        {
+            let e = plan_json::<16, 4>(doc).unwrap_err();
+            assert!(
+                matches!(&e, HostError::Core(c) if c.code() == divload::ErrorCode::Overflow
+                    && c.to_string().starts_with(what)),
+                "{e}"
+            );
+        }
+        // Within range both plan, and no value of theirs is null.
+        let smaller = String::from_utf8(multicluster.to_vec()).unwrap().replace("3e295", "3e250");
+        let out = String::from_utf8(plan_json::<16, 4>(smaller.as_bytes()).unwrap()).unwrap();
+        assert!(!out.contains("null"), "{out}");
+        let smaller = String::from_utf8(partition.to_vec()).unwrap().replace("2e271", "2e-30");
+        let out = String::from_utf8(plan_json::<16, 4>(smaller.as_bytes()).unwrap()).unwrap();
+        assert!(!out.contains("null"), "{out}");
+    }
+
     #[test]
     fn out_of_memory_is_an_error() {
         let e = filled("exact DP", usize::MAX / 2, 0u32).unwrap_err();

@@ -213,6 +213,14 @@ pub fn write_result(
     for (k, c) in ranks() {
         even = even.max(c.time(crate::scatter::even_split_count(file.items, p, k)));
     }
+    // As in the other models, a time beyond `f64` is an error rather than a `null` in the
+    // document: the plan leaves a worker of 10²⁷¹·x⁹ seconds idle, the even split cannot.
+    if !even.is_finite() {
+        return Err(Error::time_overflow(
+            "even split's makespan",
+            "give smaller costs or times in a larger unit",
+        ));
+    }
     let mut w = Writer::new(out);
     begin_result(&mut w, "partition");
     w.key("items");

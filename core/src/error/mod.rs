@@ -181,9 +181,10 @@ enum Kind {
     LpIterations {
         iterations: usize,
     },
-    /// A time the model computes as iterations × step time, beyond `f64`.
+    /// A time of the result beyond `f64`.
     TimeOverflow {
         what: &'static str,
+        hint: &'static str,
     },
     EntryValue {
         list: &'static str,
@@ -332,9 +333,9 @@ impl Error {
         Error::too_large(what, max, value)
     }
 
-    /// A multi-cluster time (`what`: which one) that is iterations × step time beyond `f64`.
-    pub(crate) const fn time_overflow(what: &'static str) -> Error {
-        Error { kind: Kind::TimeOverflow { what } }
+    /// A time of the result (`what`: which one) beyond `f64`, and what to change.
+    pub(crate) const fn time_overflow(what: &'static str, hint: &'static str) -> Error {
+        Error { kind: Kind::TimeOverflow { what, hint } }
     }
 
     /// A solver gave up after the most work it may do (issue 11: no input runs for minutes).
@@ -462,11 +463,7 @@ impl fmt::Display for Error {
                 "scenario LP: no optimum after {iterations} simplex iterations; \
                  the costs are too badly scaled for the f64 simplex"
             ),
-            Kind::TimeOverflow { what } => write!(
-                f,
-                "{what} (iterations × step time) exceeds the range of f64; \
-                 give fewer iterations, smaller costs, or times in a larger unit"
-            ),
+            Kind::TimeOverflow { what, hint } => write!(f, "{what} exceeds the range of f64; {hint}"),
             Kind::EntryValue { list, index, field, range, value } => {
                 write!(f, "{list}[{index}].{field}: must be {range}, got {value}", value = Plain(value))
             }

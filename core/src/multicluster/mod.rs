@@ -506,12 +506,15 @@ fn plan_on(
     // A time beyond `f64` is an error, as in the other models, not a `null` in the result
     // document (the step times are finite; their product with 10²⁹⁵ iterations need not be).
     for (t, what) in [
-        (iterations * step, "makespan"),
-        (iterations * rational_step, "rational makespan"),
-        (even_iterations * even, "even split's makespan"),
+        (iterations * step, "makespan (iterations × step time)"),
+        (iterations * rational_step, "rational makespan (iterations × step time)"),
+        (even_iterations * even, "even split's makespan (iterations × step time)"),
     ] {
         if !t.is_finite() {
-            return Err(Error::time_overflow(what));
+            return Err(Error::time_overflow(
+                what,
+                "give fewer iterations, smaller costs, or times in a larger unit",
+            ));
         }
     }
     Ok(Summary {
