@@ -60,3 +60,21 @@ impl<N: Real> Report<N> {
         (self.makespan - self.lower_bound).max_of(N::ZERO)
     }
 }
+
+/// How many times faster than the even split a plan is, `even / makespan` (1 for a plan
+/// that takes no time), at most the largest `f64`: a ratio beyond it (an even split of
+/// 10³⁰⁰ s against a plan of 10⁻²⁹⁹ s) is still a number in a result document, not the
+/// `null` JSON has for an infinity. Every model's documents report it so.
+///
+/// ```
+/// assert_eq!(divload::report::speedup(3.0, 2.0), 1.5);
+/// assert_eq!(divload::report::speedup(5e300, 1e-299), f64::MAX);
+/// assert_eq!(divload::report::speedup(1.0, 0.0), 1.0);
+/// ```
+pub fn speedup(even: f64, makespan: f64) -> f64 {
+    if makespan > 0.0 {
+        (even / makespan).min(f64::MAX)
+    } else {
+        1.0
+    }
+}

@@ -553,6 +553,18 @@ mod tests {
         let smaller = String::from_utf8(partition.to_vec()).unwrap().replace("2e271", "2e-30");
         let out = String::from_utf8(plan_json::<16, 4>(smaller.as_bytes()).unwrap()).unwrap();
         assert!(!out.contains("null"), "{out}");
+        // Every time finite, the even split 10⁶⁰⁰ times slower than the plan: the speedup is
+        // the largest f64, in each model that reports one.
+        for doc in [
+            r#"{"model": "partition", "items": 10, "workers": [
+                {"name": "a", "comp_per_item": 1e-300}, {"name": "b", "comp_per_item": 1e300}]}"#,
+            r#"{"items": 10, "root": "a", "workers": [
+                {"name": "a", "comm_per_item": 0, "comp_per_item": 1e-300},
+                {"name": "b", "comm_per_item": 1e-300, "comp_per_item": 1e300}]}"#,
+        ] {
+            let out = String::from_utf8(plan_json::<16, 4>(doc.as_bytes()).unwrap()).unwrap();
+            assert!(out.contains(r#""speedup":1.7976931348623157e308"#) && !out.contains("null"), "{out}");
+        }
     }
 
     #[test]

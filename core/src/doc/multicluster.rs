@@ -667,7 +667,7 @@ pub fn write_result(
         ("rational_step_time", s.rational_step_time),
         ("even_step_time", s.even_step_time),
         ("even_makespan", s.even_makespan),
-        ("speedup", if s.report.makespan > 0.0 { s.even_makespan / s.report.makespan } else { 1.0 }),
+        ("speedup", crate::report::speedup(s.even_makespan, s.report.makespan)),
         ("iterations", s.iterations),
     ]);
     w.key("units");

@@ -233,7 +233,7 @@ pub fn write_result(
     w.key("even_makespan");
     w.f64(even);
     w.key("speedup");
-    w.f64(if makespan > 0.0 { even / makespan } else { 1.0 });
+    w.f64(crate::report::speedup(even, makespan));
     w.key("plan");
     w.begin_array();
     let mut offset = 0u64;

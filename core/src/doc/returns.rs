@@ -494,7 +494,7 @@ pub fn write_result(
     w.key("even_split_makespan");
     w.f64(s.even_split_makespan);
     w.key("speedup");
-    w.f64(if s.makespan > 0.0 { s.even_split_makespan / s.makespan } else { 1.0 });
+    w.f64(crate::report::speedup(s.even_split_makespan, s.makespan));
     w.key("participating");
     w.u64(s.participating as u64);
     let members = &plan[..s.members.min(plan.len())];

@@ -266,13 +266,9 @@ impl<N: Real> Summary<N> {
         self.report().gap()
     }
 
-    /// How much faster than the even split: `uniform_makespan / makespan`.
+    /// How much faster than the even split: `uniform_makespan / makespan`, at most the
+    /// largest `f64` ([`crate::report::speedup`]).
     pub fn speedup(&self) -> f64 {
-        let m = self.makespan.to_f64();
-        if m > 0.0 {
-            self.uniform_makespan.to_f64() / m
-        } else {
-            1.0
-        }
+        crate::report::speedup(self.uniform_makespan.to_f64(), self.makespan.to_f64())
     }
 }
