@@ -502,13 +502,15 @@ fn plan_on(
     let by_floor =
         lower_for::<f64>(iterations * floor, built.param_ops + built.iteration_ops + 1, makespan_ops);
     let lower_bound = by_level.max(by_floor);
-    let exact = balanced && step == searched && (all_balanced || (set_exact && iterations * step <= others));
+    let (makespan, rational_makespan, even_makespan) =
+        (iterations * step, iterations * rational_step, even_iterations * even);
+    let exact = balanced && step == searched && (all_balanced || (set_exact && makespan <= others));
     // A time beyond `f64` is an error, as in the other models, not a `null` in the result
     // document (the step times are finite; their product with 10²⁹⁵ iterations need not be).
     for (t, what) in [
-        (iterations * step, "makespan (iterations × step time)"),
-        (iterations * rational_step, "rational makespan (iterations × step time)"),
-        (even_iterations * even, "even split's makespan (iterations × step time)"),
+        (makespan, "makespan (iterations × step time)"),
+        (rational_makespan, "rational makespan (iterations × step time)"),
+        (even_makespan, "even split's makespan (iterations × step time)"),
     ] {
         if !t.is_finite() {
             return Err(Error::time_overflow(
@@ -518,12 +520,12 @@ fn plan_on(
         }
     }
     Ok(Summary {
-        report: Report { method: Method::Biased, makespan: iterations * step, lower_bound, exact },
+        report: Report { method: Method::Biased, makespan, lower_bound, exact },
         step_time: step,
         rational_step_time: rational_step,
-        rational_makespan: iterations * rational_step,
+        rational_makespan,
         even_step_time: even,
-        even_makespan: even_iterations * even,
+        even_makespan,
         iterations,
         units,
         classes: built.classes,
