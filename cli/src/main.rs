@@ -140,10 +140,7 @@ fn run_plan(args: &PlanArgs) -> Result<(), String> {
     apply_overrides(args, &mut parsed.file);
     let file = &parsed.file;
     if file.workers > MAX_WORKERS {
-        return Err(format!(
-            "{source}: workers: {} workers exceed this tool's capacity of {MAX_WORKERS}",
-            file.workers
-        ));
+        return Err(format!("{source}: workers: at most {MAX_WORKERS}, got {}", file.workers));
     }
     let solver = file.solver(args.solver);
     let needs = file.needs(solver).map_err(|e| at(e.into()))?;

@@ -61,19 +61,23 @@ impl<N: Real> Report<N> {
     }
 }
 
-/// How many times faster than the even split a plan is, `even / makespan` (1 for a plan
-/// that takes no time), at most the largest `f64`: a ratio beyond it (an even split of
+/// How many times faster than the even split a plan is, `even / makespan` (1 when both
+/// take no time; a plan of no time against an even split that takes some is the largest
+/// ratio), at most the largest `f64`: a ratio beyond it (an even split of
 /// 10³⁰⁰ s against a plan of 10⁻²⁹⁹ s) is still a number in a result document, not the
 /// `null` JSON has for an infinity. Every model's documents report it so.
 ///
 /// ```
 /// assert_eq!(divload::report::speedup(3.0, 2.0), 1.5);
 /// assert_eq!(divload::report::speedup(5e300, 1e-299), f64::MAX);
-/// assert_eq!(divload::report::speedup(1.0, 0.0), 1.0);
+/// assert_eq!(divload::report::speedup(50.0, 0.0), f64::MAX);
+/// assert_eq!(divload::report::speedup(0.0, 0.0), 1.0);
 /// ```
 pub fn speedup(even: f64, makespan: f64) -> f64 {
     if makespan > 0.0 {
         (even / makespan).min(f64::MAX)
+    } else if even > 0.0 {
+        f64::MAX
     } else {
         1.0
     }

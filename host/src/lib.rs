@@ -129,6 +129,16 @@ fn too_many_workers(workers: usize) -> HostError {
     HostError::Core(divload::Error::limit("workers", MAX_WORKERS as u64, workers as u64))
 }
 
+/// That no two of `n` entries share a name ([`divload::doc::check_names`]).
+fn unique_names<'a>(
+    list: &'static str,
+    n: usize,
+    name: &dyn Fn(usize) -> Option<divload::doc::json::Str<'a>>,
+) -> Result<(), HostError> {
+    let mut keys = filled("name keys", n, divload::doc::NameKey::EMPTY)?;
+    Ok(divload::doc::check_names(list, n, name, &mut keys)?)
+}
+
 /// A returns document ([`divload::doc::returns`]): the document's schedule planned and
 /// compared with the best, LIFO and FIFO schedules of the same workers.
 fn returns_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
@@ -144,6 +154,7 @@ fn returns_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
     if file.workers > MAX_WORKERS {
         return Err(too_many_workers(file.workers));
     }
+    unique_names("workers", file.entries, &|i| entries.get(i).map(|e| e.name))?;
     let mut workers = filled("workers", file.workers, ReturnWorker::new(0.0, 1.0, 0.0))?;
     file.workers(&entries, &mut workers)?;
     let (mut send, mut ret) = (Vec::new(), Vec::new());
@@ -242,6 +253,18 @@ fn multicluster<R>(
         extra: &mut extra,
     };
     let file = doc::parse(text, &mut lists)?;
+    // This tool's limit, checked before the model's larger one (2²⁴) could name another.
+    let sum = |c: &[ClusterEntry<'_>]| c.iter().map(|e| u64::from(e.cluster.processors)).sum::<u64>();
+    let largest =
+        lists.additions.iter().map(|a| sum(lists.extra.get(a.first..a.first + a.len).unwrap_or(&[])));
+    let processors = sum(lists.clusters) + if what_if { largest.max().unwrap_or(0) } else { 0 };
+    if processors > MAX_WORKERS as u64 {
+        return Err(HostError::Core(divload::Error::limit(
+            "processors (all clusters, with the largest what_if addition)",
+            MAX_WORKERS as u64,
+            processors,
+        )));
+    }
     let mut base = filled("clusters", sizes.clusters, Cluster::new(1))?;
     let mut links = filled(
         "pair links",
@@ -249,6 +272,10 @@ fn multicluster<R>(
         PairLink { first: 0, second: 0, link: divload::multicluster::Link::PAPER_SLOW },
     )?;
     let problem = file.problem(&lists, &mut base, &mut links)?;
+    let mut keys =
+        filled("name keys", sizes.additions.max(sizes.clusters + sizes.extra), divload::doc::NameKey::EMPTY)?;
+    doc::check_what_if_names(&file, &lists, &mut keys)?;
+    drop(keys);
     let extra_clusters: Vec<Cluster> = lists.extra.iter().map(|e| e.cluster).collect();
     let candidates: Vec<&[Cluster]> = if what_if {
         lists.additions.iter().map(|a| extra_clusters.get(a.first..a.first + a.len).unwrap_or(&[])).collect()
@@ -257,9 +284,6 @@ fn multicluster<R>(
     };
     // Sized (and every capacity checked) by the core before anything large is allocated.
     let needs = model::what_if_needs(&problem, &candidates)?;
-    if needs.processors > MAX_WORKERS {
-        return Err(too_many_workers(needs.processors));
-    }
     let mut classes = filled("classes", needs.classes, Class::EMPTY)?;
     let mut processors = filled("processors", needs.processors, Processor::EMPTY)?;
     let mut answers = filled("what_if answers", candidates.len(), WhatIf::EMPTY)?;
@@ -289,6 +313,7 @@ fn partition_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
     if file.workers > MAX_WORKERS {
         return Err(too_many_workers(file.workers));
     }
+    unique_names("workers", file.entries, &|i| entries.get(i).map(|e| e.name))?;
     let zero: Cost<f64, MAX_POINTS> = Cost::Affine(Affine::new(0.0, 0.0)?);
     let mut costs = filled("cost functions", file.entries, zero)?;
     file.costs(&entries, &mut costs)?;
@@ -351,6 +376,7 @@ impl<'t> Parsed<'t> {
         let file = json::parse_platform(text, &mut entries, &mut candidates)?;
         entries.truncate(file.entries);
         candidates.truncate(file.candidates);
+        unique_names("workers", file.entries, &|i| entries.get(i).map(|e| e.name))?;
         Ok(Parsed { file, entries, candidates })
     }
 
@@ -564,6 +590,160 @@ mod tests {
         ] {
             let out = String::from_utf8(plan_json::<16, 4>(doc.as_bytes()).unwrap()).unwrap();
             assert!(out.contains(r#""speedup":1.7976931348623157e308"#) && !out.contains("null"), "{out}");
+        }
+    }
+
+    /// The error `doc` gets from `plan_json`, as text.
+    fn error_of(doc: &str) -> String {
+        match plan_json::<16, 4>(doc.as_bytes()) {
+            Ok(out) => String::from_utf8_lossy(&out).into_owned(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    fn assert_error(doc: &str, expected: &str) {
+        let e = error_of(doc);
+        assert!(e.contains(expected), "expected {expected:?} for {doc}\ngot {e}");
+    }
+
+    /// Inputs that were planned while something in them was silently dropped, or picked
+    /// arbitrarily, or that were reported at the wrong place (an adversarial review of the
+    /// four readers, 2026-11-24).
+    #[test]
+    fn ambiguous_or_ignored_inputs_are_errors_in_every_model() {
+        let scatter = |b: &str| {
+            format!(
+                r#"{{"items": 100, "root": "a", "workers": [{{"name": "a", "comm_per_item": 0, "comp_per_item": 1}}, {{"name": "b", {b}}}]}}"#
+            )
+        };
+        let partition = |b: &str| {
+            format!(
+                r#"{{"model": "partition", "items": 100, "workers": [{{"name": "a", "comp_per_item": 1}}, {{"name": "b", {b}}}]}}"#
+            )
+        };
+        let (table, power) =
+            (r#""comp_table": [[1, 10], [2, 20]]"#, r#""comp_power": {"coeff": 1, "exponent": 1}"#);
+        // Two shapes of one cost: the last one read used to win.
+        for (x, y) in [(table, power), (power, table)] {
+            let b = format!(r#""comm_per_item": 0.1, {x}, {y}"#);
+            assert_error(&scatter(&b), "workers[1].comp_per_item: give one cost per part");
+        }
+        let comm = r#""comm_table": [[1, 1]], "comm_power": {"coeff": 1, "exponent": 1}, "comp_per_item": 1"#;
+        assert_error(&scatter(comm), "workers[1].comm_per_item: give one cost per part");
+        // A latency next to a table or a power law was ignored.
+        for shape in [table, power] {
+            let b = format!(r#""comm_per_item": 0.1, {shape}, "comp_latency": 7"#);
+            assert_error(&scatter(&b), "workers[1].comp_latency: goes with *_per_item only");
+            assert_error(
+                &partition(&format!(r#"{shape}, "comp_latency": 7"#)),
+                "workers[1].comp_latency: goes with",
+            );
+        }
+        let b = r#""comp_per_item": 1, "comm_table": [[1, 1]], "comm_latency": 2"#;
+        assert_error(&scatter(b), "workers[1].comm_latency: goes with");
+        // A computation of no time took every item, with a makespan of 0.
+        let zero_power = r#""comp_power": {"coeff": 0, "exponent": 1}"#;
+        assert_error(&partition(zero_power), "workers[1].comp_power: coeff must be finite and > 0, got 0");
+        assert_error(
+            &scatter(&format!(r#""comm_per_item": 0.1, {zero_power}"#)),
+            "coeff must be finite and > 0",
+        );
+        let zero_table = r#""comp_table": [[0, 0], [1, 0], [2, 0]]"#;
+        assert_error(&partition(zero_table), "workers[1].comp_table[1]: seconds must be > 0 where items > 0");
+        // … while a communication may take no time, and a table may start at (0, 0).
+        assert!(!error_of(&scatter(
+            r#""comm_power": {"coeff": 0, "exponent": 1}, "comp_table": [[0, 0], [2, 1]]"#
+        ))
+        .contains("error"));
+        // Two workers of one name: `root`, candidates and scenarios picked the first.
+        let twice =
+            scatter(r#""comm_per_item": 1, "comp_per_item": 1"#).replace(r#""name": "b""#, r#""name": "a""#);
+        assert_error(&twice, "workers[1].name: repeats the name of an earlier entry (names must be unique)");
+        let twice = partition(r#""comp_per_item": 2"#).replace(r#""name": "b""#, r#""name": "a""#);
+        assert_error(&twice, "workers[1].name: repeats the name");
+        let returns = r#"{"model": "returns", "items": 10, "schedule": "lifo", "workers": [
+            {"name": "a", "comm_per_item": 1, "comp_per_item": 1, "return_per_item": 1},
+            {"name": "x", "comm_per_item": 1, "comp_per_item": 2, "return_per_item": 1},
+            {"name": "a\u0020", "comm_per_item": 1, "comp_per_item": 2, "return_per_item": 1},
+            {"name": "\u0061", "comm_per_item": 1, "comp_per_item": 2, "return_per_item": 1}]}"#;
+        assert_error(returns, "workers[3].name: repeats the name");
+        // Places: the key being read when a list inside an entry has ended.
+        let given = r#"{"model": "returns", "items": 10, "schedule": {"send": ["a"], "return": ["a"], "x": 1}, "workers": [
+            {"name": "a", "comm_per_item": 1, "comp_per_item": 1, "return_per_item": 1}]}"#;
+        assert_error(given, "platform JSON: schedule: byte");
+        // A comment is free text: repeated keys inside an object went unnoticed.
+        let comment = scatter(r#""comm_per_item": 1, "comp_per_item": 1, "comment": {"x": 1, "x": 2}"#);
+        assert_error(&comment, "workers[1].comment: byte");
+        assert_error(&comment, "expected a string");
+    }
+
+    #[test]
+    fn multicluster_names_counts_and_places_are_checked() {
+        let ring = |clusters: &str, app: &str, what_if: &str| {
+            format!(
+                r#"{{"model": "multicluster", "clusters": [{clusters}],
+                "links": {{"fast": {{"latency": 45e-6, "overhead": 10e-6, "gap": 1e-8}},
+                           "slow": {{"latency": 400e-6, "overhead": 10e-6, "gap": 5e-7}}}},
+                "application": {app}, "what_if": [{what_if}]}}"#
+            )
+        };
+        let base = r#"{"name": "a", "processors": 8}, {"name": "b", "processors": 8}"#;
+        let app = r#"{"pattern": "ring", "lattice": 8192, "flip_time": 0.55e-6, "steps": 20}"#;
+        let add = |name: &str, clusters: &str| format!(r#"{{"name": "{name}", "clusters": [{clusters}]}}"#);
+        let c = |name: &str| format!(r#"{{"name": "{name}", "processors": 4}}"#);
+        // Two additions may each add a cluster of one name, as long as the document has none.
+        let fine = ring(base, app, &[add("x", &c("new")), add("y", &c("new"))].join(","));
+        assert!(plan_json::<16, 4>(fine.as_bytes()).is_ok(), "{}", error_of(&fine));
+        assert_error(
+            &ring(r#"{"name": "", "processors": 8}"#, app, &add("x", &c("n"))),
+            "clusters[0].name: must be a non-empty name",
+        );
+        assert_error(&ring(base, app, &add("", &c("n"))), "what_if[0].name: must be a non-empty name");
+        assert_error(
+            &ring(base, app, &[add("x", &c("n")), add("x", &c("m"))].join(",")),
+            "what_if[1].name: repeats the name",
+        );
+        let clash = [add("x", &c("n")), add("y", &[c("m"), c("a")].join(","))].join(",");
+        assert_error(&ring(base, app, &clash), "what_if[1].clusters[1].name: repeats the name of a cluster");
+        let within = [add("x", &c("n")), add("y", &[c("m"), c("m")].join(","))].join(",");
+        assert_error(&ring(base, app, &within), "what_if[1].clusters[1].name: repeats the name");
+        // The index of the addition is kept in the places inside it.
+        let speed = [
+            add("x", &c("n")),
+            add("y", r#"{"name": "m", "processors": 1}, {"name": "k", "processors": 1, "speed": -1}"#),
+        ]
+        .join(",");
+        assert_error(
+            &ring(base, app, &speed),
+            "what_if[1].clusters[1].speed: must be finite and > 0, got -1",
+        );
+        let key = [
+            add("x", &c("n")),
+            add("y", r#"{"name": "m", "processors": 1}, {"name": "k", "processors": 1, "sped": 1}"#),
+        ]
+        .join(",");
+        assert_error(&ring(base, app, &key), "what_if[1].clusters[1]: byte");
+        let slow = ring(base, app, &add("x", &c("n"))).replace(r#""gap": 5e-7}"#, r#""gap": 5e-7, "x": 1}"#);
+        assert_error(&slow, "links.slow: byte");
+        let slow = ring(base, app, &add("x", &c("n"))).replace(r#""latency": 400e-6"#, r#""latency": 1e999"#);
+        assert_error(&slow, "links.slow.latency: byte");
+        // Counts the model multiplies in f64 are exact only up to 2⁵³.
+        let steps = app.replace("20}", "9007199254740993}");
+        assert_error(&ring(base, &steps, &add("x", &c("n"))), "application.steps: at most 9007199254740992");
+        let sort = r#"{"pattern": "all_to_all", "objects": 10, "chunk": 1000, "sort_time": 1e-3, "words_per_object": 25}"#;
+        assert_error(
+            &ring(base, sort, &add("x", &c("n"))),
+            "application.chunk: must be at most application.objects",
+        );
+        let custom = |per_load: &str| {
+            format!(
+                r#"{{"model": "multicluster", "clusters": [{{"name": "x", "processors": 2}}],
+                "application": {{"pattern": "custom", "units": 10, "iterations": 3,
+                "costs": [{{"per_load": {per_load}, "fixed": 0}}]}}}}"#
+            )
+        };
+        for per_load in ["0", "-1"] {
+            assert_error(&custom(per_load), "application.costs[0].per_load: must be finite and > 0, got");
         }
     }
 

@@ -297,23 +297,122 @@ pub(crate) fn name_hash(name: json::Str<'_>) -> u64 {
     name.chars().fold(0xcbf2_9ce4_8422_2325u64, |h, c| (h ^ u64::from(c)).wrapping_mul(0x0100_0000_01b3))
 }
 
+/// One name's place in a sort of names by hash ([`check_names`]): its hash and its
+/// entry's index.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NameKey {
+    hash: u64,
+    index: usize,
+}
+
+impl NameKey {
+    /// An empty key, for initialising buffers.
+    pub const EMPTY: NameKey = NameKey { hash: 0, index: 0 };
+
+    fn put(&mut self, hash: u64, index: usize) {
+        *self = NameKey { hash, index };
+    }
+
+    fn get(&self) -> (u64, usize) {
+        (self.hash, self.index)
+    }
+}
+
+/// Checks that no two of the `n` entries of `list` share a name: `name(i)` is entry i's
+/// name, `keys` holds at least `n` records. Names are what a document refers to workers by
+/// (`root`, `root_candidates`, a given scenario), so two entries of one name would make
+/// those references pick one of them silently.
+///
+/// # Errors
+///
+/// [`ErrorCode::Json`](crate::ErrorCode::Json) at `list[i].name` for the first entry (in
+/// document order) whose name an earlier one has;
+/// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) when `keys` is shorter
+/// than `n`.
+pub fn check_names<'a>(
+    list: &'static str,
+    n: usize,
+    name: &dyn Fn(usize) -> Option<json::Str<'a>>,
+    keys: &mut [NameKey],
+) -> Result<(), Error> {
+    let got = keys.len();
+    let keys = keys.get_mut(..n).ok_or(Error::buffer("name keys", n, got))?;
+    match first_repeated(keys, name, NameKey::put, NameKey::get, &|_, _| true) {
+        Some(i) => Err(Error::json(
+            "repeats the name of an earlier entry (names must be unique)",
+            Detail::Entry { list, index: i, field: "name" },
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The first entry, in document order, whose name an earlier entry `clash`ing with it has
+/// (`clash(earlier, later)`; always, unless names may repeat across groups), through a
+/// sort of (hash, index) records in `slots` (one per entry; `put` and `get` reach a
+/// record, so a caller may lend a buffer of another type before it is filled). Comparing
+/// every pair was quadratic: 14 s for 10⁵ clusters, hours at the 2²⁴ a document may have.
+/// The slots are left sorted, for looking names up. (`dyn`, as the document readers'
+/// other callbacks in the wasm module: one copy per record type.)
+pub(crate) fn first_repeated<'a, T>(
+    slots: &mut [T],
+    name: &dyn Fn(usize) -> Option<json::Str<'a>>,
+    put: fn(&mut T, u64, usize),
+    get: fn(&T) -> (u64, usize),
+    clash: &dyn Fn(usize, usize) -> bool,
+) -> Option<usize> {
+    for (i, slot) in slots.iter_mut().enumerate() {
+        put(slot, name(i).map_or(0, name_hash), i);
+    }
+    crate::kernel::sort::sort_by(slots, |a, b| get(a) < get(b));
+    // Within each run of equal hashes, ordered by index, the first member whose name an
+    // earlier member has.
+    let mut repeated = None::<usize>;
+    let mut start = 0;
+    while let Some(first) = slots.get(start) {
+        let hash = get(first).0;
+        let end = slots
+            .get(start..)
+            .unwrap_or(&[])
+            .iter()
+            .position(|s| get(s).0 != hash)
+            .map_or(slots.len(), |n| start + n);
+        let run = slots.get(start..end).unwrap_or(&[]);
+        for (t, s) in run.iter().enumerate() {
+            let i = get(s).1;
+            if run.get(..t).unwrap_or(&[]).iter().any(|o| clash(get(o).1, i) && name(get(o).1) == name(i)) {
+                repeated = Some(repeated.map_or(i, |r: usize| r.min(i)));
+                break;
+            }
+        }
+        start = end;
+    }
+    repeated
+}
+
 /// A document being read: the strict reader and the key being read, so that every error
 /// names where it happened.
 pub(crate) struct Doc<'a> {
     r: Reader<'a>,
     list: &'static str,
+    outer: usize,
     index: usize,
     field: &'static str,
 }
 
 impl<'a> Doc<'a> {
     pub fn new(bytes: &'a [u8]) -> Self {
-        Doc { r: Reader::new(bytes), list: "", index: usize::MAX, field: "" }
+        Doc { r: Reader::new(bytes), list: "", outer: usize::MAX, index: usize::MAX, field: "" }
     }
 
     /// From now on errors are reported at `list[index].field` (`index` `usize::MAX`: none).
     pub fn at(&mut self, list: &'static str, index: usize, field: &'static str) {
-        (self.list, self.index, self.field) = (list, index, field);
+        (self.list, self.outer, self.index, self.field) = (list, usize::MAX, index, field);
+    }
+
+    /// As [`Doc::at`], inside entry `outer` of the list that holds `list` (a dotted name:
+    /// `what_if.clusters`).
+    pub fn at_nested(&mut self, list: &'static str, outer: usize, index: usize, field: &'static str) {
+        (self.list, self.outer, self.index, self.field) = (list, outer, index, field);
     }
 
     pub fn field(&mut self, field: &'static str) {
@@ -322,7 +421,8 @@ impl<'a> Doc<'a> {
 
     /// An error at the current key and byte offset.
     pub fn error(&self, message: &'static str, offset: usize) -> Error {
-        Error::json(message, Detail::Syntax { offset, list: self.list, index: self.index, field: self.field })
+        let (list, outer, index, field) = (self.list, self.outer, self.index, self.field);
+        Error::json(message, Detail::Syntax { offset, list, outer, index, field })
     }
 
     fn json(&self, e: JsonError) -> Error {
@@ -426,7 +526,7 @@ impl<'a> Doc<'a> {
                         return Err(self.error(wrong_model, offset));
                     }
                 }
-                "comment" | "description" => self.skip()?,
+                "comment" | "description" => self.comment()?,
                 _ => return Ok(Some(k)),
             }
         }
@@ -442,6 +542,14 @@ impl<'a> Doc<'a> {
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub fn skip(&mut self) -> Result<(), Error> {
         self.r.skip_value().map_err(|e| self.json(e))
+    }
+
+    /// A `comment` or `description`: free text, so a string. Any JSON value was allowed
+    /// once, but repeated keys inside it went unnoticed (a reader without memory cannot
+    /// find them in linear time), against the rule that a repeated key is an error.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    pub fn comment(&mut self) -> Result<(), Error> {
+        self.string().map(|_| ())
     }
 
     /// Only whitespace may follow the document.

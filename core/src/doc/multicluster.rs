@@ -214,7 +214,7 @@ fn read<'a>(json: &'a [u8], lists: &mut Lists<'_, 'a>) -> Result<MulticlusterFil
         d.top_key(&TOP, &mut seen, "multicluster", "must be \"multicluster\" for this reader")?
     {
         match k {
-            "clusters" => clusters = Some(read_clusters(&mut d, "clusters", lists.clusters, 0)?),
+            "clusters" => clusters = Some(read_clusters(&mut d, "clusters", usize::MAX, lists.clusters, 0)?),
             "links" => {
                 let (fast, slow, pairs) = read_links(&mut d, lists.pairs)?;
                 sizes.pairs = pairs;
@@ -253,32 +253,50 @@ fn read<'a>(json: &'a [u8], lists: &mut Lists<'_, 'a>) -> Result<MulticlusterFil
     Ok(MulticlusterFile { fast, slow, application, options, sizes })
 }
 
-/// Reads a list of clusters into `buf[offset..]`; returns how many there were.
+/// Reads a list of clusters into `buf[offset..]`; returns how many there were. `outer`:
+/// the `what_if` addition they belong to (`usize::MAX`: the document's `clusters`).
 fn read_clusters<'a>(
     d: &mut Doc<'a>,
     list: &'static str,
+    outer: usize,
     buf: &mut [ClusterEntry<'a>],
     offset: usize,
 ) -> Result<usize, Error> {
     d.array()?;
     let mut n = 0usize;
     while d.element()? {
-        d.at(list, n, "");
-        let at = |field: &'static str| Detail::Entry { list, index: n, field };
+        d.at_nested(list, outer, n, "");
+        let place = |field: &'static str, value: Option<f64>| match value {
+            _ if outer != usize::MAX => Detail::Nested { list, outer, index: n, field, value },
+            Some(value) => Detail::Number { list, index: n, field, value },
+            None => Detail::Entry { list, index: n, field },
+        };
+        let at = |field: &'static str| place(field, None);
         d.object()?;
         let (mut e, mut seen) = (ClusterEntry::EMPTY, 0u64);
         while let Some(k) = d.key(&CLUSTER, &mut seen)? {
             match k {
-                "name" => e.name = d.string()?,
+                "name" => {
+                    e.name = d.string()?;
+                    if e.name.raw().is_empty() {
+                        return Err(Error::json("must be a non-empty name", at("name")));
+                    }
+                }
                 "processors" => {
                     let v = d.u64()?;
                     e.cluster.processors = u32::try_from(v)
                         .ok()
-                        .filter(|&p| p > 0)
-                        .ok_or(Error::json("must be in 1..=4294967295", at("processors")))?;
+                        .filter(|&p| p > 0 && u64::from(p) <= crate::multicluster::MAX_PROCESSORS)
+                        .ok_or(Error::json("must be in 1..=16777216", at("processors")))?;
                 }
-                "speed" => e.cluster.speed = positive(d, list, n, "speed")?,
-                _ => d.skip()?,
+                "speed" => {
+                    let v = d.f64()?;
+                    if !(v.is_finite() && v > 0.0) {
+                        return Err(Error::json("must be finite and > 0", place("speed", Some(v))));
+                    }
+                    e.cluster.speed = v;
+                }
+                _ => d.comment()?,
             }
         }
         if seen & 0b11 != 0b11 {
@@ -318,6 +336,7 @@ fn non_negative(
 }
 
 fn read_link(d: &mut Doc<'_>, list: &'static str) -> Result<Link, Error> {
+    d.at(list, usize::MAX, "");
     d.object()?;
     let (mut link, mut seen) = (Link { latency: 0.0, overhead: 0.0, gap: 0.0 }, 0u64);
     while let Some(k) = d.key(&LINK, &mut seen)? {
@@ -338,11 +357,15 @@ fn read_links<'a>(d: &mut Doc<'a>, pairs: &mut [PairEntry<'a>]) -> Result<(Link,
     d.object()?;
     let mut seen = 0u64;
     let (mut fast, mut slow, mut n) = (None, None, 0usize);
-    while let Some(k) = d.key(&LINKS, &mut seen)? {
+    while let Some(k) = {
+        d.at("links", usize::MAX, "");
+        d.key(&LINKS, &mut seen)?
+    } {
         match k {
             "fast" => fast = Some(read_link(d, "links.fast")?),
             "slow" => slow = Some(read_link(d, "links.slow")?),
             _ => {
+                d.at("links.pairs", usize::MAX, "");
                 d.array()?;
                 while d.element()? {
                     d.at("links.pairs", n, "");
@@ -381,7 +404,10 @@ fn read_application(d: &mut Doc<'_>, costs: &mut [StepCost]) -> Result<App, Erro
     d.object()?;
     let (mut app, mut seen) = (App::default(), 0u64);
     const LIST: &str = "application";
-    while let Some(k) = d.key(&APPLICATION, &mut seen)? {
+    while let Some(k) = {
+        d.at(LIST, usize::MAX, "");
+        d.key(&APPLICATION, &mut seen)?
+    } {
         match k {
             "pattern" => app.pattern = Some(d.name(&names::PATTERN)?),
             "lattice" => app.ints[0] = Some(d.u64()?),
@@ -401,7 +427,13 @@ fn read_application(d: &mut Doc<'_>, costs: &mut [StepCost]) -> Result<App, Erro
                     d.object()?;
                     let (mut c, mut seen) = (StepCost { per_load: 0.0, fixed: 0.0 }, 0u64);
                     while let Some(k) = d.key(&COST, &mut seen)? {
-                        let v = non_negative(d, "application.costs", n, k)?;
+                        // As the model checks them: a step with no per-load cost would take
+                        // every unit.
+                        let v = if k == "per_load" {
+                            positive(d, "application.costs", n, k)?
+                        } else {
+                            non_negative(d, "application.costs", n, k)?
+                        };
                         if k == "per_load" {
                             c.per_load = v;
                         } else {
@@ -481,9 +513,16 @@ fn read_additions<'a>(d: &mut Doc<'a>, lists: &mut Lists<'_, 'a>) -> Result<(usi
         while let Some(k) = d.key(&ADDITION, &mut seen)? {
             if k == "name" {
                 e.name = d.string()?;
+                if e.name.raw().is_empty() {
+                    return Err(Error::json(
+                        "must be a non-empty name",
+                        Detail::Entry { list: "what_if", index: n, field: "name" },
+                    ));
+                }
             } else {
                 e.first = extra;
-                e.len = read_clusters(d, "what_if.clusters", lists.extra, extra)?;
+                e.len = read_clusters(d, "what_if.clusters", n, lists.extra, extra)?;
+                d.at("what_if", n, "");
                 extra += e.len;
             }
         }
@@ -526,38 +565,15 @@ impl MulticlusterFile {
         }
         let entries = lists.clusters.get(..s.clusters).unwrap_or(&[]);
         // Names are compared through a sort of their hashes, done in the cluster buffer
-        // before it receives the clusters: comparing every pair was quadratic (14 s for
-        // 10⁵ clusters, hours at the 2²⁴ a document may have).
+        // before it receives the clusters.
         let by_hash = clusters.get_mut(..entries.len()).unwrap_or(&mut []);
-        for (i, (c, e)) in by_hash.iter_mut().zip(entries).enumerate() {
-            *c = Cluster { processors: u32::try_from(i).unwrap_or(u32::MAX), speed: name_hash(e.name) };
-        }
-        let order =
-            |a: &Cluster, b: &Cluster| (a.speed.to_bits(), a.processors) < (b.speed.to_bits(), b.processors);
-        crate::kernel::sort::sort_by(by_hash, order);
+        let put = |c: &mut Cluster, hash: u64, i: usize| {
+            *c = Cluster { processors: u32::try_from(i).unwrap_or(u32::MAX), speed: hash_f64(hash) };
+        };
+        let get = |c: &Cluster| (c.speed.to_bits(), c.processors as usize);
+        let name = |i: usize| entries.get(i).map(|e| e.name);
+        let repeated = super::first_repeated(by_hash, &name, put, get, &|_, _| true);
         let name_at = |c: &Cluster| entries.get(c.processors as usize).map(|e| e.name);
-        // The first cluster (in document order) whose name an earlier one has: within each
-        // run of equal hashes, ordered by index, the first member matching an earlier one.
-        let mut repeated = None::<usize>;
-        let mut start = 0;
-        while start < by_hash.len() {
-            let hash = by_hash.get(start).map_or(0, |c| c.speed.to_bits());
-            let end = by_hash
-                .get(start..)
-                .unwrap_or(&[])
-                .iter()
-                .position(|c| c.speed.to_bits() != hash)
-                .map_or(by_hash.len(), |n| start + n);
-            let run = by_hash.get(start..end).unwrap_or(&[]);
-            for (t, c) in run.iter().enumerate() {
-                if run.get(..t).unwrap_or(&[]).iter().any(|o| name_at(o) == name_at(c)) {
-                    let i = c.processors as usize;
-                    repeated = Some(repeated.map_or(i, |r: usize| r.min(i)));
-                    break;
-                }
-            }
-            start = end;
-        }
         if let Some(i) = repeated {
             return Err(Error::json(
                 "names a cluster twice",
@@ -604,11 +620,67 @@ impl MulticlusterFile {
     }
 }
 
+/// Checks the names of the `what_if` additions: each addition's name is unique among the
+/// additions, and each of its clusters' names among the document's clusters and the
+/// addition's own (results name them; two additions may each add a cluster of one name).
+/// `keys` needs `sizes.additions` and `sizes.clusters + sizes.extra` records.
+///
+/// # Errors
+///
+/// [`ErrorCode::Json`](crate::ErrorCode::Json) at the first repeated name;
+/// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) for short buffers.
+pub fn check_what_if_names(
+    file: &MulticlusterFile,
+    lists: &Lists<'_, '_>,
+    keys: &mut [super::NameKey],
+) -> Result<(), Error> {
+    let s = file.sizes;
+    let additions = lists.additions.get(..s.additions).unwrap_or(&[]);
+    super::check_names("what_if", additions.len(), &|i| additions.get(i).map(|a| a.name), keys)?;
+    let (base, extra) =
+        (lists.clusters.get(..s.clusters).unwrap_or(&[]), lists.extra.get(..s.extra).unwrap_or(&[]));
+    let n = base.len() + extra.len();
+    let got = keys.len();
+    let keys = keys.get_mut(..n).ok_or(Error::buffer("name keys", n, got))?;
+    let name =
+        |i: usize| if i < base.len() { base.get(i) } else { extra.get(i - base.len()) }.map(|e| e.name);
+    // The addition an extra cluster belongs to (the base's are all of the document).
+    let group =
+        |i: usize| i.checked_sub(base.len()).map(|j| additions.partition_point(|a| a.first + a.len <= j));
+    let clash = |earlier: usize, later: usize| group(earlier).is_none() || group(earlier) == group(later);
+    match super::first_repeated(keys, &name, super::NameKey::put, super::NameKey::get, &clash) {
+        Some(i) if i < base.len() => Err(Error::json(
+            "names a cluster twice",
+            Detail::Entry { list: "clusters", index: i, field: "name" },
+        )),
+        Some(i) => {
+            let j = i - base.len();
+            let a = additions.partition_point(|a| a.first + a.len <= j);
+            let first = additions.get(a).map_or(0, |a| a.first);
+            Err(Error::json(
+                "repeats the name of a cluster of the document or of this addition (names must be unique)",
+                Detail::Nested {
+                    list: "what_if.clusters",
+                    outer: a,
+                    index: j - first,
+                    field: "name",
+                    value: None,
+                },
+            ))
+        }
+        None => Ok(()),
+    }
+}
+
 /// A 52-bit hash of a name's decoded characters (FNV-1a), as an `f64` in [1, 2) so that it
 /// can wait in a [`Cluster`]'s `speed` (an `f64` from arbitrary bits could be a NaN, whose
 /// bits some platforms do not keep).
 fn name_hash(name: Str<'_>) -> f64 {
-    f64::from_bits(0x3ff0_0000_0000_0000 | (super::name_hash(name) & ((1 << 52) - 1)))
+    hash_f64(super::name_hash(name))
+}
+
+fn hash_f64(hash: u64) -> f64 {
+    f64::from_bits(0x3ff0_0000_0000_0000 | (hash & ((1 << 52) - 1)))
 }
 
 /// What a result document holds besides the summary.

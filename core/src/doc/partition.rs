@@ -104,7 +104,7 @@ fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [WorkerEntry<'a>]) -> Result<(usi
         d.at("workers", n, "");
         let at = |field: &'static str| Detail::Entry { list: "workers", index: n, field };
         d.object()?;
-        let (mut e, mut seen, mut costs) = (WorkerEntry::EMPTY, 0u64, 0u32);
+        let (mut e, mut seen, mut costs, mut latency) = (WorkerEntry::EMPTY, 0u64, 0u32, false);
         while let Some(k) = d.key(&WORKER, &mut seen)? {
             match k {
                 "name" => e.name = d.string()?,
@@ -115,9 +115,9 @@ fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [WorkerEntry<'a>]) -> Result<(usi
                     }
                 }
                 "repair" => e.repair = d.bool()?,
-                "comment" => d.skip()?,
+                "comment" => d.comment()?,
                 "comp_table" => (e.comp_model, costs) = (read_table(d, n, k)?, costs + 1),
-                "comp_power" => (e.comp_model, costs) = (read_power(d, n, k)?, costs + 1),
+                "comp_power" => (e.comp_model, costs) = (read_power(d, n, k, true)?, costs + 1),
                 _ => {
                     let field = if k == "comp_latency" { Field::CompLatency } else { Field::CompPerItem };
                     let v = d.f64()?;
@@ -125,20 +125,32 @@ fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [WorkerEntry<'a>]) -> Result<(usi
                         return Err(Error::entry_cost("workers", n, field, v));
                     }
                     if field == Field::CompLatency {
-                        e.comp_latency = v;
+                        (e.comp_latency, latency) = (v, true);
                     } else {
                         (e.comp_per_item, costs) = (v, costs + 1);
                     }
                 }
             }
         }
+        if seen & 1 == 0 {
+            return Err(Error::json("missing", at("name")));
+        }
         if e.name.raw().is_empty() {
-            return Err(Error::json("missing or empty", at("name")));
+            return Err(Error::json("must be a non-empty name", at("name")));
+        }
+        if costs == 0 {
+            return Err(Error::json("missing", at("comp_per_item (or comp_table, comp_power)")));
         }
         if costs != 1 {
             return Err(Error::json(
                 "give one cost: comp_per_item, comp_table or comp_power",
                 at("comp_per_item"),
+            ));
+        }
+        if latency && e.comp_model != CostModel::Affine {
+            return Err(Error::json(
+                "goes with comp_per_item only: a table's times include the latency, and comp_power has its own",
+                at("comp_latency"),
             ));
         }
         if let CostModel::Table(t) = e.comp_model {

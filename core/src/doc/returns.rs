@@ -224,7 +224,7 @@ fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [ReturnEntry<'a>]) -> Result<(usi
                         return Err(Error::json("must be at least 1", at("count")));
                     }
                 }
-                "comment" => d.skip()?,
+                "comment" => d.comment()?,
                 _ => {
                     let v = d.f64()?;
                     let (slot, positive) = match k {
@@ -272,7 +272,10 @@ fn read_scenario<'a>(
     d.object()?;
     let mut seen = 0u64;
     let (mut s, mut r) = (None, None);
-    while let Some(k) = d.key(&SCENARIO, &mut seen)? {
+    while let Some(k) = {
+        d.at("schedule", usize::MAX, "");
+        d.key(&SCENARIO, &mut seen)?
+    } {
         let (list, buf) =
             if k == "send" { ("schedule.send", &mut *send) } else { ("schedule.return", &mut *ret) };
         d.array()?;

@@ -368,8 +368,10 @@ fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> 
     d.object()?;
     let mut e = WorkerEntry::EMPTY;
     let mut seen = 0u64;
-    let (mut name, mut comm, mut comp) = (false, false, false);
-    let (mut affine_comm, mut affine_comp) = (false, false);
+    let mut name = false;
+    // Per part (comm, comp): shapes given (`*_per_item`, `*_table`, `*_power`), and
+    // whether `*_latency` was.
+    let (mut shapes, mut latency) = ([0u32; 2], [false; 2]);
     while let Some(k) = d.key(&WORKER, &mut seen)? {
         let field = match k {
             "name" => {
@@ -389,16 +391,22 @@ fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> 
                 continue;
             }
             "comm_table" | "comp_table" | "comm_power" | "comp_power" => {
-                let model = if k.ends_with("_table") { read_table(d, i, k)? } else { read_power(d, i, k)? };
-                if k.starts_with("comm") {
-                    (e.comm_model, comm) = (model, true);
+                let part = usize::from(k.starts_with("comp"));
+                let model = if k.ends_with("_table") {
+                    read_table(d, i, k)?
                 } else {
-                    (e.comp_model, comp) = (model, true);
+                    read_power(d, i, k, part == 1)?
+                };
+                if part == 0 {
+                    e.comm_model = model;
+                } else {
+                    e.comp_model = model;
                 }
+                shapes[part] += 1;
                 continue;
             }
             "comment" => {
-                d.skip()?;
+                d.comment()?;
                 continue;
             }
             "comm_latency" => Field::CommLatency,
@@ -411,24 +419,27 @@ fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> 
             return Err(Error::entry_cost("workers", i, field, v));
         }
         match field {
-            Field::CommLatency => e.comm_latency = v,
-            Field::CommPerItem => (e.comm_per_item, affine_comm) = (v, true),
-            Field::CompLatency => e.comp_latency = v,
-            _ => (e.comp_per_item, affine_comp) = (v, true),
+            Field::CommLatency => (e.comm_latency, latency[0]) = (v, true),
+            Field::CommPerItem => (e.comm_per_item, shapes[0]) = (v, shapes[0] + 1),
+            Field::CompLatency => (e.comp_latency, latency[1]) = (v, true),
+            _ => (e.comp_per_item, shapes[1]) = (v, shapes[1] + 1),
         }
     }
-    comm |= affine_comm;
-    comp |= affine_comp;
-    let mixed = if affine_comm && e.comm_model != CostModel::Affine {
-        "comm_per_item"
-    } else if affine_comp && e.comp_model != CostModel::Affine {
-        "comp_per_item"
-    } else {
-        ""
-    };
-    if !mixed.is_empty() {
-        return Err(Error::json("give one cost per part: *_per_item, *_table or *_power", at(mixed)));
+    for (part, (per_item, lat)) in
+        [("comm_per_item", "comm_latency"), ("comp_per_item", "comp_latency")].into_iter().enumerate()
+    {
+        if shapes[part] > 1 {
+            return Err(Error::json("give one cost per part: *_per_item, *_table or *_power", at(per_item)));
+        }
+        let model = if part == 0 { e.comm_model } else { e.comp_model };
+        if latency[part] && model != CostModel::Affine {
+            return Err(Error::json(
+                "goes with *_per_item only: a table's times include the latency, and *_power has its own",
+                at(lat),
+            ));
+        }
     }
+    let (comm, comp) = (shapes[0] == 1, shapes[1] == 1);
     if let CostModel::Table(t) = e.comp_model {
         check_table(t, i, "comp_table", e.repair)?;
     }
@@ -454,7 +465,14 @@ fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> 
 }
 
 /// `{"coeff", "exponent", "latency"}` of a power-law cost.
-pub(crate) fn read_power<'a>(d: &mut Doc<'a>, i: usize, field: &'static str) -> Result<CostModel<'a>, Error> {
+/// `compute`: a computing cost, whose coefficient must be > 0 (a worker that computes in
+/// no time would take every item and plan a makespan of 0).
+pub(crate) fn read_power<'a>(
+    d: &mut Doc<'a>,
+    i: usize,
+    field: &'static str,
+    compute: bool,
+) -> Result<CostModel<'a>, Error> {
     d.object()?;
     let mut seen = 0u64;
     let (mut coeff, mut exponent, mut latency) = (None, None, 0.0);
@@ -477,6 +495,9 @@ pub(crate) fn read_power<'a>(d: &mut Doc<'a>, i: usize, field: &'static str) -> 
     };
     if !(latency.is_finite() && latency >= 0.0) {
         return Err(bad("latency must be finite and >= 0", latency));
+    }
+    if compute && !(coeff.is_finite() && coeff > 0.0) {
+        return Err(bad("coeff must be finite and > 0", coeff));
     }
     if !(coeff.is_finite() && coeff >= 0.0) {
         return Err(bad("coeff must be finite and >= 0", coeff));
@@ -525,7 +546,8 @@ fn read_points(
     Ok((points, len))
 }
 
-/// Checks measured points: times finite and ≥ 0; unless `repair`, sizes strictly
+/// Checks measured points: times finite and ≥ 0, and for a computing cost (`comp_table`)
+/// positive wherever items are, as for `comp_per_item`; unless `repair`, sizes strictly
 /// increasing and times not decreasing.
 pub(crate) fn check_table(
     table: Table<'_>,
@@ -539,6 +561,12 @@ pub(crate) fn check_table(
     for (k, &(size, secs)) in points.iter().enumerate() {
         if !(secs.is_finite() && secs >= 0.0) {
             return Err(Error::json("seconds must be finite and >= 0", at(k, secs)));
+        }
+        if secs == 0.0 && size > 0 && field == "comp_table" {
+            return Err(Error::json(
+                "seconds must be > 0 where items > 0 (computing takes time)",
+                at(k, secs),
+            ));
         }
         if repair || k == 0 {
             continue;

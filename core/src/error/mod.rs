@@ -222,13 +222,49 @@ pub(crate) enum Detail {
         value: f64,
     },
     /// Where a document stops being valid JSON, or a value has the wrong type: the byte
-    /// offset and the key being read (`list` empty at the top level).
+    /// offset and the key being read (`list` empty at the top level; `outer`, unless
+    /// `usize::MAX`, the index in the list that holds this one: `what_if[outer].clusters`).
     Syntax {
         offset: usize,
         list: &'static str,
+        outer: usize,
         index: usize,
         field: &'static str,
     },
+    /// An entry of a list inside an entry of another (`list` is `"what_if.clusters"`,
+    /// written `what_if[outer].clusters[index].field`), with the value if it is a number.
+    Nested {
+        list: &'static str,
+        outer: usize,
+        index: usize,
+        field: &'static str,
+        value: Option<f64>,
+    },
+}
+
+/// `list[index].field` (parts left out where empty or `usize::MAX`), with `outer` placed
+/// after the first part of a dotted list name.
+fn write_place(
+    f: &mut fmt::Formatter<'_>,
+    list: &str,
+    outer: usize,
+    index: usize,
+    field: &str,
+) -> fmt::Result {
+    // A byte search, not `split_once`: that one links `memchr` into the wasm module.
+    let dot = list.bytes().position(|b| b == b'.').and_then(|i| list.split_at_checked(i));
+    match dot {
+        Some((head, tail)) if outer != usize::MAX => write!(f, "{head}[{outer}]{tail}")?,
+        _ => f.write_str(list)?,
+    }
+    if index != usize::MAX && !list.is_empty() {
+        write!(f, "[{index}]")?;
+    }
+    match (list.is_empty(), field.is_empty()) {
+        (_, true) => Ok(()),
+        (true, false) => f.write_str(field),
+        (false, false) => write!(f, ".{field}"),
+    }
 }
 
 impl Error {
@@ -405,11 +441,15 @@ impl fmt::Display for Error {
             Kind::ShareValue { position, value } => {
                 write!(f, "share {position}: must be finite and >= 0, got {value}", value = Plain(value))
             }
-            Kind::NumericOverflow { numeric } => write!(
-                f,
-                "the plan's times exceed the range of the {numeric} number type; \
-                 use a wider type or smaller item counts"
-            ),
+            Kind::NumericOverflow { numeric } => {
+                write!(f, "the plan's times (items × per-item costs) exceed the range of the {numeric} number type; ")?;
+                // f64 is the widest type there is, and the only one of documents.
+                f.write_str(if numeric == "f64" {
+                    "give fewer items, smaller costs, or times in a larger unit"
+                } else {
+                    "use a wider number type, fewer items or smaller costs"
+                })
+            }
             Kind::ThroughputOverflow => f.write_str(
                 "workers: the items per second Σ 1/(comm_per_item + comp_per_item + return_per_item) \
                  exceed the range of f64 (costs per item near 1e-308 or below); \
@@ -489,17 +529,22 @@ impl fmt::Display for Error {
                 Detail::Point { list, index, field, point, value } => {
                     write!(f, "platform JSON: {list}[{index}].{field}[{point}]: {message}, got {value}", value = Plain(value))
                 }
-                Detail::Syntax { offset, list, index, field } => {
+                Detail::Syntax { offset, list, outer, index, field } => {
                     f.write_str("platform JSON: ")?;
-                    match (list, index, field) {
-                        ("", _, "") => {}
-                        ("", _, k) => write!(f, "{k}: ")?,
-                        (l, usize::MAX, "") => write!(f, "{l}: ")?,
-                        (l, usize::MAX, k) => write!(f, "{l}.{k}: ")?,
-                        (l, i, "") => write!(f, "{l}[{i}]: ")?,
-                        (l, i, k) => write!(f, "{l}[{i}].{k}: ")?,
+                    if !(list.is_empty() && field.is_empty()) {
+                        write_place(f, list, outer, index, field)?;
+                        f.write_str(": ")?;
                     }
                     write!(f, "byte {offset}: {message}")
+                }
+                Detail::Nested { list, outer, index, field, value } => {
+                    f.write_str("platform JSON: ")?;
+                    write_place(f, list, outer, index, field)?;
+                    write!(f, ": {message}")?;
+                    match value {
+                        Some(v) => write!(f, ", got {}", Plain(v)),
+                        None => Ok(()),
+                    }
                 }
             },
         }

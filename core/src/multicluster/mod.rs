@@ -338,14 +338,19 @@ fn needs_of(pf: &Platform<'_>) -> Result<Needs, Error> {
         Application::Ring { lattice, flip_time, steps } => {
             check_units("application.lattice", lattice)?;
             check_positive("application.flip_time", flip_time)?;
-            if steps == 0 {
-                return Err(Error::parameter("application.steps", "at least 1", 0.0));
-            }
+            // A count the times multiply in f64, so exact only up to 2⁵³.
+            check_units("application.steps", steps)?;
         }
         Application::AllToAll { objects, chunk, sort_time, words_per_object } => {
             check_units("application.objects", objects)?;
-            if chunk == 0 {
-                return Err(Error::parameter("application.chunk", "at least 1", 0.0));
+            check_units("application.chunk", chunk)?;
+            // A chunk larger than every object together would plan a fraction of a step.
+            if chunk > objects {
+                return Err(Error::parameter(
+                    "application.chunk",
+                    "at most application.objects",
+                    chunk as f64,
+                ));
             }
             check_positive("application.sort_time", sort_time)?;
             if !(words_per_object.is_finite() && words_per_object >= 0.0) {
