@@ -97,6 +97,12 @@ fn written(
     Ok(doc)
 }
 
+/// Most memory the exact DP may ask for here: 4 GiB, what wasm32 can address. Its tables
+/// are allocated and zeroed before it starts, so a document of a few bytes asking for
+/// 10⁹ items could otherwise take the machine's memory for seconds before its work
+/// budget stops it; the sampled DP plans such documents in bounded memory.
+pub const MAX_DP_BYTES: u64 = 4 << 30;
+
 /// Most workers (after `count` expansion) a document may ask the front ends for: at about
 /// 200 bytes per worker in the largest model, 200 MiB.
 pub const MAX_WORKERS: usize = 1 << 20;
@@ -403,6 +409,14 @@ impl<'t> Parsed<'t> {
         let mut plan = filled("plan", needs.workers, Assignment::EMPTY)?;
         let mut scratch = filled("scratch", needs.workers, Scratch::EMPTY)?;
         let dp_bytes = needs.dp_bytes::<f64>();
+        if dp_bytes as u64 > MAX_DP_BYTES {
+            return Err(HostError::Core(divload::Error::limit(
+                "exact DP memory in bytes, (4 × (workers − 1) + 8) × (items + 1); \
+                 use \"solver\": \"sampled\" or fewer items",
+                MAX_DP_BYTES,
+                dp_bytes as u64,
+            )));
+        }
         let dp_memory = |_| HostError::OutOfMemory { what: "exact DP", bytes: dp_bytes };
         let mut dp_choices = filled("exact DP", needs.dp_choices, 0u32).map_err(dp_memory)?;
         let mut dp_costs = filled("exact DP", needs.dp_costs, 0.0f64).map_err(dp_memory)?;
@@ -745,6 +759,17 @@ mod tests {
         for per_load in ["0", "-1"] {
             assert_error(&custom(per_load), "application.costs[0].per_load: must be finite and > 0, got");
         }
+    }
+
+    #[test]
+    fn the_exact_dp_memory_is_bounded() {
+        let doc = r#"{"items": 1000000000, "root": "a", "solver": "exact", "workers": [
+            {"name": "a", "comm_per_item": 0, "comp_per_item": 1},
+            {"name": "b", "comm_per_item": 0.5, "comp_power": {"coeff": 0.01, "exponent": 1}}]}"#;
+        assert_error(doc, "exact DP memory in bytes");
+        assert_error(doc, "at most 4294967296, got 12000000012");
+        let sampled = doc.replace("exact", "sampled");
+        assert!(plan_json::<16, 4>(sampled.as_bytes()).is_ok(), "{}", error_of(&sampled));
     }
 
     #[test]
