@@ -383,6 +383,7 @@ impl<'t> Parsed<'t> {
         entries.truncate(file.entries);
         candidates.truncate(file.candidates);
         unique_names("workers", file.entries, &|i| entries.get(i).map(|e| e.name))?;
+        unique_names("root_candidates", file.candidates, &|i| candidates.get(i).map(|c| c.name))?;
         Ok(Parsed { file, entries, candidates })
     }
 
@@ -673,6 +674,12 @@ mod tests {
         let twice =
             scatter(r#""comm_per_item": 1, "comp_per_item": 1"#).replace(r#""name": "b""#, r#""name": "a""#);
         assert_error(&twice, "workers[1].name: repeats the name of an earlier entry (names must be unique)");
+        let twice = scatter(r#""comm_per_item": 1, "comp_per_item": 1"#).replace(
+            r#""root": "a""#,
+            r#""root_candidates": [{"name": "a", "transfer_latency": 0, "transfer_per_item": 0},
+                {"name": "a", "transfer_latency": 1, "transfer_per_item": 1}]"#,
+        );
+        assert_error(&twice, "root_candidates[1].name: repeats the name");
         let twice = partition(r#""comp_per_item": 2"#).replace(r#""name": "b""#, r#""name": "a""#);
         assert_error(&twice, "workers[1].name: repeats the name");
         let returns = r#"{"model": "returns", "items": 10, "schedule": "lifo", "workers": [
