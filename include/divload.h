@@ -94,8 +94,11 @@ typedef uint32_t divload_status;
 
 // One worker's costs, in seconds. A worker receiving `x > 0` items takes
 // `comm_latency + comm_per_item * x` to receive them and `comp_latency + comp_per_item * x`
-// to process them. All costs must be finite and >= 0, and `comp_per_item` > 0. The root's
-// communication costs are ignored.
+// to process them. All costs must be finite and >= 0, and `comp_per_item` > 0, except
+// the root's `comm_latency` and `comm_per_item`: the scatter model never charges the root
+// for its own part (it is not sent), so `divload_plan`, `divload_plan_counts` and
+// `divload_plan_counts64` replace them by 0 before any check (NaN or negative there is
+// accepted).
 typedef struct divload_worker {
   // Fixed part of receiving a share (s).
   double comm_latency;
@@ -309,7 +312,8 @@ size_t divload_last_error_message(char *buf, size_t len);
 // `divload_assignment` per worker into `plan`, in send order, and the summary into
 // `summary` (which may be null).
 //
-// `root` is the rank that holds the data; `options` may be null for the defaults.
+// `root` is the rank that holds the data (its `comm_latency` and `comm_per_item` are not
+// used, see `divload_worker`); `options` may be null for the defaults.
 //
 // Returns `DIVLOAD_NULL_PARAMETER` for a null `workers` or `plan`, `DIVLOAD_INVALID_INPUT`
 // for zero workers or items, a bad cost, root or option, or a misaligned pointer

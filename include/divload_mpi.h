@@ -36,9 +36,12 @@
 #define DIVLOAD_MPI_H
 
 #include <limits.h>
+#include <locale.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +77,7 @@ typedef struct divload_mpi_plan {
     int *counts_by_rank;    /* [size] counts by rank of comm */
     int *displs_by_rank;    /* [size] displacements by rank of comm */
     double *predicted_finish; /* [size] predicted finish time of each rank of comm */
-    divload_worker *workers;  /* [size] the costs every rank contributed, by rank of comm */
+    divload_worker *workers;  /* [size] the costs planned with, by rank of comm (the root's comm costs 0) */
     divload_summary summary;  /* makespan, bound, even-split makespan, ... */
 } divload_mpi_plan;
 
@@ -91,53 +94,73 @@ static inline void divload_mpi_plan_release_(divload_mpi_plan *p) {
     p->workers = NULL;
 }
 
+/* calloc with the overflow check of count * size made here, not left to the C library:
+ * NULL when the product exceeds SIZE_MAX. */
+static inline void *divload_mpi_alloc_(size_t count, size_t size) {
+    if (size != 0 && count > SIZE_MAX / size) return NULL;
+    return calloc(count, size);
+}
+
 /* Plans the scatter of `items` items held by `root` over all ranks of `comm`.
  *
- * `my_costs` are this rank's costs (the root's communication costs are ignored);
- * `options` may be NULL for the defaults and only matters on the root. Returns DIVLOAD_OK
- * or the planner's status, the same on every rank; on failure `plan` holds nothing to
- * free and divload_last_error_message() explains on the root. Items beyond INT_MAX give
- * DIVLOAD_OVERFLOW (MPI_Scatterv takes int counts). Collective over `comm`. */
+ * `my_costs` are this rank's costs. The root's comm_latency and comm_per_item are
+ * replaced by 0 before anything checks them (the scatter model never charges the root
+ * for its own part, which is not sent), so any value is accepted there; `plan.workers`
+ * holds the costs planned with. `options` may be NULL for the defaults and only matters
+ * on the root.
+ *
+ * Returns DIVLOAD_OK or a status, the same on every rank: the planner's (on the root,
+ * divload_last_error_message() explains), DIVLOAD_INVALID_INPUT for `root` outside
+ * [0, size), DIVLOAD_NULL_PARAMETER when `my_costs` or `plan` is NULL on any rank,
+ * DIVLOAD_OUT_OF_MEMORY when any rank cannot allocate the plan, DIVLOAD_OVERFLOW for
+ * items beyond INT_MAX (MPI_Scatterv takes int counts). On failure `plan` (if not NULL)
+ * holds nothing to free. Collective over `comm`: every rank passes the same `root`. */
 static inline int divload_mpi_plan_create(MPI_Comm comm, int root, const divload_worker *my_costs,
                                           long long items, const divload_options *options,
                                           divload_mpi_plan *plan) {
     int rank, size, status = DIVLOAD_OK;
-    if (plan == NULL || my_costs == NULL) return DIVLOAD_NULL_PARAMETER;
-    memset(plan, 0, sizeof *plan);
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    plan->comm = comm;
-    plan->send_comm = MPI_COMM_NULL;
-    plan->root = root;
-    plan->size = size;
+    if (plan != NULL) {
+        memset(plan, 0, sizeof *plan);
+        plan->comm = comm;
+        plan->send_comm = MPI_COMM_NULL;
+        plan->root = root;
+        plan->size = size;
+    }
+    if (root < 0 || root >= size) return DIVLOAD_INVALID_INPUT; /* the same on every rank */
 
     const size_t n = (size_t)size;
-    plan->counts = (int *)calloc(n, sizeof(int));
-    plan->displs = (int *)calloc(n, sizeof(int));
-    plan->positions = (int *)calloc(n, sizeof(int));
-    plan->counts_by_rank = (int *)calloc(n, sizeof(int));
-    plan->displs_by_rank = (int *)calloc(n, sizeof(int));
-    plan->predicted_finish = (double *)calloc(n, sizeof(double));
-    plan->workers = (divload_worker *)calloc(n, sizeof(divload_worker));
-    int ok = plan->counts && plan->displs && plan->positions && plan->counts_by_rank &&
-             plan->displs_by_rank && plan->predicted_finish && plan->workers;
-    /* Every rank must learn whether every other rank could allocate. */
-    int all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
-    if (!all_ok) {
-        divload_mpi_plan_release_(plan);
-        return DIVLOAD_OUT_OF_MEMORY;
+    /* One allreduce settles the arguments and the allocations of every rank: a NULL on
+       one rank then fails them all instead of leaving the others in a collective. */
+    int ok[2] = {plan != NULL && my_costs != NULL, 0}, all_ok[2] = {0, 0};
+    if (ok[0]) {
+        plan->counts = (int *)divload_mpi_alloc_(n, sizeof(int));
+        plan->displs = (int *)divload_mpi_alloc_(n, sizeof(int));
+        plan->positions = (int *)divload_mpi_alloc_(n, sizeof(int));
+        plan->counts_by_rank = (int *)divload_mpi_alloc_(n, sizeof(int));
+        plan->displs_by_rank = (int *)divload_mpi_alloc_(n, sizeof(int));
+        plan->predicted_finish = (double *)divload_mpi_alloc_(n, sizeof(double));
+        plan->workers = (divload_worker *)divload_mpi_alloc_(n, sizeof(divload_worker));
+        ok[1] = plan->counts && plan->displs && plan->positions && plan->counts_by_rank && plan->displs_by_rank &&
+                plan->predicted_finish && plan->workers;
+    }
+    MPI_Allreduce(ok, all_ok, 2, MPI_INT, MPI_LAND, comm);
+    if (!all_ok[0] || !all_ok[1]) {
+        if (plan != NULL) divload_mpi_plan_release_(plan);
+        return all_ok[0] ? DIVLOAD_OUT_OF_MEMORY : DIVLOAD_NULL_PARAMETER;
     }
 
     double mine[4] = {my_costs->comm_latency, my_costs->comm_per_item, my_costs->comp_latency,
                       my_costs->comp_per_item};
+    if (rank == root) mine[0] = mine[1] = 0.0;
     MPI_Allgather(mine, 4, MPI_DOUBLE, plan->workers, 4, MPI_DOUBLE, comm);
 
     if (rank == root) {
         if (items < 0 || items > INT_MAX) {
             status = items < 0 ? DIVLOAD_INVALID_INPUT : DIVLOAD_OVERFLOW;
         } else {
-            divload_assignment *a = (divload_assignment *)calloc(n, sizeof(divload_assignment));
+            divload_assignment *a = (divload_assignment *)divload_mpi_alloc_(n, sizeof(divload_assignment));
             status = a == NULL ? (int)DIVLOAD_OUT_OF_MEMORY
                                : (int)divload_plan(plan->workers, n, (size_t)root, (uint64_t)items,
                                                    options, a, n, &plan->summary);
@@ -265,35 +288,42 @@ static inline void divload_mpi_returns_plan_release_(divload_mpi_returns_plan *p
  * `port` DIVLOAD_PORT_FULL_DUPLEX or _HALF_DUPLEX (both only read on the root).
  *
  * `my_costs` are this rank's costs (the root's comm_per_item and return_per_item are
- * replaced by 0). Returns DIVLOAD_OK or the planner's status, the same on every rank; on
- * failure `plan` holds nothing to free and divload_last_error_message() explains on the
- * root. Items beyond INT_MAX give DIVLOAD_OVERFLOW (MPI counts are int). Collective. */
+ * replaced by 0 before anything checks them). Returns DIVLOAD_OK or a status, the same
+ * on every rank: the planner's (on the root, divload_last_error_message() explains),
+ * DIVLOAD_INVALID_INPUT for `root` outside [0, size), DIVLOAD_NULL_PARAMETER when
+ * `my_costs` or `plan` is NULL on any rank, DIVLOAD_OUT_OF_MEMORY when any rank cannot
+ * allocate the plan, DIVLOAD_OVERFLOW for items beyond INT_MAX (MPI counts are int). On
+ * failure `plan` (if not NULL) holds nothing to free. Collective: every rank passes the
+ * same `root`. */
 static inline int divload_mpi_returns_plan_create(MPI_Comm comm, int root, const divload_return_worker *my_costs,
                                                   long long items, uint32_t schedule, uint32_t port,
                                                   divload_mpi_returns_plan *plan) {
     int rank, size, status = DIVLOAD_OK;
-    if (plan == NULL || my_costs == NULL) return DIVLOAD_NULL_PARAMETER;
-    memset(plan, 0, sizeof *plan);
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    plan->comm = comm;
-    plan->send_comm = MPI_COMM_NULL;
+    if (plan != NULL) {
+        memset(plan, 0, sizeof *plan);
+        plan->comm = comm;
+        plan->send_comm = MPI_COMM_NULL;
+    }
     if (root < 0 || root >= size) return DIVLOAD_INVALID_INPUT; /* the same on every rank */
-    plan->root = root;
-    plan->size = size;
-
     const size_t n = (size_t)size;
-    plan->counts = (int *)calloc(n, sizeof(int));
-    plan->displs = (int *)calloc(n, sizeof(int));
-    plan->return_order = (int *)calloc(n, sizeof(int));
-    plan->by_rank = (divload_return_assignment *)calloc(n, sizeof(divload_return_assignment));
-    plan->workers = (divload_return_worker *)calloc(n, sizeof(divload_return_worker));
-    int ok = plan->counts && plan->displs && plan->return_order && plan->by_rank && plan->workers;
-    int all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
-    if (!all_ok) {
-        divload_mpi_returns_plan_release_(plan);
-        return DIVLOAD_OUT_OF_MEMORY;
+    /* As in divload_mpi_plan_create: one allreduce for the arguments and allocations. */
+    int ok[2] = {plan != NULL && my_costs != NULL, 0}, all_ok[2] = {0, 0};
+    if (ok[0]) {
+        plan->root = root;
+        plan->size = size;
+        plan->counts = (int *)divload_mpi_alloc_(n, sizeof(int));
+        plan->displs = (int *)divload_mpi_alloc_(n, sizeof(int));
+        plan->return_order = (int *)divload_mpi_alloc_(n, sizeof(int));
+        plan->by_rank = (divload_return_assignment *)divload_mpi_alloc_(n, sizeof(divload_return_assignment));
+        plan->workers = (divload_return_worker *)divload_mpi_alloc_(n, sizeof(divload_return_worker));
+        ok[1] = plan->counts && plan->displs && plan->return_order && plan->by_rank && plan->workers;
+    }
+    MPI_Allreduce(ok, all_ok, 2, MPI_INT, MPI_LAND, comm);
+    if (!all_ok[0] || !all_ok[1]) {
+        if (plan != NULL) divload_mpi_returns_plan_release_(plan);
+        return all_ok[0] ? DIVLOAD_OUT_OF_MEMORY : DIVLOAD_NULL_PARAMETER;
     }
 
     double mine[3] = {my_costs->comm_per_item, my_costs->comp_per_item, my_costs->return_per_item};
@@ -304,7 +334,7 @@ static inline int divload_mpi_returns_plan_create(MPI_Comm comm, int root, const
         if (items < 0 || items > INT_MAX) {
             status = items < 0 ? DIVLOAD_INVALID_INPUT : DIVLOAD_OVERFLOW;
         } else {
-            divload_return_assignment *a = (divload_return_assignment *)calloc(n, sizeof *a);
+            divload_return_assignment *a = (divload_return_assignment *)divload_mpi_alloc_(n, sizeof *a);
             status = a == NULL ? (int)DIVLOAD_OUT_OF_MEMORY
                                : (int)divload_plan_returns(plan->workers, n, (uint64_t)items, schedule, port, a,
                                                            n, &plan->summary);
@@ -319,8 +349,13 @@ static inline int divload_mpi_returns_plan_create(MPI_Comm comm, int root, const
         divload_mpi_returns_plan_release_(plan);
         return status;
     }
-    /* Plain data; all ranks of one job share its layout. */
-    MPI_Bcast(plan->by_rank, (int)(n * sizeof(divload_return_assignment)), MPI_BYTE, root, comm);
+    /* Plain data; all ranks of one job share its layout. One element per rank rather than
+       n * sizeof bytes, which overflows an int count beyond about 20 million ranks. */
+    MPI_Datatype assignment_type;
+    MPI_Type_contiguous((int)sizeof(divload_return_assignment), MPI_BYTE, &assignment_type);
+    MPI_Type_commit(&assignment_type);
+    MPI_Bcast(plan->by_rank, size, assignment_type, root, comm);
+    MPI_Type_free(&assignment_type);
     MPI_Bcast(&plan->summary, (int)sizeof plan->summary, MPI_BYTE, root, comm);
 
     for (int r = 0; r < size; r++) {
@@ -402,6 +437,30 @@ static inline void divload_mpi_returns_plan_free(divload_mpi_returns_plan *plan)
     divload_mpi_returns_plan_release_(plan);
 }
 
+/* The bytes that `count` (>= 1) consecutive elements of `type` touch, from the lowest to
+ * the highest, into `*bytes`, and where the first element starts relative to the lowest
+ * into `*start`: a buffer `buf` of `*bytes` bytes holds them from `buf + *start` (the MPI
+ * standard's recipe for MPI_Type_get_true_extent). The extent alone is not enough: a
+ * column resized to one element spans (count - 1) * extent + true extent bytes, and a
+ * true lower bound below 0 puts data before the start. Returns MPI_SUCCESS, MPI_ERR_TYPE
+ * when the type cannot be queried, or MPI_ERR_NO_MEM when the span exceeds a quarter of
+ * the address space (so that no sum below can overflow). */
+static inline int divload_mpi_span_(MPI_Datatype type, int count, size_t *bytes, MPI_Aint *start) {
+    MPI_Aint lb, extent, true_lb, true_extent;
+    if (count < 1 || MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
+        MPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS)
+        return MPI_ERR_TYPE;
+    const MPI_Aint limit = (MPI_Aint)(PTRDIFF_MAX / 4), steps = (MPI_Aint)count - 1;
+    if (true_extent < 0 || true_extent > limit || true_lb < -limit || true_lb > limit)
+        return MPI_ERR_NO_MEM;
+    if (steps > 0 && (extent > limit / steps || extent < -(limit / steps))) return MPI_ERR_NO_MEM;
+    const MPI_Aint step = extent * steps;
+    const MPI_Aint low = true_lb + (step < 0 ? step : 0);
+    *bytes = (size_t)(true_extent + (step < 0 ? -step : step));
+    *start = -low;
+    return MPI_SUCCESS;
+}
+
 /* Your computation, for calibration: process `items` items of the sample in `ctx`. */
 typedef void (*divload_mpi_compute_fn)(void *ctx, int items);
 
@@ -411,18 +470,58 @@ typedef void (*divload_mpi_compute_fn)(void *ctx, int items);
  * (best of 3 each) and fits comp_latency + comp_per_item * k. Communication: the root
  * sends k items of `type` to each rank in turn, which answers with an empty message, and
  * fits comm_latency + comm_per_item * k to the best of 3 round trips; the root's own
- * communication cost is 0. Needs sample_items >= 2. Collective over `comm`; returns an
- * MPI error code or MPI_SUCCESS. */
+ * communication cost is 0. The messages go over a duplicate of `comm`, so they never
+ * match the caller's own messages on `comm`. The sample buffer covers the true extent of
+ * sample_items elements of `type` (any datatype: resized, non-contiguous, negative lower
+ * bound); its contents are zeros.
+ *
+ * Returns MPI_SUCCESS or an MPI error code, the same on every rank: MPI_ERR_ROOT for
+ * `root` outside [0, size), MPI_ERR_ARG for sample_items < 2 or a NULL `compute` or
+ * `my_costs` on any rank, MPI_ERR_TYPE when `type` cannot be queried, MPI_ERR_NO_MEM when
+ * a rank cannot allocate the sample; `my_costs` is written only on success. Collective
+ * over `comm`: every rank passes the same `root` and `sample_items`. */
 static inline int divload_mpi_calibrate(MPI_Comm comm, int root, MPI_Datatype type, int sample_items,
                                         divload_mpi_compute_fn compute, void *ctx,
                                         divload_worker *my_costs) {
     int rank, size;
-    if (sample_items < 2 || compute == NULL || my_costs == NULL) return MPI_ERR_ARG;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
+    if (root < 0 || root >= size) return MPI_ERR_ROOT; /* the same on every rank */
+    MPI_Comm dup;
+    int err = MPI_Comm_dup(comm, &dup);
+    if (err != MPI_SUCCESS) return err;
+
+    /* What fails on this rank, the most serious highest; one allreduce agrees on the
+       worst, so that every rank returns the same code before any point-to-point call. */
+    const int fine = 0, no_mem = 1, bad_type = 2, bad_argument = 3;
+    int problem = fine, worst = fine;
+    size_t bytes = 0;
+    MPI_Aint start = 0;
+    char *buf = NULL;
+    double *links = NULL;
+    if (sample_items < 2 || compute == NULL || my_costs == NULL) {
+        problem = bad_argument;
+    } else {
+        err = divload_mpi_span_(type, sample_items, &bytes, &start);
+        problem = err == MPI_ERR_TYPE ? bad_type : err != MPI_SUCCESS ? no_mem : fine;
+    }
+    if (problem == fine) {
+        /* One byte more: calloc(0) may return NULL. */
+        buf = (char *)divload_mpi_alloc_(bytes + 1, 1);
+        links = rank == root ? (double *)divload_mpi_alloc_((size_t)size, 2 * sizeof(double)) : NULL;
+        if (buf == NULL || (rank == root && links == NULL)) problem = no_mem;
+    }
+    MPI_Allreduce(&problem, &worst, 1, MPI_INT, MPI_MAX, dup);
+    if (worst != fine) {
+        free(buf);
+        free(links);
+        MPI_Comm_free(&dup);
+        return worst == bad_argument ? MPI_ERR_ARG : worst == bad_type ? MPI_ERR_TYPE : MPI_ERR_NO_MEM;
+    }
+    char *sample = buf + start;
+
     const int k[2] = {sample_items / 2, sample_items};
     double t[2];
-
     for (int s = 0; s < 2; s++) {
         double best = 0.0;
         for (int rep = 0; rep < 3; rep++) {
@@ -442,21 +541,7 @@ static inline int divload_mpi_calibrate(MPI_Comm comm, int root, MPI_Datatype ty
         intercept = 0.0;
     }
     if (!(slope > 0.0)) slope = 1e-12; /* a compute function too fast to time */
-    my_costs->comp_per_item = slope;
-    my_costs->comp_latency = intercept;
 
-    MPI_Aint lb, extent;
-    MPI_Type_get_extent(type, &lb, &extent);
-    char *buf = (char *)malloc((size_t)extent * (size_t)sample_items + 1);
-    double *links = rank == root ? (double *)calloc((size_t)size * 2, sizeof(double)) : NULL;
-    int all_ok = 0, ok = buf != NULL && (rank != root || links != NULL);
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
-    if (!all_ok) {
-        free(buf);
-        free(links);
-        return MPI_ERR_NO_MEM;
-    }
-    memset(buf, 0, (size_t)extent * (size_t)sample_items + 1);
     for (int r = 0; r < size; r++) {
         if (r == root) continue;
         for (int s = 0; s < 2; s++) {
@@ -464,13 +549,13 @@ static inline int divload_mpi_calibrate(MPI_Comm comm, int root, MPI_Datatype ty
             for (int rep = 0; rep < 3; rep++) {
                 if (rank == root) {
                     double t0 = MPI_Wtime();
-                    MPI_Send(buf, k[s], type, r, 0, comm);
-                    MPI_Recv(NULL, 0, MPI_BYTE, r, 1, comm, MPI_STATUS_IGNORE);
+                    MPI_Send(sample, k[s], type, r, 0, dup);
+                    MPI_Recv(NULL, 0, MPI_BYTE, r, 1, dup, MPI_STATUS_IGNORE);
                     double dt = MPI_Wtime() - t0;
                     if (rep == 0 || dt < best) best = dt;
                 } else if (rank == r) {
-                    MPI_Recv(buf, k[s], type, root, 0, comm, MPI_STATUS_IGNORE);
-                    MPI_Send(NULL, 0, MPI_BYTE, root, 1, comm);
+                    MPI_Recv(sample, k[s], type, root, 0, dup, MPI_STATUS_IGNORE);
+                    MPI_Send(NULL, 0, MPI_BYTE, root, 1, dup);
                 }
             }
             t[s] = best;
@@ -487,7 +572,10 @@ static inline int divload_mpi_calibrate(MPI_Comm comm, int root, MPI_Datatype ty
         }
     }
     double mine[2] = {0.0, 0.0};
-    MPI_Scatter(links, 2, MPI_DOUBLE, mine, 2, MPI_DOUBLE, root, comm);
+    MPI_Scatter(links, 2, MPI_DOUBLE, mine, 2, MPI_DOUBLE, root, dup);
+    MPI_Comm_free(&dup);
+    my_costs->comp_per_item = slope;
+    my_costs->comp_latency = intercept;
     my_costs->comm_latency = rank == root ? 0.0 : mine[0];
     my_costs->comm_per_item = rank == root ? 0.0 : mine[1];
     free(links);
@@ -776,17 +864,17 @@ static inline int divload_mpi_multicluster_calibrate(MPI_Comm comm, int colour,
         snprintf(key, sizeof key, "ccolour %d", colour);
     }
     const size_t max_pairs = (size_t)opt[3], pair_slots = 2 * (max_pairs < n ? max_pairs : n);
-    char *keys = (char *)malloc(n * len);
-    const char **sorted = (const char **)malloc(n * sizeof *sorted);
-    int *group = (int *)malloc(n * sizeof(int));
-    int *cluster_of_group = (int *)malloc(n * sizeof(int));
-    int *offset = (int *)malloc(n * sizeof(int));
-    int *fast_pair = (int *)malloc(pair_slots * sizeof(int));
-    int *slow_pair = (int *)malloc(pair_slots * sizeof(int));
-    cal->cluster_of = (int *)malloc(n * sizeof(int));
-    cal->index_of = (int *)malloc(n * sizeof(int));
-    cal->processor_rank = (int *)malloc(n * sizeof(int));
-    cal->cluster_sizes = (int *)calloc(n, sizeof(int));
+    char *keys = (char *)divload_mpi_alloc_(n, len);
+    const char **sorted = (const char **)divload_mpi_alloc_(n, sizeof *sorted);
+    int *group = (int *)divload_mpi_alloc_(n, sizeof(int));
+    int *cluster_of_group = (int *)divload_mpi_alloc_(n, sizeof(int));
+    int *offset = (int *)divload_mpi_alloc_(n, sizeof(int));
+    int *fast_pair = (int *)divload_mpi_alloc_(pair_slots, sizeof(int));
+    int *slow_pair = (int *)divload_mpi_alloc_(pair_slots, sizeof(int));
+    cal->cluster_of = (int *)divload_mpi_alloc_(n, sizeof(int));
+    cal->index_of = (int *)divload_mpi_alloc_(n, sizeof(int));
+    cal->processor_rank = (int *)divload_mpi_alloc_(n, sizeof(int));
+    cal->cluster_sizes = (int *)divload_mpi_alloc_(n, sizeof(int));
     int ok = keys && sorted && group && cluster_of_group && offset && fast_pair && slow_pair && cal->cluster_of &&
              cal->index_of && cal->processor_rank && cal->cluster_sizes;
     int all_ok = 0;
@@ -824,7 +912,7 @@ static inline int divload_mpi_multicluster_calibrate(MPI_Comm comm, int colour,
     if (all_ok) {
         cal->my_cluster = cal->cluster_of[rank];
         cal->my_index = cal->index_of[rank];
-        cal->names = (char *)calloc((size_t)clusters, len);
+        cal->names = (char *)divload_mpi_alloc_((size_t)clusters, len);
     }
     for (int c = 0; cal->names != NULL && c < clusters; c++) {
         const char *k = keys + (size_t)cal->processor_rank[offset[c]] * len;
@@ -845,11 +933,14 @@ static inline int divload_mpi_multicluster_calibrate(MPI_Comm comm, int colour,
         slow++;
     }
     const int pairs = fast + slow, reps = opt[2];
-    /* One element more than needed: with no pairs, malloc(0) may return NULL. */
-    double *raw = (double *)calloc(4 * (size_t)pairs + 1, sizeof(double));
-    double *samples = (double *)malloc(2 * (size_t)reps * sizeof(double));
-    double *work = (double *)malloc((5 * (size_t)pairs + 1) * sizeof(double));
-    char *buf = (char *)calloc((size_t)opt[1], 1);
+    /* One element more than needed: with no pairs, calloc(0) may return NULL. The raw
+       timings are summed by one MPI_Allreduce, whose count is an int: more pairs than
+       that (the same number on every rank) fail as memory would. */
+    const int countable = 4 * (size_t)pairs <= (size_t)INT_MAX;
+    double *raw = countable ? (double *)divload_mpi_alloc_(4 * (size_t)pairs + 1, sizeof(double)) : NULL;
+    double *samples = (double *)divload_mpi_alloc_(2 * (size_t)reps, sizeof(double));
+    double *work = countable ? (double *)divload_mpi_alloc_(5 * (size_t)pairs + 1, sizeof(double)) : NULL;
+    char *buf = (char *)divload_mpi_alloc_((size_t)opt[1], 1);
     MPI_Comm dup = MPI_COMM_NULL;
     ok = all_ok && cal->names && raw && samples && work && buf;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
@@ -912,26 +1003,85 @@ static inline void divload_mpi_put_(divload_mpi_text_ *t, const char *format, ..
     if (n > 0) t->len += (size_t)n;
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped (RFC 8259 §7). */
+/* The length of the valid UTF-8 sequence that starts at `s` (1 to 4 bytes), or 0 when
+ * the byte there starts none (RFC 3629 §4: no overlong forms, no surrogates, nothing
+ * above U+10FFFF). Stops at the first byte that does not fit, so never reads past a NUL. */
+static inline int divload_mpi_utf8_length_(const unsigned char *s) {
+    const unsigned char c = s[0];
+    unsigned char lo = 0x80, hi = 0xbf;
+    int n;
+    if (c < 0x80) return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0) lo = 0xa0;
+        if (c == 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0) lo = 0x90;
+        if (c == 0xf4) hi = 0x8f;
+    } else {
+        return 0;
+    }
+    if (s[1] < lo || s[1] > hi) return 0;
+    for (int i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf) return 0;
+    return n;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped (RFC 8259 §7). A
+ * JSON text is UTF-8 (§8.1), and a host name need not be: each byte that does not start
+ * a valid UTF-8 sequence is read as Latin-1 and written as \u00XX, so the document
+ * parses whatever the name holds. */
 static inline void divload_mpi_put_string_(divload_mpi_text_ *t, const char *s) {
     divload_mpi_put_(t, "\"");
-    for (; *s != '\0'; s++) {
-        const unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            divload_mpi_put_(t, "\\%c", c);
-        else if (c < 0x20)
-            divload_mpi_put_(t, "\\u%04x", c);
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p != '\0') {
+        const int n = divload_mpi_utf8_length_(p);
+        if (n == 0 || *p < 0x20)
+            divload_mpi_put_(t, "\\u%04x", *p);
+        else if (*p == '"' || *p == '\\')
+            divload_mpi_put_(t, "\\%c", *p);
         else
-            divload_mpi_put_(t, "%c", c);
+            divload_mpi_put_(t, "%.*s", n, (const char *)p);
+        p += n == 0 ? 1 : n;
     }
     divload_mpi_put_(t, "\"");
 }
 
+/* A double as JSON: %.17g reads back exactly, but writes LC_NUMERIC's decimal point (a
+ * comma in many locales, several bytes in some), which is replaced by '.'. Nothing else
+ * in %.17g depends on the locale: only the ' flag groups thousands. */
+static inline void divload_mpi_put_double_(divload_mpi_text_ *t, double v) {
+    char num[64];
+    const int n = snprintf(num, sizeof num, "%.17g", v);
+    if (n < 0 || (size_t)n >= sizeof num) {
+        /* Only a decimal point of 40 bytes or more gets here (%.17g writes at most 24
+           others); null makes the planner refuse the document instead of misreading it. */
+        divload_mpi_put_(t, "null");
+        return;
+    }
+    const struct lconv *conv = localeconv();
+    const char *point = conv != NULL ? conv->decimal_point : NULL;
+    char *at = point != NULL && point[0] != '\0' && strcmp(point, ".") != 0 ? strstr(num, point) : NULL;
+    if (at != NULL) {
+        const size_t len = strlen(point);
+        *at = '.';
+        memmove(at + 1, at + len, strlen(at + len) + 1);
+    }
+    divload_mpi_put_(t, "%s", num);
+}
+
 static inline void divload_mpi_put_link_(divload_mpi_text_ *t, const char *name, const divload_mpi_link *l,
                                          size_t word_bytes) {
-    /* %.17g: the doubles read back exactly. */
-    divload_mpi_put_(t, "\"%s\": {\"latency\": %.17g, \"overhead\": %.17g, \"gap\": %.17g}", name, l->latency,
-                     l->overhead, l->gap * (double)word_bytes);
+    divload_mpi_put_(t, "\"%s\": {\"latency\": ", name);
+    divload_mpi_put_double_(t, l->latency);
+    divload_mpi_put_(t, ", \"overhead\": ");
+    divload_mpi_put_double_(t, l->overhead);
+    divload_mpi_put_(t, ", \"gap\": ");
+    divload_mpi_put_double_(t, l->gap * (double)word_bytes);
+    divload_mpi_put_(t, "}");
 }
 
 static inline void divload_mpi_put_document_(divload_mpi_text_ *t, const divload_mpi_multicluster *cal,
@@ -974,8 +1124,11 @@ static inline void divload_mpi_put_document_(divload_mpi_text_ *t, const divload
  * DIVLOAD_NULL_PARAMETER for a NULL `cal`, `application` or `out_n` (or `out` with
  * `out_len` > 0); DIVLOAD_INVALID_INPUT for `word_bytes` 0, an empty `application`, or a
  * calibration without clusters or with a link time that is not finite and >= 0. Local:
- * call it on any rank. Numbers are written by snprintf, which follows LC_NUMERIC: a
- * program that set a locale with a decimal comma must set LC_NUMERIC back to "C" first. */
+ * call it on any rank. Numbers have a '.' whatever LC_NUMERIC says (the locale's decimal
+ * point, read with localeconv(), is replaced: do not call setlocale in another thread
+ * meanwhile). In cluster names, each byte that does not start a valid UTF-8 sequence (a
+ * host name in Latin-1, say) is read as Latin-1 and written as \u00XX; quotes,
+ * backslashes and control characters are escaped. */
 static inline int divload_mpi_multicluster_json(const divload_mpi_multicluster *cal, const char *application,
                                                 size_t word_bytes, char *out, size_t out_len, size_t *out_n) {
     if (cal == NULL || application == NULL || out_n == NULL || (out == NULL && out_len > 0))
@@ -1059,12 +1212,12 @@ static inline int divload_mpi_multicluster_plan_create(const divload_mpi_multicl
     plan->size = size;
     if (root < 0 || root >= size) return DIVLOAD_INVALID_INPUT; /* the same on every rank */
     const size_t n = (size_t)size;
-    plan->counts = (int *)calloc(n, sizeof(int));
-    plan->displs = (int *)calloc(n, sizeof(int));
-    plan->step_times = (double *)calloc(n, sizeof(double));
-    plan->participates = (int *)calloc(n, sizeof(int));
+    plan->counts = (int *)divload_mpi_alloc_(n, sizeof(int));
+    plan->displs = (int *)divload_mpi_alloc_(n, sizeof(int));
+    plan->step_times = (double *)divload_mpi_alloc_(n, sizeof(double));
+    plan->participates = (int *)divload_mpi_alloc_(n, sizeof(int));
     divload_multicluster_processor *procs =
-        rank == root ? (divload_multicluster_processor *)calloc(n, sizeof *procs) : NULL;
+        rank == root ? (divload_multicluster_processor *)divload_mpi_alloc_(n, sizeof *procs) : NULL;
     int ok = plan->counts && plan->displs && plan->step_times && plan->participates && (rank != root || procs);
     int all_ok = 0;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, cal->comm);

@@ -53,8 +53,11 @@ pub const DIVLOAD_ROUNDING_PAPER: u32 = 2;
 
 /// One worker's costs, in seconds. A worker receiving `x > 0` items takes
 /// `comm_latency + comm_per_item * x` to receive them and `comp_latency + comp_per_item * x`
-/// to process them. All costs must be finite and >= 0, and `comp_per_item` > 0. The root's
-/// communication costs are ignored.
+/// to process them. All costs must be finite and >= 0, and `comp_per_item` > 0, except
+/// the root's `comm_latency` and `comm_per_item`: the scatter model never charges the root
+/// for its own part (it is not sent), so `divload_plan`, `divload_plan_counts` and
+/// `divload_plan_counts64` replace them by 0 before any check (NaN or negative there is
+/// accepted).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct divload_worker {
@@ -271,7 +274,8 @@ pub unsafe extern "C" fn divload_last_error_message(buf: *mut c_char, len: usize
 /// `divload_assignment` per worker into `plan`, in send order, and the summary into
 /// `summary` (which may be null).
 ///
-/// `root` is the rank that holds the data; `options` may be null for the defaults.
+/// `root` is the rank that holds the data (its `comm_latency` and `comm_per_item` are not
+/// used, see `divload_worker`); `options` may be null for the defaults.
 ///
 /// Returns `DIVLOAD_NULL_PARAMETER` for a null `workers` or `plan`, `DIVLOAD_INVALID_INPUT`
 /// for zero workers or items, a bad cost, root or option, or a misaligned pointer
@@ -727,10 +731,15 @@ fn compute(
 ) -> Result<Planned, Failure> {
     let p = workers.len();
     let mut ws = filled("workers", p, Worker::linear(0.0, 1.0))?;
-    for (w, c) in ws.iter_mut().zip(workers) {
+    for (i, (w, c)) in ws.iter_mut().zip(workers).enumerate() {
+        // With a fixed root the scatter model never charges the root's link (its part is
+        // not sent: `as_root` and the send order give it λ = 0), so its link costs are
+        // zeroed before the core validates them, as `divload_worker` documents.
+        let (comm_latency, comm_per_item) =
+            if i == root { (0.0, 0.0) } else { (c.comm_latency, c.comm_per_item) };
         *w = Worker {
-            comm_latency: c.comm_latency,
-            comm_per_item: c.comm_per_item,
+            comm_latency,
+            comm_per_item,
             comp_latency: c.comp_latency,
             comp_per_item: c.comp_per_item,
         };
@@ -1032,6 +1041,61 @@ mod tests {
         assert_eq!(last_error(), "worker 0: comp_per_item must be finite and > 0, got NaN");
         // Only the query: the full length comes back without a buffer.
         assert_eq!(unsafe { divload_last_error_message(std::ptr::null_mut(), 0) }, last_error().len());
+    }
+
+    /// The root's link costs are documented as ignored: any value there, NaN included,
+    /// plans exactly as zeros do, in both root modes and both orders, with the root in
+    /// the middle of the ranks; a NaN on any other rank is still refused.
+    #[test]
+    fn the_roots_link_costs_are_ignored() {
+        let base: Vec<divload_worker> = (0..5)
+            .map(|i| divload_worker {
+                comm_latency: 1e-4 * (i % 2) as f64,
+                comm_per_item: 1e-6 * (1 + (i * 7) % 5) as f64,
+                comp_latency: 0.0,
+                comp_per_item: 1e-3 * (1 + (i * 3) % 4) as f64,
+            })
+            .collect();
+        let root = 2;
+        let plan_with = |workers: &[divload_worker], options: &divload_options| {
+            let mut out = vec![divload_assignment::default(); workers.len()];
+            let mut s = divload_summary::default();
+            let st = unsafe {
+                divload_plan(
+                    workers.as_ptr(),
+                    workers.len(),
+                    root,
+                    1000,
+                    options,
+                    out.as_mut_ptr(),
+                    out.len(),
+                    &mut s,
+                )
+            };
+            (st, out, s)
+        };
+        for root_mode in [DIVLOAD_ROOT_MODE_AFTER_SEND, DIVLOAD_ROOT_MODE_OVERLAP] {
+            for order in [DIVLOAD_ORDER_BANDWIDTH, DIVLOAD_ORDER_GIVEN] {
+                let options = divload_options { root_mode, order, rounding: DIVLOAD_ROUNDING_GREEDY };
+                let mut zero = base.clone();
+                zero[root].comm_latency = 0.0;
+                zero[root].comm_per_item = 0.0;
+                let expected = plan_with(&zero, &options);
+                assert_eq!(expected.0, DIVLOAD_OK);
+                for (latency, per_item) in
+                    [(f64::NAN, f64::NAN), (-1.0, -1.0), (f64::INFINITY, 5.0), (3.0, 1e-6)]
+                {
+                    let mut w = base.clone();
+                    w[root].comm_latency = latency;
+                    w[root].comm_per_item = per_item;
+                    assert_eq!(plan_with(&w, &options), expected, "root link ({latency}, {per_item})");
+                }
+            }
+        }
+        let mut w = base.clone();
+        w[root + 1].comm_per_item = f64::NAN;
+        assert_eq!(plan_with(&w, &divload_options::default()).0, DIVLOAD_INVALID_INPUT);
+        assert_eq!(last_error(), "worker 3: comm_per_item must be finite and >= 0, got NaN");
     }
 
     fn message_of(status: u32) -> &'static str {
@@ -1395,7 +1459,7 @@ mod multicluster_tests {
         assert!(last_error().contains("truncated document"), "{}", last_error());
         let zero = example().replacen("\"processors\": 8", "\"processors\": 0", 1);
         assert_eq!(plan(&zero, &mut out, &mut n, &mut s), DIVLOAD_JSON);
-        assert_eq!(last_error(), "platform JSON: clusters[0].processors: must be in 1..=4294967295");
+        assert_eq!(last_error(), "platform JSON: clusters[0].processors: must be in 1..=16777216");
         let returns = r#"{"model": "returns", "items": 3, "workers": []}"#;
         assert_eq!(plan(returns, &mut out, &mut n, &mut s), DIVLOAD_JSON);
         assert_eq!(

@@ -12,11 +12,14 @@
  * on every rank, equal divload_plan_json's and divload_plan_multicluster's for the same
  * document, and carry every unit to its rank through MPI_Scatterv and back to all through
  * MPI_Allgatherv. Bad colours, options, documents and roots fail on every rank with the
- * same status. Rank 0 prints the measured links. Exit status 0 only if every rank
- * passed. */
+ * same status. The writer escapes names that are not valid UTF-8 byte by byte (as
+ * Latin-1) and writes the same document under locales whose decimal point is a comma or
+ * two bytes (made by tests/mpi/run; skipped, with a message, where it cannot make them).
+ * Rank 0 prints the measured links. Exit status 0 only if every rank passed. */
 #include "divload_mpi.h"
 #include "check.h"
 
+#include <locale.h>
 #include <math.h>
 #include <poll.h>
 #include <stdint.h>
@@ -236,6 +239,99 @@ static void report(enum grouping g, const divload_mpi_multicluster *cal) {
     }
 }
 
+/* A calibration made by hand, two clusters named `first` and "b", for the writer alone. */
+static char *hand_made_document(const char *first, double latency) {
+    static char names[2 * DIVLOAD_MPI_NAME_LEN];
+    static int sizes[2] = {2, 2};
+    memset(names, 0, sizeof names);
+    snprintf(names, DIVLOAD_MPI_NAME_LEN, "%s", first);
+    snprintf(names + DIVLOAD_MPI_NAME_LEN, DIVLOAD_MPI_NAME_LEN, "b");
+    divload_mpi_multicluster cal;
+    memset(&cal, 0, sizeof cal);
+    cal.size = 4;
+    cal.clusters = 2;
+    cal.names = names;
+    cal.cluster_sizes = sizes;
+    cal.fast.latency = latency;
+    cal.fast.overhead = 1.25e-7;
+    cal.fast.gap = 0.1e-9;
+    cal.fast.measured = 1;
+    cal.fast.pairs = 2;
+    cal.slow = cal.fast;
+    cal.slow.latency = 1234.5;
+    cal.options.small_bytes = 8;
+    cal.options.large_bytes = 1 << 18;
+    cal.options.repetitions = 21;
+    cal.options.max_pairs = 8;
+    return write_document(&cal, RING, 4);
+}
+
+/* The document parses (divload_plan_json) and holds `needle`. */
+static void check_document(const char *doc, const char *needle) {
+    static char result[1 << 16];
+    size_t n = 0;
+    CHECK(doc != NULL);
+    if (doc == NULL) return;
+    const int st = divload_plan_json(doc, strlen(doc), result, sizeof result, &n);
+    CHECK(st == DIVLOAD_OK);
+    if (st != DIVLOAD_OK && rank_ == 0) {
+        char msg[256];
+        divload_last_error_message(msg, sizeof msg);
+        fprintf(stderr, "rank 0: %s\nin the document:\n%s", msg, doc);
+    }
+    if (strstr(doc, needle) == NULL) {
+        fprintf(stderr, "rank %d: expected %s in the document:\n%s", rank_, needle, doc);
+        errors++;
+    }
+}
+
+/* The writer on names that are not valid UTF-8 (a host name need not be) and under
+ * locales whose decimal point is not '.': the document must parse either way. */
+static void check_writer_text(void) {
+    static const struct {
+        const char *name, *written;
+    } names[] = {
+        {"caf\xc3\xa9", "\"caf\xc3\xa9\""},                /* valid UTF-8: as is */
+        {"caf\xe9", "\"caf\\u00e9\""},                     /* Latin-1 é */
+        {"\xf0\x9f\x96\xa5 h", "\"\xf0\x9f\x96\xa5 h\""},  /* four bytes */
+        {"a\xc0\xaf", "\"a\\u00c0\\u00af\""},              /* overlong '/' */
+        {"\xed\xa0\x80x", "\"\\u00ed\\u00a0\\u0080x\""},   /* a surrogate */
+        {"\xf4\x90\x80\x80", "\"\\u00f4\\u0090\\u0080\\u0080\""}, /* above U+10FFFF */
+        {"n\xe2\x82", "\"n\\u00e2\\u0082\""},              /* cut short by the end */
+        {"\xe2\x82x", "\"\\u00e2\\u0082x\""},              /* cut short by an ASCII byte */
+        {"q\"b\\s\x01\x7f", "\"q\\\"b\\\\s\\u0001\x7f\""}, /* escapes; DEL is fine in JSON */
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char *doc = hand_made_document(names[i].name, 1.5e-6);
+        check_document(doc, names[i].written);
+        free(doc);
+    }
+
+    /* Locales made by tests/mpi/run with localedef: a decimal comma and a two-byte decimal
+       point (U+066B). The document must be the same bytes as under "C". */
+    char *plain = hand_made_document("a", 1.5e-6);
+    const char *list = getenv("DIVLOAD_TEST_LOCALES");
+    if (list == NULL || list[0] == '\0') {
+        if (rank_ == 0)
+            printf("  decimal-point locales: skipped, tests/mpi/run could not create them (see its message)\n");
+    } else {
+        char copy[256];
+        snprintf(copy, sizeof copy, "%s", list);
+        for (char *name = strtok(copy, " "); name != NULL; name = strtok(NULL, " ")) {
+            const int set = setlocale(LC_NUMERIC, name) != NULL;
+            CHECK(set && strcmp(localeconv()->decimal_point, ".") != 0);
+            if (!set) continue;
+            char *doc = hand_made_document("a", 1.5e-6);
+            CHECK(doc != NULL && plain != NULL && strcmp(doc, plain) == 0);
+            check_document(doc, "\"latency\": 1234.5,");
+            free(doc);
+            setlocale(LC_NUMERIC, "C");
+            if (rank_ == 0) printf("  decimal point of locale %s: the document is the same as under C\n", name);
+        }
+    }
+    free(plain);
+}
+
 static void check_errors(const divload_mpi_multicluster *cal, const char *host_doc) {
     divload_mpi_multicluster bad;
     /* A colour below 0 (not the host sentinel) on one rank fails on all. */
@@ -355,6 +451,7 @@ int main(int argc, char **argv) {
             divload_mpi_multicluster_free(&cal);
         }
     }
+    check_writer_text();
     if (host_doc != NULL && kept.names != NULL) check_errors(&kept, host_doc);
     free(host_doc);
     divload_mpi_multicluster_free(&kept);

@@ -10,8 +10,9 @@
  * from the rank that was given item i, that the arrivals (recorded by the arrival callback)
  * follow the planned return order over the ranks with items, and that when a rank's results
  * arrive, exactly the ranks before it in the return order have theirs in place. Also: a bad
- * cost on one rank, an unknown schedule or too many items fail on every rank with the same
- * status. Exit status 0 only if every rank passed. */
+ * cost on one rank, an unknown schedule, too many items, a root out of range or a NULL
+ * argument on one rank fail on every rank with the same status. Exit status 0 only if
+ * every rank passed. */
 #include "divload_mpi.h"
 #include "check.h"
 
@@ -197,10 +198,12 @@ static void run_case(long long items, int root, uint32_t schedule, int in_place)
 }
 
 /* A failure must reach every rank with the same status and leave nothing to free. */
-static void expect_failure(const divload_return_worker *me, long long items, uint32_t schedule, int expected,
-                           const char *needle) {
+static void expect_failure_at(int root, const divload_return_worker *me, long long items, uint32_t schedule,
+                              int expected, const char *needle) {
     divload_mpi_returns_plan plan;
-    int st = divload_mpi_returns_plan_create(MPI_COMM_WORLD, 0, me, items, schedule, DIVLOAD_PORT_FULL_DUPLEX, &plan);
+    memset(&plan, 0x5a, sizeof plan);
+    int st = divload_mpi_returns_plan_create(MPI_COMM_WORLD, root, me, items, schedule, DIVLOAD_PORT_FULL_DUPLEX,
+                                             &plan);
     CHECK(st == expected);
     int lo = st, hi = st;
     MPI_Allreduce(&st, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -215,6 +218,11 @@ static void expect_failure(const divload_return_worker *me, long long items, uin
             errors++;
         }
     }
+}
+
+static void expect_failure(const divload_return_worker *me, long long items, uint32_t schedule, int expected,
+                           const char *needle) {
+    expect_failure_at(0, me, items, schedule, expected, needle);
 }
 
 int main(int argc, char **argv) {
@@ -245,6 +253,29 @@ int main(int argc, char **argv) {
     expect_failure(&me, 100, 7, DIVLOAD_INVALID_INPUT, "schedule: must be 0 (BEST), 1 (LIFO) or 2 (FIFO), got 7");
     expect_failure(&me, (long long)INT_MAX + 1, DIVLOAD_SCHEDULE_FIFO, DIVLOAD_OVERFLOW, NULL);
     expect_failure(&me, 0, DIVLOAD_SCHEDULE_FIFO, DIVLOAD_INVALID_INPUT, "items: must be at least 1");
+    /* A root out of range, and a NULL argument on one rank only: every rank fails alike
+       instead of waiting for the others. */
+    expect_failure_at(-1, &me, 100, DIVLOAD_SCHEDULE_BEST, DIVLOAD_INVALID_INPUT, NULL);
+    expect_failure_at(size_, &me, 100, DIVLOAD_SCHEDULE_BEST, DIVLOAD_INVALID_INPUT, NULL);
+    expect_failure_at(0, rank_ == size_ - 1 ? NULL : &me, 100, DIVLOAD_SCHEDULE_BEST, DIVLOAD_NULL_PARAMETER, NULL);
+    expect_failure_at(size_ - 1, rank_ == 0 ? NULL : &me, 100, DIVLOAD_SCHEDULE_BEST, DIVLOAD_NULL_PARAMETER, NULL);
+    {
+        divload_mpi_returns_plan plan;
+        int st = divload_mpi_returns_plan_create(MPI_COMM_WORLD, 0, &me, 100, DIVLOAD_SCHEDULE_BEST,
+                                                 DIVLOAD_PORT_FULL_DUPLEX, rank_ == size_ - 1 ? NULL : &plan);
+        int lo = st, hi = st;
+        MPI_Allreduce(&st, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(&st, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        CHECK(st == DIVLOAD_NULL_PARAMETER && lo == hi);
+        if (rank_ != size_ - 1) CHECK(plan.by_rank == NULL && plan.send_comm == MPI_COMM_NULL);
+    }
+    /* The root's c and d are replaced by 0 before any check: NaN there plans. */
+    divload_return_worker odd = costs_of(rank_);
+    if (rank_ == 0) odd.comm_per_item = odd.return_per_item = NAN;
+    divload_mpi_returns_plan plan;
+    CHECK(divload_mpi_returns_plan_create(MPI_COMM_WORLD, 0, &odd, 100, DIVLOAD_SCHEDULE_BEST,
+                                          DIVLOAD_PORT_FULL_DUPLEX, &plan) == DIVLOAD_OK);
+    divload_mpi_returns_plan_free(&plan);
 
     /* Ranks with no items were exercised (they skip the scatter's data and the gather). */
     if (rank_ == 0) CHECK(idle_ranks > 0);

@@ -5,8 +5,10 @@
  * rank in send_comm is its send position, and that it received exactly the records
  * [displacement, displacement + count) intact; the root checks that the counts and the
  * record checksums add up over all ranks, so every record arrived exactly once. Also:
- * a bad cost on one rank fails on every rank with the same status, and calibration gives
- * usable costs. Exit status 0 only if every rank passed. */
+ * a bad cost on one rank, a root out of range and a NULL argument on one rank fail on
+ * every rank with the same status; the root's link costs are ignored (NaN or negative
+ * plans as 0 does); calibration gives usable costs. Exit status 0 only if every rank
+ * passed. */
 #include "divload_mpi.h"
 #include "check.h"
 
@@ -34,9 +36,11 @@ static void run_case(long long items, int root, const divload_options *opts, int
     CHECK(st == DIVLOAD_OK);
     if (st != DIVLOAD_OK) return;
 
-    /* The helper's plan is libdivload's plan for the gathered costs. */
+    /* The helper's plan is libdivload's plan for the gathered costs, the root's link
+       costs replaced by 0. */
     for (int r = 0; r < size_; r++) {
         divload_worker w = costs_of(r, lazy);
+        if (r == root) w.comm_latency = w.comm_per_item = 0.0;
         CHECK(memcmp(&w, &plan.workers[r], sizeof w) == 0);
     }
     int *counts = (int *)malloc(sizeof(int) * (size_t)size_);
@@ -91,6 +95,22 @@ static void run_case(long long items, int root, const divload_options *opts, int
     divload_mpi_plan_free(&plan);
 }
 
+static int same_everywhere(int v) {
+    int lo, hi;
+    MPI_Allreduce(&v, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&v, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return lo == hi && lo == v;
+}
+
+/* A plan that must fail with `expected` on every rank and leave nothing to free. */
+static void expect_failure(const divload_worker *me, int root, long long items, int expected) {
+    divload_mpi_plan plan;
+    memset(&plan, 0x5a, sizeof plan);
+    const int st = divload_mpi_plan_create(MPI_COMM_WORLD, root, me, items, NULL, &plan);
+    CHECK(st == expected && same_everywhere(st));
+    CHECK(plan.counts == NULL && plan.workers == NULL && plan.send_comm == MPI_COMM_NULL);
+}
+
 static void busy(void *ctx, int items) {
     volatile double *acc = (volatile double *)ctx;
     for (int i = 0; i < items * 2000 * (1 + rank_ % 2); i++) *acc = *acc * 1.0000001 + 1e-9;
@@ -126,6 +146,45 @@ int main(int argc, char **argv) {
     }
     me = costs_of(rank_, 0);
     CHECK(divload_mpi_plan_create(MPI_COMM_WORLD, 0, &me, (long long)INT_MAX + 1, NULL, &plan) == DIVLOAD_OVERFLOW);
+
+    /* A root out of range, and a NULL argument on one rank only: the same status on every
+       rank, nothing to free, instead of an MPI error or ranks waiting for the others. */
+    const int bad_roots[] = {-1, size_, INT_MAX};
+    for (int b = 0; b < 3; b++) expect_failure(&me, bad_roots[b], 100, DIVLOAD_INVALID_INPUT);
+    expect_failure(rank_ == size_ - 1 ? NULL : &me, 0, 100, DIVLOAD_NULL_PARAMETER);
+    expect_failure(rank_ == 0 ? NULL : &me, size_ - 1, 100, DIVLOAD_NULL_PARAMETER);
+    {
+        int st_null = divload_mpi_plan_create(MPI_COMM_WORLD, 0, &me, 100, NULL, rank_ == size_ - 1 ? NULL : &plan);
+        CHECK(st_null == DIVLOAD_NULL_PARAMETER && same_everywhere(st_null));
+        if (rank_ != size_ - 1) CHECK(plan.counts == NULL && plan.send_comm == MPI_COMM_NULL);
+    }
+
+    /* The root's link costs are ignored, as documented: NaN or negative there plans
+       exactly as 0 does, with the root first, last or in the middle. */
+    const int roots[] = {0, size_ / 2, size_ - 1};
+    const double bad_links[][2] = {{NAN, NAN}, {-1.0, -1e-6}};
+    for (int k = 0; k < 3; k++) {
+        divload_worker zero = costs_of(rank_, 0);
+        if (rank_ == roots[k]) zero.comm_latency = zero.comm_per_item = 0.0;
+        divload_mpi_plan want;
+        CHECK(divload_mpi_plan_create(MPI_COMM_WORLD, roots[k], &zero, 1000, NULL, &want) == DIVLOAD_OK);
+        for (int b = 0; b < 2; b++) {
+            divload_worker odd = costs_of(rank_, 0);
+            if (rank_ == roots[k]) {
+                odd.comm_latency = bad_links[b][0];
+                odd.comm_per_item = bad_links[b][1];
+            }
+            divload_mpi_plan got;
+            const int st_odd = divload_mpi_plan_create(MPI_COMM_WORLD, roots[k], &odd, 1000, NULL, &got);
+            CHECK(st_odd == DIVLOAD_OK);
+            if (st_odd != DIVLOAD_OK || want.counts == NULL) continue;
+            CHECK(got.my_count == want.my_count && got.my_displacement == want.my_displacement);
+            CHECK(got.my_position == want.my_position && got.summary.makespan == want.summary.makespan);
+            CHECK(got.workers[roots[k]].comm_latency == 0.0 && got.workers[roots[k]].comm_per_item == 0.0);
+            divload_mpi_plan_free(&got);
+        }
+        divload_mpi_plan_free(&want);
+    }
 
     /* Calibration gives finite, positive costs that plan. */
     double acc = 1.0;
