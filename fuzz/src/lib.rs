@@ -134,3 +134,64 @@ fn no_null(r: &mut divload::doc::json::Reader<'_>, key: &str) {
         _ => r.skip_value().expect("value"),
     }
 }
+
+/// `doc` with the keys of every object in reverse order (each value rewritten the same
+/// way, every other byte of a value kept as written); `None` when `doc` is not JSON. A
+/// reader that honours every key plans the same whatever their order; one where a later
+/// key silently overrode an earlier one (a table and a power law for one cost, found by
+/// review on 2026-11-24) does not.
+pub fn keys_reversed(doc: &[u8]) -> Option<Vec<u8>> {
+    let mut r = divload::doc::json::Reader::new(doc);
+    let mut out = Vec::with_capacity(doc.len());
+    reversed_value(&mut r, &mut out).ok()?;
+    r.end().ok()?;
+    Some(out)
+}
+
+fn reversed_value<'a>(
+    r: &mut divload::doc::json::Reader<'a>,
+    out: &mut Vec<u8>,
+) -> Result<(), divload::doc::json::JsonError> {
+    use divload::doc::json::Kind;
+    match r.peek()? {
+        Kind::Object => {
+            r.begin_object()?;
+            let mut members: Vec<(&'a str, Vec<u8>)> = Vec::new();
+            while let Some((k, _)) = r.next_key()? {
+                let mut v = Vec::new();
+                reversed_value(r, &mut v)?;
+                members.push((k.raw(), v));
+            }
+            out.push(b'{');
+            for (i, (k, v)) in members.iter().rev().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.push(b'"');
+                out.extend_from_slice(k.as_bytes());
+                out.extend_from_slice(b"\":");
+                out.extend_from_slice(v);
+            }
+            out.push(b'}');
+        }
+        Kind::Array => {
+            r.begin_array()?;
+            out.push(b'[');
+            let mut first = true;
+            while r.next_element()? {
+                if !first {
+                    out.push(b',');
+                }
+                first = false;
+                reversed_value(r, out)?;
+            }
+            out.push(b']');
+        }
+        _ => {
+            let start = r.offset();
+            r.skip_value()?;
+            out.extend_from_slice(r.since(start));
+        }
+    }
+    Ok(())
+}
