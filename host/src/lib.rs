@@ -266,7 +266,11 @@ fn multicluster<R>(
     let processors = sum(lists.clusters) + if what_if { largest.max().unwrap_or(0) } else { 0 };
     if processors > MAX_WORKERS as u64 {
         return Err(HostError::Core(divload::Error::limit(
-            "processors (all clusters, with the largest what_if addition)",
+            if what_if {
+                "processors (all clusters, with the largest what_if addition)"
+            } else {
+                "processors (all clusters)"
+            },
             MAX_WORKERS as u64,
             processors,
         )));
@@ -410,12 +414,14 @@ impl<'t> Parsed<'t> {
         let mut plan = filled("plan", needs.workers, Assignment::EMPTY)?;
         let mut scratch = filled("scratch", needs.workers, Scratch::EMPTY)?;
         let dp_bytes = needs.dp_bytes::<f64>();
-        if dp_bytes as u64 > MAX_DP_BYTES {
+        // In u64: `dp_bytes` saturates at `usize::MAX`, which on wasm32 is below the limit.
+        let dp_total = needs.dp_choices as u64 * 4 + needs.dp_costs as u64 * 8;
+        if dp_total > MAX_DP_BYTES {
             return Err(HostError::Core(divload::Error::limit(
                 "exact DP memory in bytes, (4 × (workers − 1) + 8) × (items + 1); \
                  use \"solver\": \"sampled\" or fewer items",
                 MAX_DP_BYTES,
-                dp_bytes as u64,
+                dp_total,
             )));
         }
         let dp_memory = |_| HostError::OutOfMemory { what: "exact DP", bytes: dp_bytes };
@@ -639,12 +645,15 @@ mod tests {
         let (table, power) =
             (r#""comp_table": [[1, 10], [2, 20]]"#, r#""comp_power": {"coeff": 1, "exponent": 1}"#);
         // Two shapes of one cost: the last one read used to win.
-        for (x, y) in [(table, power), (power, table)] {
+        for (x, y, second) in [(table, power, "comp_power"), (power, table, "comp_table")] {
             let b = format!(r#""comm_per_item": 0.1, {x}, {y}"#);
-            assert_error(&scatter(&b), "workers[1].comp_per_item: give one cost per part");
+            assert_error(&scatter(&b), &format!("workers[1].{second}: give one cost per part"));
+            let b = format!(r#""comm_per_item": 0.1, "comp_per_item": 1, {y}"#);
+            assert_error(&scatter(&b), &format!("workers[1].{second}: give one cost per part"));
+            assert_error(&partition(&format!("{x}, {y}")), &format!("workers[1].{second}: give one cost"));
         }
         let comm = r#""comm_table": [[1, 1]], "comm_power": {"coeff": 1, "exponent": 1}, "comp_per_item": 1"#;
-        assert_error(&scatter(comm), "workers[1].comm_per_item: give one cost per part");
+        assert_error(&scatter(comm), "workers[1].comm_power: give one cost per part");
         // A latency next to a table or a power law was ignored.
         for shape in [table, power] {
             let b = format!(r#""comm_per_item": 0.1, {shape}, "comp_latency": 7"#);
@@ -665,6 +674,14 @@ mod tests {
         );
         let zero_table = r#""comp_table": [[0, 0], [1, 0], [2, 0]]"#;
         assert_error(&partition(zero_table), "workers[1].comp_table[1]: seconds must be > 0 where items > 0");
+        // … nor below a table's first point, where its steep first segment extended fell to
+        // 0 s under 990 items and b took all 100 for nothing; the origin's line to
+        // (1000, 1) bounds it now.
+        let steep = r#""comp_table": [[1000, 1], [2000, 100]]"#;
+        let out = error_of(&partition(steep));
+        assert!(out.contains(r#""makespan":0.1,"#) && out.contains(r#""count":100,"#), "{out}");
+        let out = error_of(&scatter(&format!(r#""comm_per_item": 0, {steep}"#)));
+        assert!(out.contains(r#""makespan":0.1,"#), "{out}");
         // … while a communication may take no time, and a table may start at (0, 0).
         assert!(!error_of(&scatter(
             r#""comm_power": {"coeff": 0, "exponent": 1}, "comp_table": [[0, 0], [2, 1]]"#

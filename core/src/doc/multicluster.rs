@@ -572,7 +572,7 @@ impl MulticlusterFile {
         };
         let get = |c: &Cluster| (c.speed.to_bits(), c.processors as usize);
         let name = |i: usize| entries.get(i).map(|e| e.name);
-        let repeated = super::first_repeated(by_hash, &name, put, get, &|_, _| true);
+        let repeated = super::first_repeated(by_hash, &name, put, get, &|_| 0);
         let name_at = |c: &Cluster| entries.get(c.processors as usize).map(|e| e.name);
         if let Some(i) = repeated {
             return Err(Error::json(
@@ -644,11 +644,11 @@ pub fn check_what_if_names(
     let keys = keys.get_mut(..n).ok_or(Error::buffer("name keys", n, got))?;
     let name =
         |i: usize| if i < base.len() { base.get(i) } else { extra.get(i - base.len()) }.map(|e| e.name);
-    // The addition an extra cluster belongs to (the base's are all of the document).
-    let group =
-        |i: usize| i.checked_sub(base.len()).map(|j| additions.partition_point(|a| a.first + a.len <= j));
-    let clash = |earlier: usize, later: usize| group(earlier).is_none() || group(earlier) == group(later);
-    match super::first_repeated(keys, &name, super::NameKey::put, super::NameKey::get, &clash) {
+    // 0 for the document's clusters, 1 + the addition for an added one.
+    let group = |i: usize| {
+        i.checked_sub(base.len()).map_or(0, |j| 1 + additions.partition_point(|a| a.first + a.len <= j))
+    };
+    match super::first_repeated(keys, &name, super::NameKey::put, super::NameKey::get, &group) {
         Some(i) if i < base.len() => Err(Error::json(
             "names a cluster twice",
             Detail::Entry { list: "clusters", index: i, field: "name" },

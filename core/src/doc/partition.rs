@@ -97,6 +97,10 @@ fn read<'a>(json: &'a [u8], entries: &mut [WorkerEntry<'a>]) -> Result<Partition
     Ok(PartitionFile { items, entries: n, workers })
 }
 
+fn one_cost(at: Detail) -> Error {
+    Error::json("give one cost: comp_per_item, comp_table or comp_power", at)
+}
+
 fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [WorkerEntry<'a>]) -> Result<(usize, u64), Error> {
     d.array()?;
     let (mut n, mut ranks) = (0usize, 0u64);
@@ -116,6 +120,7 @@ fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [WorkerEntry<'a>]) -> Result<(usi
                 }
                 "repair" => e.repair = d.bool()?,
                 "comment" => d.comment()?,
+                "comp_table" | "comp_power" if costs > 0 => return Err(one_cost(at(k))),
                 "comp_table" => (e.comp_model, costs) = (read_table(d, n, k)?, costs + 1),
                 "comp_power" => (e.comp_model, costs) = (read_power(d, n, k, true)?, costs + 1),
                 _ => {
@@ -126,6 +131,8 @@ fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [WorkerEntry<'a>]) -> Result<(usi
                     }
                     if field == Field::CompLatency {
                         (e.comp_latency, latency) = (v, true);
+                    } else if costs > 0 {
+                        return Err(one_cost(at(k)));
                     } else {
                         (e.comp_per_item, costs) = (v, costs + 1);
                     }
@@ -141,12 +148,7 @@ fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [WorkerEntry<'a>]) -> Result<(usi
         if costs == 0 {
             return Err(Error::json("missing", at("comp_per_item (or comp_table, comp_power)")));
         }
-        if costs != 1 {
-            return Err(Error::json(
-                "give one cost: comp_per_item, comp_table or comp_power",
-                at("comp_per_item"),
-            ));
-        }
+
         if latency && e.comp_model != CostModel::Affine {
             return Err(Error::json(
                 "goes with comp_per_item only: a table's times include the latency, and comp_power has its own",

@@ -402,6 +402,9 @@ fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> 
                 } else {
                     e.comp_model = model;
                 }
+                if shapes[part] > 0 {
+                    return Err(Error::json("give one cost per part: *_per_item, *_table or *_power", at(k)));
+                }
                 shapes[part] += 1;
                 continue;
             }
@@ -418,6 +421,11 @@ fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> 
         if check(i, field, v).is_err() {
             return Err(Error::entry_cost("workers", i, field, v));
         }
+        if matches!(field, Field::CommPerItem | Field::CompPerItem)
+            && shapes[usize::from(field == Field::CompPerItem)] > 0
+        {
+            return Err(Error::json("give one cost per part: *_per_item, *_table or *_power", at(k)));
+        }
         match field {
             Field::CommLatency => (e.comm_latency, latency[0]) = (v, true),
             Field::CommPerItem => (e.comm_per_item, shapes[0]) = (v, shapes[0] + 1),
@@ -425,12 +433,7 @@ fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> 
             _ => (e.comp_per_item, shapes[1]) = (v, shapes[1] + 1),
         }
     }
-    for (part, (per_item, lat)) in
-        [("comm_per_item", "comm_latency"), ("comp_per_item", "comp_latency")].into_iter().enumerate()
-    {
-        if shapes[part] > 1 {
-            return Err(Error::json("give one cost per part: *_per_item, *_table or *_power", at(per_item)));
-        }
+    for (part, lat) in ["comm_latency", "comp_latency"].into_iter().enumerate() {
         let model = if part == 0 { e.comm_model } else { e.comp_model };
         if latency[part] && model != CostModel::Affine {
             return Err(Error::json(
@@ -804,7 +807,8 @@ pub(crate) fn cost_of<N: Real>(
         CostModel::Table(t) => {
             let (points, len) = t.points()?;
             let points = &points[..len.min(MAX_POINTS)];
-            Cost::Tabulated(if repair { Tabulated::repaired(points)? } else { Tabulated::new(points)? })
+            let table = if repair { Tabulated::repaired(points)? } else { Tabulated::new(points)? };
+            Cost::Tabulated(table)
         }
         CostModel::Power { latency, coeff, exponent } => {
             let lat_field = if field == Field::CommPerItem { Field::CommLatency } else { Field::CompLatency };

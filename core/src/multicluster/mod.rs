@@ -344,7 +344,9 @@ fn needs_of(pf: &Platform<'_>) -> Result<Needs, Error> {
         Application::AllToAll { objects, chunk, sort_time, words_per_object } => {
             check_units("application.objects", objects)?;
             check_units("application.chunk", chunk)?;
-            // A chunk larger than every object together would plan a fraction of a step.
+            // A chunk is `chunk` of the objects: more than there are is no chunk at all.
+            // (Fewer than one chunk per processor is the model's own continuous count of
+            // iterations, objects / (P·chunk), and stays allowed.)
             if chunk > objects {
                 return Err(Error::parameter(
                     "application.chunk",

@@ -203,9 +203,11 @@ impl<N: Real> CostFn<N> for Affine<N> {
 /// A cost measured at a few sizes: points `(items, seconds)` sorted by size, at most `M`
 /// of them (fixed capacity, no allocation).
 ///
-/// Between two points the time is interpolated linearly; before the first point the first
-/// segment is extended down to 0 (not below), after the last point the last segment is
-/// extended. With a single point `(s, y)` the time is proportional, `y·x/s` (constant `y`
+/// Between two points the time is interpolated linearly; before the first point it is the
+/// larger of the first segment extended and the line from the origin to the first point
+/// (each an upper bound there, for a convex and a concave cost: the extension alone fell to
+/// 0 under a steep first segment, and plans gave items there for free); after the last
+/// point the last segment is extended. With a single point `(s, y)` the time is proportional, `y·x/s` (constant `y`
 /// when `s` is 0). Values at the points are exact, and interpolated values never leave the
 /// interval between their segment's end points, so the function is non-decreasing exactly,
 /// not just up to rounding.
@@ -381,7 +383,11 @@ impl<N: Real, const M: usize> CostFn<N> for Tabulated<N, M> {
         }
         let y = y0 + (y1 - y0) * (x - N::from_u64(s0)) / N::from_u64(s1 - s0);
         if items < first.0 {
-            y.max_of(N::ZERO).min_of(y0)
+            // The first segment extended, but never below the line from the origin: a steep
+            // first segment extended alone reaches 0 well above one item (a table of
+            // [[10⁴, 0.009], [10⁵, 0.1]] at 8 900 items), and a plan would then give
+            // those items for free. The origin's line keeps every time positive.
+            y.max_of(y0 * x / N::from_u64(first.0)).min_of(y0)
         } else if items > last.0 {
             y.max_of(y1)
         } else {
@@ -722,8 +728,11 @@ mod tests {
         assert_eq!(f.time(60), 9.0);
         assert_eq!(f.time(5), 1.0, "the flat first segment, extended");
         let g = Tabulated::<f64, 4>::new(&[(10, 1.0), (20, 3.0)]).unwrap();
-        assert_eq!(g.time(5), 0.0, "extended down, clamped at 0");
-        assert_eq!(g.time(8), 0.6);
+        // The segment extended gives 0 and 0.6, the origin's line 0.5 and 0.8.
+        assert_eq!(g.time(5), 0.5, "the origin's line, above the segment");
+        assert_eq!(g.time(8), 0.8);
+        let fixed = Tabulated::<f64, 4>::new(&[(10, 4.0), (20, 5.0)]).unwrap();
+        assert_eq!(fixed.time(5), 3.5, "the segment, above the origin's line");
         let one = Tabulated::<f64, 4>::new(&[(100, 2.0)]).unwrap();
         assert_eq!(one.time(50), 1.0);
         let lat = Tabulated::<f64, 4>::new(&[(0, 0.5), (100, 1.5)]).unwrap();
