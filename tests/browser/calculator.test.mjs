@@ -149,6 +149,17 @@ try {
         caught(() => m.plan('{"x": ' + '['.repeat(200000))),
         caught(() => m.plan('{"comment": {"a": 1, "a": 2}, "items": 5}')),
       ],
+      // JSON.stringify's failures keep no externref slot (each kept one, and the module
+      // trapped for good after 8·10⁶), and say why; unpaired surrogates are refused, not
+      // turned into U+FFFD on the way in.
+      bigint: caught(() => m.plan({ b: 1n })),
+      surrogate: caught(() => m.plan('{"version": 1, "root": "\uD800"}')),
+      table: await (async () => {
+        const w = await m.default();
+        const before = w.__wbindgen_externrefs.length;
+        for (let i = 0; i < 5000; i++) caught(() => m.plan({ b: 1n }));
+        return w.__wbindgen_externrefs.length - before;
+      })(),
       models: JSON.parse(m.models()).map((x) => x.name),
       version: m.version(),
     };
@@ -168,6 +179,11 @@ try {
     assert.ok(api.strict[i][1].includes(needle), `strict case ${i}: ${api.strict[i][1]} lacks ${needle}`);
   });
   assert.deepEqual(api.wrongType, [true, 'platform: expected a JSON string or an object']);
+  assert.deepEqual(api.bigint,
+    [true, 'platform: the object cannot be converted to JSON (Do not know how to serialize a BigInt)']);
+  assert.deepEqual(api.surrogate,
+    [true, 'platform: the string holds an unpaired UTF-16 surrogate (not Unicode text)']);
+  assert.ok(api.table < 1000, `5000 failed conversions grew the externref table by ${api.table}`);
   // The bindings list the core's registry, the same as `divload models` (MODELS_TXT: one
   // unindented line per model, its name first).
   const cliModels = readFileSync(process.env.MODELS_TXT, 'utf8').split('\n').filter((l) => /^\S/.test(l))

@@ -30,7 +30,8 @@ use wasm_bindgen::prelude::*;
 static ALLOCATOR: lol_alloc::LockedAllocator<lol_alloc::FreeListAllocator> =
     lol_alloc::LockedAllocator::new(lol_alloc::FreeListAllocator::new());
 
-/// Most workers the page plans (about 200 MB of memory at this size).
+/// Most workers the page plans (the host's limit; `schedules` at this size holds about
+/// 1.1 GB of the module's memory, measured with Node 20).
 pub const MAX_WORKERS: usize = 1 << 20;
 
 /// Sampled sizes and most workers of the sampled DP (136 KiB, allocated when used).
@@ -49,7 +50,39 @@ pub fn plan(platform: JsValue) -> Result<String, JsError> {
     let text = platform_text(platform)?;
     let doc = divload_host::plan_json::<SAMPLES, SAMPLED_WORKERS>(text.as_bytes())
         .map_err(|e| JsError::new(&e.to_string()))?;
-    String::from_utf8(doc).map_err(|_| JsError::new("result document: not UTF-8"))
+    let doc = String::from_utf8(doc).map_err(|_| JsError::new("result document: not UTF-8"))?;
+    fits_js(&doc).map_err(|e| JsError::new(&e))?;
+    Ok(doc)
+}
+
+/// Most UTF-16 units a JavaScript string may hold in V8 (Chromium, Node): 2²⁹ − 24.
+pub const MAX_JS_STRING: usize = (1 << 29) - 24;
+
+/// Whether `s` fits a JavaScript string. A 2 KB document can ask for a result of a
+/// gigabyte (a 2 000-character name on each of 524 288 workers); returned as it is, the
+/// bindings' glue threw "Cannot create a string longer than 0x1fffffe8 characters",
+/// which names nothing the user wrote.
+///
+/// # Errors
+///
+/// The message, naming the result's size and what to change.
+pub fn fits_js(s: &str) -> Result<(), String> {
+    fits(s, MAX_JS_STRING)
+}
+
+fn fits(s: &str, max: usize) -> Result<(), String> {
+    // UTF-16 units: one per UTF-8 sequence, two for the four-byte ones.
+    let units =
+        || s.bytes().filter(|&b| (b & 0xC0) != 0x80).count() + s.bytes().filter(|&b| b >= 0xF0).count();
+    if s.len() <= max || units() <= max {
+        Ok(())
+    } else {
+        Err(format!(
+            "result document: {} bytes, more than a JavaScript string holds ({max} characters); \
+             give fewer workers or shorter names, or plan it with the command line",
+            s.len()
+        ))
+    }
 }
 
 /// The balanced plan, the even split and the reversed order, as one JSON string (see the
@@ -81,25 +114,39 @@ pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
 }
 
-// The one JavaScript function the bindings call, imported directly: through `js-sys` the
-// module also carried that crate's closure shims (4.5 KB).
-#[wasm_bindgen]
+// The platform argument as text, or an error message after a NUL, in JavaScript:
+// * a string with an unpaired surrogate is refused there: crossing into Rust replaced it
+//   by U+FFFD, so a root of "\uD800" named a worker of "\uDBFF";
+// * `JSON.stringify` (which escapes unpaired surrogates, refused by the reader) is called
+//   inside a `try`: through wasm-bindgen's `catch` each failure kept one slot of the
+//   externref table, and after 8·10⁶ failed calls every call trapped. The reason
+//   (a BigInt, a cycle) is kept for the message.
+// (`js-sys` is not used: the module carried its closure shims, 4.5 KB.)
+#[wasm_bindgen(inline_js = r#"
+export function platform_text(v) {
+  if (typeof v === 'string') {
+    return /\p{Surrogate}/u.test(v)
+      ? '\0platform: the string holds an unpaired UTF-16 surrogate (not Unicode text)' : v;
+  }
+  if (v === null || typeof v !== 'object') return '\0platform: expected a JSON string or an object';
+  let s;
+  try { s = JSON.stringify(v); } catch (e) {
+    return '\0platform: the object cannot be converted to JSON (' + (e && e.message || String(e)) + ')';
+  }
+  return typeof s === 'string' ? s : '\0platform: the object cannot be converted to JSON';
+}
+"#)]
 extern "C" {
-    #[wasm_bindgen(js_namespace = JSON, js_name = stringify, catch)]
-    fn json_stringify(value: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = platform_text)]
+    fn platform_text_js(value: &JsValue) -> String;
 }
 
 fn platform_text(platform: JsValue) -> Result<String, JsError> {
-    if let Some(s) = platform.as_string() {
-        return Ok(s);
+    let text = platform_text_js(&platform);
+    match text.strip_prefix('\0') {
+        Some(message) => Err(JsError::new(message)),
+        None => Ok(text),
     }
-    if platform.is_object() {
-        return json_stringify(&platform)
-            .ok()
-            .and_then(|s| s.as_string())
-            .ok_or_else(|| JsError::new("platform: the object cannot be converted to JSON"));
-    }
-    Err(JsError::new("platform: expected a JSON string or an object"))
 }
 
 /// A planned platform, owning everything the core borrowed.
@@ -164,16 +211,14 @@ impl Planned {
     pub fn even(&self) -> Result<Vec<Assignment<f64>>, String> {
         self.need_affine()?;
         let p = self.plan.len();
-        let mut even: Vec<Assignment<f64>> = self
-            .plan
-            .iter()
-            .enumerate()
-            .map(|(k, a)| Assignment {
+        let mut even = divload_host::filled("even split", p, Assignment::EMPTY).map_err(|e| e.to_string())?;
+        for (k, (e, a)) in even.iter_mut().zip(&self.plan).enumerate() {
+            *e = Assignment {
                 worker: a.worker,
                 count: divload::even_split_count(self.items, p, k),
                 ..Assignment::EMPTY
-            })
-            .collect();
+            };
+        }
         divload::evaluate(&self.workers, self.root, self.options.root_mode, self.items, &mut even)
             .map_err(|e| e.to_string())?;
         Ok(even)
@@ -187,15 +232,22 @@ impl Planned {
     /// The core's message if planning fails (it does not for a platform `new` accepted).
     pub fn reversed(&self) -> Result<Vec<Assignment<f64>>, String> {
         self.need_affine()?;
-        let mut order: Vec<usize> = self.plan.iter().map(|a| a.worker).filter(|&w| w != self.root).collect();
-        order.reverse();
+        let n = self.plan.len();
+        let oom = |e: divload_host::HostError| e.to_string();
+        let mut order = divload_host::filled("reversed order", n, 0usize).map_err(oom)?;
+        order.clear();
+        order.extend(self.plan.iter().rev().map(|a| a.worker).filter(|&w| w != self.root));
         order.push(self.root);
-        let permuted: Vec<Worker<f64>> = order.iter().map(|&w| self.workers[w]).collect();
+        let mut permuted =
+            divload_host::filled("reversed order", n, Worker::linear(0.0, 1.0)).map_err(oom)?;
+        for (p, &w) in permuted.iter_mut().zip(&order) {
+            *p = self.workers.get(w).copied().unwrap_or(*p);
+        }
         let options = Options { order: OrderPolicy::Given, ..self.options };
         let problem =
             Problem { workers: &permuted, root: Root::Fixed(order.len() - 1), items: self.items, options };
-        let mut out = vec![Assignment::EMPTY; order.len()];
-        let mut scratch = vec![Scratch::EMPTY; order.len()];
+        let mut out = divload_host::filled("reversed plan", n, Assignment::EMPTY).map_err(oom)?;
+        let mut scratch = divload_host::filled("reversed plan", n, Scratch::EMPTY).map_err(oom)?;
         divload::plan(&problem, &mut out, &mut scratch).map_err(|e| e.to_string())?;
         for a in &mut out {
             a.worker = order[a.worker];
@@ -211,7 +263,14 @@ impl Planned {
 /// The core's message for any invalid input.
 pub fn schedules_json(text: &str) -> Result<String, String> {
     let planned = Planned::new(text)?;
-    let mut s = String::with_capacity(planned.document.len() * 3);
+    fits_js(&planned.document)?;
+    // Two schedules of at most ~140 bytes a row beside the document; fallibly, as every
+    // buffer here (a capacity past `isize::MAX` aborted the module).
+    let rows = planned.plan.len().saturating_mul(2 * 140).saturating_add(256);
+    let mut s = String::new();
+    s.try_reserve(planned.document.len().saturating_add(rows)).map_err(|_| {
+        format!("schedules: cannot allocate {} bytes", planned.document.len().saturating_add(rows))
+    })?;
     s.push_str("{\"plan\":");
     s.push_str(&planned.document);
     s.push_str(",\"even\":");
@@ -219,6 +278,7 @@ pub fn schedules_json(text: &str) -> Result<String, String> {
     s.push_str(",\"reversed\":");
     write_schedule(&mut s, &planned.reversed()?);
     s.push('}');
+    fits_js(&s)?;
     Ok(s)
 }
 
@@ -289,6 +349,18 @@ mod tests {
         let sampled = Planned::new(&measured.replace("\"exact\"", "\"sampled\"")).unwrap();
         assert!(sampled.document.contains("\"method\":\"sampled_dp\""));
         assert!(schedules_json(measured).unwrap_err().contains("affine costs only"));
+    }
+
+    /// The length a JavaScript string would have, not the UTF-8 bytes: "é" is two bytes
+    /// and one unit, "😀" four bytes and two units.
+    #[test]
+    fn results_longer_than_a_javascript_string_are_errors() {
+        assert!(fits("abcd", 4).is_ok());
+        assert!(fits("abcde", 4).unwrap_err().starts_with("result document: 5 bytes, more than"));
+        assert!(fits("éé", 2).is_ok());
+        assert!(fits("😀", 2).is_ok());
+        assert!(fits("😀a", 2).is_err());
+        assert!(fits_js(TABLE1).is_ok());
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub enum ErrorKind {
     NotWholeNumber,
     Negative,
     NumberOutOfRange,
+    IntegerOutOfRange,
     BareWord,
     SingleQuote,
     ControlCharacter,
@@ -58,9 +59,10 @@ impl ErrorKind {
             ErrorKind::InvalidNumber => {
                 "invalid number (RFC 8259: no leading '.', '+', leading zeros or trailing '.', no hex, NaN or Infinity)"
             }
-            ErrorKind::NotWholeNumber => "must be a whole number",
+            ErrorKind::NotWholeNumber => "must be a whole number, written in digits (no fraction or exponent)",
             ErrorKind::Negative => "must not be negative",
-            ErrorKind::NumberOutOfRange => "number out of range",
+            ErrorKind::NumberOutOfRange => "number beyond the range of f64 (about 1.8e308)",
+            ErrorKind::IntegerOutOfRange => "must be at most 18446744073709551615",
             ErrorKind::BareWord => "bare word (only true, false and null may appear unquoted)",
             ErrorKind::SingleQuote => "single-quoted string (JSON strings use double quotes)",
             ErrorKind::ControlCharacter => "raw control character in a string (escape it)",
@@ -454,7 +456,7 @@ impl<'a> Reader<'a> {
             v = v
                 .checked_mul(10)
                 .and_then(|v| v.checked_add(u64::from(d.wrapping_sub(b'0'))))
-                .ok_or(Self::err(n.start, ErrorKind::NumberOutOfRange))?;
+                .ok_or(Self::err(n.start, ErrorKind::IntegerOutOfRange))?;
         }
         Ok(v)
     }
@@ -1216,7 +1218,7 @@ mod tests {
         next(&mut r);
         assert_eq!(r.u64().unwrap_err(), JsonError { offset: 35, kind: ErrorKind::Negative });
         next(&mut r);
-        assert_eq!(r.u64().unwrap_err(), JsonError { offset: 39, kind: ErrorKind::NumberOutOfRange });
+        assert_eq!(r.u64().unwrap_err(), JsonError { offset: 39, kind: ErrorKind::IntegerOutOfRange });
         next(&mut r);
         assert_eq!(r.f64().unwrap_err(), JsonError { offset: 61, kind: ErrorKind::NumberOutOfRange });
         next(&mut r);

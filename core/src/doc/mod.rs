@@ -224,7 +224,7 @@ pub(crate) fn items_and_workers(
         return Err(Error::no_workers());
     }
     let expanded =
-        usize::try_from(expanded).map_err(|_| missing("workers", "too many workers for this machine"))?;
+        usize::try_from(expanded).map_err(|_| Error::limit("workers", usize::MAX as u64, expanded))?;
     Ok((items, n, expanded))
 }
 

@@ -328,7 +328,7 @@ fn read<'a>(
         _ => {}
     }
     let Ok(n_workers) = usize::try_from(expanded) else {
-        return Err(missing("workers", "too many workers for this machine"));
+        return Err(Error::limit("workers", usize::MAX as u64, expanded));
     };
     Ok(PlatformFile {
         items,
