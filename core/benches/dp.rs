@@ -100,7 +100,7 @@ fn best_of_three<C, D>(
 fn time_exact<C: CostFn<f64>, D: CostFn<f64>>(
     workers: &[WorkerCosts<C, D>],
     n: u64,
-) -> (f64, usize, Summary<f64>) {
+) -> (f64, u64, Summary<f64>) {
     let mem = exact_memory(n, workers.len()).unwrap();
     let (mut ch, mut co) = (vec![0u32; mem.choices], vec![0.0f64; mem.costs]);
     let (best, s) = best_of_three(workers, n, |problem, out| {
@@ -116,13 +116,13 @@ fn child(kind: &str, n: u64) {
         _ => {
             let mut dp = Box::new(Sampled::<f64, 1024, 16>::new());
             let (best, s) = best_of_three(&workers(), n, |problem, out| dp.solve(problem, out).unwrap());
-            (best, std::mem::size_of::<Sampled<f64, 1024, 16>>(), s)
+            (best, std::mem::size_of::<Sampled<f64, 1024, 16>>() as u64, s)
         }
     };
     report(kind, n, best, bytes, s.makespan, s.gap());
 }
 
-fn report(kind: &str, n: u64, best: f64, bytes: usize, makespan: f64, gap: f64) {
+fn report(kind: &str, n: u64, best: f64, bytes: u64, makespan: f64, gap: f64) {
     println!(
         "{kind:>12} n = {n:>7}: {:>9.1} ms  buffers {:>8.1} KiB  peak RSS {:>6.1} MiB  makespan {makespan:.6} s  certified gap {gap:.3e} s",
         best * 1e3,

@@ -260,10 +260,7 @@ fn multicluster<R>(
     };
     let file = doc::parse(text, &mut lists)?;
     // This tool's limit, checked before the model's larger one (2²⁴) could name another.
-    let sum = |c: &[ClusterEntry<'_>]| c.iter().map(|e| u64::from(e.cluster.processors)).sum::<u64>();
-    let largest =
-        lists.additions.iter().map(|a| sum(lists.extra.get(a.first..a.first + a.len).unwrap_or(&[])));
-    let processors = sum(lists.clusters) + if what_if { largest.max().unwrap_or(0) } else { 0 };
+    let processors = file.processors(&lists, what_if);
     if processors > MAX_WORKERS as u64 {
         return Err(HostError::Core(divload::Error::limit(
             if what_if {
@@ -406,6 +403,15 @@ impl<'t> Parsed<'t> {
         let file = self.file;
         let solver = file.solver(solver);
         let needs = file.needs(solver)?;
+        let dp_bytes = needs.dp_bytes::<f64>();
+        if dp_bytes > MAX_DP_BYTES {
+            return Err(HostError::Core(divload::Error::limit(
+                "exact DP memory in bytes, (4 × (workers − 1) + 8) × (items + 1); \
+                 use \"solver\": \"sampled\" or fewer items",
+                MAX_DP_BYTES,
+                dp_bytes,
+            )));
+        }
         let mut workers = filled("workers", needs.workers, Worker::linear(0.0, 1.0))?;
         let mut candidates = filled("root candidates", needs.candidates, RootCandidate::local(0))?;
         let zero = Cost::Affine(Affine::new(0.0, 0.0)?);
@@ -413,18 +419,10 @@ impl<'t> Parsed<'t> {
             filled("cost functions", needs.costs, WorkerCosts { comm: zero.clone(), comp: zero })?;
         let mut plan = filled("plan", needs.workers, Assignment::EMPTY)?;
         let mut scratch = filled("scratch", needs.workers, Scratch::EMPTY)?;
-        let dp_bytes = needs.dp_bytes::<f64>();
-        // In u64: `dp_bytes` saturates at `usize::MAX`, which on wasm32 is below the limit.
-        let dp_total = needs.dp_choices as u64 * 4 + needs.dp_costs as u64 * 8;
-        if dp_total > MAX_DP_BYTES {
-            return Err(HostError::Core(divload::Error::limit(
-                "exact DP memory in bytes, (4 × (workers − 1) + 8) × (items + 1); \
-                 use \"solver\": \"sampled\" or fewer items",
-                MAX_DP_BYTES,
-                dp_total,
-            )));
-        }
-        let dp_memory = |_| HostError::OutOfMemory { what: "exact DP", bytes: dp_bytes };
+        let dp_memory = |_| HostError::OutOfMemory {
+            what: "exact DP",
+            bytes: usize::try_from(dp_bytes).unwrap_or(usize::MAX),
+        };
         let mut dp_choices = filled("exact DP", needs.dp_choices, 0u32).map_err(dp_memory)?;
         let mut dp_costs = filled("exact DP", needs.dp_costs, 0.0f64).map_err(dp_memory)?;
         let mut sampled = (solver == Solver::Sampled).then(new_sampled::<K, P>);

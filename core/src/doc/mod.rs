@@ -599,12 +599,8 @@ mod tests {
     #[test]
     fn the_first_repeated_name_is_found_as_by_comparing_every_pair() {
         let spellings = ["\"a\"", "\"\\u0061\"", "\"b\"", "\"ab\"", "\"\\u0062\"", "\"c\""];
-        let mut texts = std::vec::Vec::new();
-        for s in spellings {
-            texts.push(std::string::String::from(s));
-        }
         let strs: std::vec::Vec<json::Str<'_>> =
-            texts.iter().map(|t| json::Reader::new(t.as_bytes()).string().unwrap()).collect();
+            spellings.iter().map(|t| json::Reader::new(t.as_bytes()).string().unwrap()).collect();
         let mut state = 0x2545_f491_4f6c_dd1du64;
         let mut next = |m: u64| {
             state ^= state << 13;

@@ -266,11 +266,9 @@ fn read_clusters<'a>(
     let mut n = 0usize;
     while d.element()? {
         d.at_nested(list, outer, n, "");
-        let place = |field: &'static str, value: Option<f64>| match value {
-            _ if outer != usize::MAX => Detail::Nested { list, outer, index: n, field, value },
-            Some(value) => Detail::Number { list, index: n, field, value },
-            None => Detail::Entry { list, index: n, field },
-        };
+        // Written as `Entry` or `Number` would be when `outer` is `usize::MAX`.
+        let place =
+            |field: &'static str, value: Option<f64>| Detail::Nested { list, outer, index: n, field, value };
         let at = |field: &'static str| place(field, None);
         d.object()?;
         let (mut e, mut seen) = (ClusterEntry::EMPTY, 0u64);
@@ -429,15 +427,10 @@ fn read_application(d: &mut Doc<'_>, costs: &mut [StepCost]) -> Result<App, Erro
                     while let Some(k) = d.key(&COST, &mut seen)? {
                         // As the model checks them: a step with no per-load cost would take
                         // every unit.
-                        let v = if k == "per_load" {
-                            positive(d, "application.costs", n, k)?
-                        } else {
-                            non_negative(d, "application.costs", n, k)?
-                        };
                         if k == "per_load" {
-                            c.per_load = v;
+                            c.per_load = positive(d, "application.costs", n, k)?;
                         } else {
-                            c.fixed = v;
+                            c.fixed = non_negative(d, "application.costs", n, k)?;
                         }
                     }
                     if seen != 0b11 {
@@ -541,6 +534,17 @@ fn read_additions<'a>(d: &mut Doc<'a>, lists: &mut Lists<'_, 'a>) -> Result<(usi
 }
 
 impl MulticlusterFile {
+    /// Processors the document's clusters have, plus those of its largest `what_if`
+    /// addition when `additions` (the most any one plan of it takes), read from `lists`
+    /// before the problem is built.
+    pub fn processors(&self, lists: &Lists<'_, '_>, additions: bool) -> u64 {
+        let sum = |c: &[ClusterEntry<'_>]| c.iter().map(|e| u64::from(e.cluster.processors)).sum::<u64>();
+        let added = lists.additions.get(..self.sizes.additions).unwrap_or(&[]).iter();
+        let largest = added.map(|a| sum(lists.extra.get(a.first..a.first + a.len).unwrap_or(&[]))).max();
+        sum(lists.clusters.get(..self.sizes.clusters).unwrap_or(&[]))
+            + if additions { largest.unwrap_or(0) } else { 0 }
+    }
+
     /// The problem as the solver takes it: `clusters` and `pairs` need
     /// `sizes.clusters` and `sizes.pairs` elements; pair names are resolved to indices and
     /// a custom application's costs come from `lists`.
@@ -644,10 +648,10 @@ pub fn check_what_if_names(
     let keys = keys.get_mut(..n).ok_or(Error::buffer("name keys", n, got))?;
     let name =
         |i: usize| if i < base.len() { base.get(i) } else { extra.get(i - base.len()) }.map(|e| e.name);
+    // The addition an added cluster (`j` in `extra`) belongs to.
+    let addition_of = |j: usize| additions.partition_point(|a| a.first + a.len <= j);
     // 0 for the document's clusters, 1 + the addition for an added one.
-    let group = |i: usize| {
-        i.checked_sub(base.len()).map_or(0, |j| 1 + additions.partition_point(|a| a.first + a.len <= j))
-    };
+    let group = |i: usize| i.checked_sub(base.len()).map_or(0, |j| 1 + addition_of(j));
     match super::first_repeated(keys, &name, super::NameKey::put, super::NameKey::get, &group) {
         Some(i) if i < base.len() => Err(Error::json(
             "names a cluster twice",
@@ -655,7 +659,7 @@ pub fn check_what_if_names(
         )),
         Some(i) => {
             let j = i - base.len();
-            let a = additions.partition_point(|a| a.first + a.len <= j);
+            let a = addition_of(j);
             let first = additions.get(a).map_or(0, |a| a.first);
             Err(Error::json(
                 "repeats the name of a cluster of the document or of this addition (names must be unique)",

@@ -148,7 +148,6 @@ fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [WorkerEntry<'a>]) -> Result<(usi
         if costs == 0 {
             return Err(Error::json("missing", at("comp_per_item (or comp_table, comp_power)")));
         }
-
         if latency && e.comp_model != CostModel::Affine {
             return Err(Error::json(
                 "goes with comp_per_item only: a table's times include the latency, and comp_power has its own",

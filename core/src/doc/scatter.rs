@@ -369,9 +369,9 @@ fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> 
     let mut e = WorkerEntry::EMPTY;
     let mut seen = 0u64;
     let mut name = false;
-    // Per part (comm, comp): shapes given (`*_per_item`, `*_table`, `*_power`), and
-    // whether `*_latency` was.
-    let (mut shapes, mut latency) = ([0u32; 2], [false; 2]);
+    // Per part (comm, comp): whether its shape (`*_per_item`, `*_table` or `*_power`) and
+    // its `*_latency` were given.
+    let (mut given, mut latency) = ([false; 2], [false; 2]);
     while let Some(k) = d.key(&WORKER, &mut seen)? {
         let field = match k {
             "name" => {
@@ -392,6 +392,9 @@ fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> 
             }
             "comm_table" | "comp_table" | "comm_power" | "comp_power" => {
                 let part = usize::from(k.starts_with("comp"));
+                if given[part] {
+                    return Err(one_shape(at(k)));
+                }
                 let model = if k.ends_with("_table") {
                     read_table(d, i, k)?
                 } else {
@@ -402,10 +405,7 @@ fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> 
                 } else {
                     e.comp_model = model;
                 }
-                if shapes[part] > 0 {
-                    return Err(Error::json("give one cost per part: *_per_item, *_table or *_power", at(k)));
-                }
-                shapes[part] += 1;
+                given[part] = true;
                 continue;
             }
             "comment" => {
@@ -422,15 +422,15 @@ fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> 
             return Err(Error::entry_cost("workers", i, field, v));
         }
         if matches!(field, Field::CommPerItem | Field::CompPerItem)
-            && shapes[usize::from(field == Field::CompPerItem)] > 0
+            && given[usize::from(field == Field::CompPerItem)]
         {
-            return Err(Error::json("give one cost per part: *_per_item, *_table or *_power", at(k)));
+            return Err(one_shape(at(k)));
         }
         match field {
             Field::CommLatency => (e.comm_latency, latency[0]) = (v, true),
-            Field::CommPerItem => (e.comm_per_item, shapes[0]) = (v, shapes[0] + 1),
+            Field::CommPerItem => (e.comm_per_item, given[0]) = (v, true),
             Field::CompLatency => (e.comp_latency, latency[1]) = (v, true),
-            _ => (e.comp_per_item, shapes[1]) = (v, shapes[1] + 1),
+            _ => (e.comp_per_item, given[1]) = (v, true),
         }
     }
     for (part, lat) in ["comm_latency", "comp_latency"].into_iter().enumerate() {
@@ -442,7 +442,7 @@ fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> 
             ));
         }
     }
-    let (comm, comp) = (shapes[0] == 1, shapes[1] == 1);
+    let [comm, comp] = given;
     if let CostModel::Table(t) = e.comp_model {
         check_table(t, i, "comp_table", e.repair)?;
     }
@@ -465,6 +465,10 @@ fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> 
         return Err(Error::json("must be a non-empty name", at("name")));
     }
     Ok(e)
+}
+
+fn one_shape(at: Detail) -> Error {
+    Error::json("give one cost per part: *_per_item, *_table or *_power", at)
 }
 
 /// `{"coeff", "exponent", "latency"}` of a power-law cost.
@@ -499,11 +503,13 @@ pub(crate) fn read_power<'a>(
     if !(latency.is_finite() && latency >= 0.0) {
         return Err(bad("latency must be finite and >= 0", latency));
     }
-    if compute && !(coeff.is_finite() && coeff > 0.0) {
-        return Err(bad("coeff must be finite and > 0", coeff));
-    }
-    if !(coeff.is_finite() && coeff >= 0.0) {
-        return Err(bad("coeff must be finite and >= 0", coeff));
+    let (in_range, message) = if compute {
+        (coeff > 0.0, "coeff must be finite and > 0")
+    } else {
+        (coeff >= 0.0, "coeff must be finite and >= 0")
+    };
+    if !(coeff.is_finite() && in_range) {
+        return Err(bad(message, coeff));
     }
     if !(0.01..=64.0).contains(&exponent) {
         return Err(bad("exponent must be in 0.01..=64", exponent));
@@ -807,8 +813,7 @@ pub(crate) fn cost_of<N: Real>(
         CostModel::Table(t) => {
             let (points, len) = t.points()?;
             let points = &points[..len.min(MAX_POINTS)];
-            let table = if repair { Tabulated::repaired(points)? } else { Tabulated::new(points)? };
-            Cost::Tabulated(table)
+            Cost::Tabulated(if repair { Tabulated::repaired(points)? } else { Tabulated::new(points)? })
         }
         CostModel::Power { latency, coeff, exponent } => {
             let lat_field = if field == Field::CommPerItem { Field::CommLatency } else { Field::CompLatency };
@@ -835,7 +840,7 @@ pub struct Needs {
 
 impl Needs {
     /// Bytes of the exact DP's buffers with the number type `N` (0 for other solvers).
-    pub fn dp_bytes<N>(&self) -> usize {
+    pub fn dp_bytes<N>(&self) -> u64 {
         crate::scatter::exact::DpMemory { choices: self.dp_choices, costs: self.dp_costs }.bytes::<N>()
     }
 }

@@ -54,11 +54,12 @@ pub struct DpMemory {
 }
 
 impl DpMemory {
-    /// Total bytes for the number type `N`.
-    pub fn bytes<N>(&self) -> usize {
-        self.choices
-            .saturating_mul(core::mem::size_of::<u32>())
-            .saturating_add(self.costs.saturating_mul(core::mem::size_of::<N>()))
+    /// Total bytes for the number type `N`, in `u64` so that it stays exact where `usize`
+    /// is 32 bits (wasm32: a limit of 4 GiB is above every `usize`).
+    pub fn bytes<N>(&self) -> u64 {
+        (self.choices as u64)
+            .saturating_mul(core::mem::size_of::<u32>() as u64)
+            .saturating_add((self.costs as u64).saturating_mul(core::mem::size_of::<N>() as u64))
     }
 }
 
