@@ -44,7 +44,12 @@ impl<N: Real> Chain<N> {
         let received = start + comm;
         let finish = received + comp;
         self.sent = received;
-        self.makespan = self.makespan.max_of(finish);
+        // A finish that is not finite stays the makespan (issue 35): `max_of` dropped a
+        // NaN, and a plan with a worker finishing at NaN was reported with the others'
+        // makespan, past every check that the makespan is finite.
+        if self.makespan.is_finite() && (finish > self.makespan || !finish.is_finite()) {
+            self.makespan = finish;
+        }
         Served { start, received, finish }
     }
 
@@ -52,5 +57,27 @@ impl<N: Real> Chain<N> {
     #[inline]
     pub fn makespan(&self) -> N {
         self.makespan
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 35: a position finishing at NaN made the makespan the others' latest finish,
+    /// so a plan with a `null` time passed every finiteness check on its makespan.
+    #[test]
+    fn a_nan_finish_is_the_makespan() {
+        for at in 0..3 {
+            let mut chain = Chain::<f64>::new();
+            for k in 0..3 {
+                chain.serve(1.0, if k == at { f64::NAN } else { 2.0 });
+            }
+            assert!(chain.makespan().is_nan(), "NaN at position {at}");
+        }
+        let mut chain = Chain::<f64>::new();
+        chain.serve(1.0, f64::INFINITY);
+        chain.serve(1.0, 2.0);
+        assert_eq!(chain.makespan(), f64::INFINITY);
     }
 }

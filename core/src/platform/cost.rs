@@ -291,8 +291,13 @@ impl<N: Real, const M: usize> Tabulated<N, M> {
                 core::mem::swap(a, b);
             }
         }
+        // `y0 + (y1 − y0)·w1/(w0 + w1)` rather than `(y0·w0 + y1·w1)/(w0 + w1)`: the sum
+        // of products overflowed to infinity for times near `N`'s largest value (issue 35),
+        // and the difference of two finite non-negative times is finite. Clamped, the mean
+        // stays between its two times whatever the rounding.
         let mean = |y0: N, w0: u64, y1: N, w1: u64| {
-            (y0 * N::from_u64(w0) + y1 * N::from_u64(w1)) / N::from_u64(w0 + w1)
+            let m = y0 + (y1 - y0) * (N::from_u64(w1) / N::from_u64(w0 + w1));
+            m.max_of(y0.min_of(y1)).min_of(y0.max_of(y1))
         };
         // Repeated sizes: one point with the mean time, weighted by the repetitions.
         let mut weight = [0u64; M];
@@ -796,6 +801,22 @@ mod tests {
             Tabulated::<f64, 8>::repaired(&pts).unwrap().points(),
             Tabulated::<f64, 8>::new(&pts).unwrap().points()
         );
+    }
+
+    /// Issue 35: the weighted means of times near the largest `f64` overflowed to infinity
+    /// (`1e308·1 + 1e308·1`), and the table then interpolated `∞ − ∞` into NaN times.
+    #[test]
+    fn repair_of_times_near_the_largest_value_stays_finite() {
+        let f = Tabulated::<f64, 8>::repaired(&[(5, 1e308), (5, 1e308), (10, 1e308)]).unwrap();
+        assert_eq!(f.points(), &[(5, 1e308), (10, 1e308)]);
+        let g = Tabulated::<f64, 8>::repaired(&[(1, f64::MAX), (2, f64::MAX / 2.0), (3, f64::MAX)]).unwrap();
+        assert!(g.points().iter().all(|p| p.1.is_finite() && p.1 >= f64::MAX / 2.0), "{:?}", g.points());
+        for x in 0..40 {
+            assert!(f.time(x).is_finite() && g.time(x) >= 0.0, "x = {x}: {} {}", f.time(x), g.time(x));
+        }
+        // Above the last point a steep table leaves the range of `f64`: infinity, not NaN.
+        let h = Tabulated::<f64, 8>::new(&[(1, 0.0), (2, f64::MAX)]).unwrap();
+        assert_eq!(h.time(3), f64::INFINITY);
     }
 
     /// The points are put in order by an insertion sort of the module's own: any order of
