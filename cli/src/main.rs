@@ -1,29 +1,21 @@
-//! `divload`: plan a scatter from a platform file.
+//! `divload`: plan any model's document from the command line.
 //!
-//! The command line only translates: it reads the file, calls the core planner through
-//! the core's JSON reader, and prints. Errors are one line on stderr and a non-zero exit.
+//! The command line only translates: it reads the file, sets the fields its flags name,
+//! calls the host (which knows no model either) and prints the result document as a
+//! table, as JSON or as counts. Errors are one line on stderr and a non-zero exit.
 
 mod table;
 
+use std::cell::RefCell;
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use divload::doc::names::{self, Names};
-use divload::doc::scatter::{self as json, PlatformFile, Solver, WorkerEntry};
-use divload::{Assignment, Method, OrderPolicy, RootMode, Rounding, Summary};
-use divload_host::{HostError, Parsed};
 
 /// The platform of genaud2003 Table 1 (16 processors, root dinadan, 817101 rays).
 const DEFAULT_PLATFORM: &str = include_str!("../../examples/table1.json");
-
-/// Most workers this front end plans (about 200 MB of memory at this size).
-const MAX_WORKERS: usize = 1 << 20;
-
-/// Sampled sizes and most workers of the sampled DP here: 2·4096·256 bytes of choices.
-const SAMPLES: usize = 4096;
-const SAMPLED_WORKERS: usize = 256;
 
 /// The exact DP shows a progress bar from this many cells on (about 0.3 s of work).
 const PROGRESS_CELLS: u64 = 1 << 24;
@@ -59,38 +51,43 @@ struct PlanArgs {
     /// Print the result document as JSON.
     #[arg(long, conflicts_with = "counts")]
     json: bool,
-    /// Print `rank count displacement` per worker in send order, for scripts.
+    /// Print `rank count displacement` per worker in plan order, for scripts.
     #[arg(long)]
     counts: bool,
-    /// Override the number of items.
+    /// Set the document's "items".
     #[arg(long)]
     items: Option<u64>,
-    /// Override the send order: bandwidth or given.
+    /// Set the document's "order": bandwidth or given.
     #[arg(long, value_parser = named(&names::ORDER))]
-    order: Option<OrderPolicy>,
-    /// Override the rounding scheme: greedy, largest-remainder or paper.
+    order: Option<&'static str>,
+    /// Set the document's "rounding": greedy, largest-remainder or paper.
     #[arg(long, value_parser = named(&names::ROUNDING))]
-    rounding: Option<Rounding>,
-    /// Override when the root computes: after-send or overlap.
+    rounding: Option<&'static str>,
+    /// Set the document's "root_mode": after-send or overlap.
     #[arg(long, value_parser = named(&names::ROOT_MODE))]
-    root_mode: Option<RootMode>,
-    /// How to compute the counts: closed form + rounding (affine costs), the exact DP
-    /// (any non-decreasing costs, memory O(n·p)), or the sampled DP (fixed memory,
-    /// certified gap). Default: the file's "solver", else closed form when every cost is
-    /// affine and exact otherwise.
+    root_mode: Option<&'static str>,
+    /// Set the document's "solver": closed-form + rounding (affine costs), exact (any
+    /// non-decreasing costs, memory O(n·p)) or sampled (fixed memory, certified gap).
     #[arg(long, value_parser = named(&names::SOLVER))]
-    solver: Option<Solver>,
-    /// Show a progress bar on stderr during the exact DP (default: when stderr is a
+    solver: Option<&'static str>,
+    /// Set any top-level field of the document: KEY=VALUE, VALUE as JSON (a bare word is
+    /// taken as a string). Repeatable; the model's reader checks the result.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Show a progress bar on stderr during long solvers (default: when stderr is a
     /// terminal and the run is long).
     #[arg(long)]
     progress: bool,
 }
 
-/// A value parser for an option named in the core's tables; `-` and `_` are the same.
+/// A value parser for an option named in the core's tables, giving its name as documents
+/// spell it; `-` and `_` are the same.
 fn named<T: Copy + PartialEq + Send + Sync + 'static>(
     names: &'static Names<T>,
-) -> impl Fn(&str) -> Result<T, String> + Clone {
-    move |s: &str| names.parse_str(&s.replace('-', "_")).ok_or_else(|| names.expected.to_string())
+) -> impl Fn(&str) -> Result<&'static str, String> + Clone {
+    move |s: &str| {
+        names.parse_str(&s.replace('-', "_")).map(|v| names.name(v)).ok_or_else(|| names.expected.to_string())
+    }
 }
 
 fn main() -> ExitCode {
@@ -123,6 +120,41 @@ fn main() -> ExitCode {
     }
 }
 
+/// The fields the flags set, as `(key, JSON value)`.
+fn fields(args: &PlanArgs) -> Result<Vec<(&'static str, Vec<u8>)>, String> {
+    let quoted = |s: &str| format!("\"{s}\"").into_bytes();
+    let mut fields = Vec::new();
+    if let Some(items) = args.items {
+        fields.push(("items", items.to_string().into_bytes()));
+    }
+    if let Some(o) = args.order {
+        fields.push(("order", quoted(o)));
+    }
+    if let Some(r) = args.rounding {
+        fields.push(("rounding", quoted(r)));
+    }
+    if let Some(m) = args.root_mode {
+        fields.push(("root_mode", quoted(m)));
+    }
+    if let Some(s) = args.solver {
+        fields.push(("solver", quoted(s)));
+    }
+    for set in &args.set {
+        let (key, value) = set.split_once('=').ok_or_else(|| format!("--set {set}: expected KEY=VALUE"))?;
+        let value = value.trim();
+        let json = if value.starts_with(|c: char| c.is_ascii_digit() || "-[{\"".contains(c))
+            || ["true", "false", "null"].contains(&value)
+        {
+            value.as_bytes().to_vec()
+        } else {
+            quoted(value)
+        };
+        // The command line lives as long as the process: its keys may too.
+        fields.push((&*Box::leak(key.trim().to_string().into_boxed_str()), json));
+    }
+    Ok(fields)
+}
+
 fn run_plan(args: &PlanArgs) -> Result<(), String> {
     let (source, text) = match &args.file {
         Some(path) => {
@@ -131,62 +163,23 @@ fn run_plan(args: &PlanArgs) -> Result<(), String> {
         }
         None => ("(default: genaud2003 Table 1)".to_string(), DEFAULT_PLATFORM.as_bytes().to_vec()),
     };
-    let at = |e: HostError| format!("{source}: {e}");
-
-    if divload::doc::model_of(&text).map_err(|e| at(e.into()))?.name != "scatter" {
-        return plan_any(args, &source, &text);
-    }
-    let mut parsed = Parsed::new(&text).map_err(at)?;
-    apply_overrides(args, &mut parsed.file);
-    let file = &parsed.file;
-    if file.workers > MAX_WORKERS {
-        return Err(format!("{source}: workers: at most {MAX_WORKERS}, got {}", file.workers));
-    }
-    let solver = file.solver(args.solver);
-    let needs = file.needs(solver).map_err(|e| at(e.into()))?;
-    let mib = needs.dp_bytes::<f64>() as f64 / f64::from(1u32 << 20);
-    let show = args.progress || (needs.dp_choices as u64 >= PROGRESS_CELLS && io::stderr().is_terminal());
-    let mut bar = Progress::new(show, mib);
-    let planned =
-        parsed.solve::<SAMPLES, SAMPLED_WORKERS>(Some(solver), |done, total| bar.update(done, total));
-    bar.finish();
-    let planned = planned.map_err(|e| match e {
-        HostError::OutOfMemory { .. } => format!("{source}: {e}; try --solver sampled"),
-        e => at(e),
-    })?;
-    let (file, entries, summary, out) =
-        (&planned.file, &planned.entries, planned.solved.summary, &planned.plan);
-    let closed_makespan = planned.solved.closed_form.map(|c| c.makespan);
-
-    let stdout = io::stdout();
-    let mut w = io::BufWriter::new(stdout.lock());
-    let written = if args.json {
-        let doc = planned.document().map_err(at)?;
-        w.write_all(&doc).and_then(|()| writeln!(w))
-    } else if args.counts {
-        print_counts(&mut w, out)
+    let fields = fields(args)?;
+    let text = if fields.is_empty() {
+        text
     } else {
-        print_table(&mut w, &source, file, entries, &summary, out, closed_makespan)
+        let pairs: Vec<(&'static str, &[u8])> = fields.iter().map(|(k, v)| (*k, v.as_slice())).collect();
+        divload_host::set_fields_json(&text, &pairs).map_err(|e| format!("{source}: {e}"))?
     };
-    written.and_then(|()| w.flush()).map_err(|e| format!("writing the result: {e}"))
-}
-
-/// Any model but the scatter (whose options the flags override): the host's one entry
-/// point, printed from the result document's own columns.
-fn plan_any(args: &PlanArgs, source: &str, text: &[u8]) -> Result<(), String> {
-    let scatter_only = [
-        ("--items", args.items.is_some()),
-        ("--order", args.order.is_some()),
-        ("--rounding", args.rounding.is_some()),
-        ("--root-mode", args.root_mode.is_some()),
-        ("--solver", args.solver.is_some()),
-        ("--progress", args.progress),
-    ];
-    if let Some((flag, _)) = scatter_only.iter().find(|(_, given)| *given) {
-        return Err(format!("{source}: {flag} applies to scatter documents; edit the document instead"));
-    }
-    let doc =
-        divload_host::plan_json::<SAMPLES, SAMPLED_WORKERS>(text).map_err(|e| format!("{source}: {e}"))?;
+    let terminal = io::stderr().is_terminal();
+    let bar = RefCell::new(Progress::new());
+    let progress = |done: u64, total: u64| {
+        if args.progress || (terminal && total >= PROGRESS_CELLS) {
+            bar.borrow_mut().update(done, total);
+        }
+    };
+    let doc = divload_host::plan_json_with(&text, Some(&progress));
+    bar.borrow().finish();
+    let doc = doc.map_err(|e| format!("{source}: {e}"))?;
     let stdout = io::stdout();
     let mut w = io::BufWriter::new(stdout.lock());
     let written = if args.json {
@@ -194,25 +187,23 @@ fn plan_any(args: &PlanArgs, source: &str, text: &[u8]) -> Result<(), String> {
     } else if args.counts {
         table::print_counts(&mut w, &doc)
     } else {
-        table::print(&mut w, source, &doc)
+        table::print(&mut w, &source, &doc)
     };
     written.and_then(|()| w.flush()).map_err(|e| format!("writing the result: {e}"))
 }
 
 /// A one-line progress bar on stderr, redrawn at most every percent.
 struct Progress {
-    show: bool,
     shown: u64,
-    mib: f64,
 }
 
 impl Progress {
-    fn new(show: bool, mib: f64) -> Self {
-        Progress { show, shown: u64::MAX, mib }
+    fn new() -> Self {
+        Progress { shown: u64::MAX }
     }
 
     fn update(&mut self, done: u64, total: u64) {
-        if !self.show || total == 0 {
+        if total == 0 {
             return;
         }
         let pct = done.saturating_mul(100) / total;
@@ -221,133 +212,12 @@ impl Progress {
         }
         self.shown = pct;
         let filled = (pct / 4) as usize;
-        eprint!("\rexact DP [{:<25}] {pct:>3}%  ({:.1} MiB)", "#".repeat(filled), self.mib);
+        eprint!("\rplanning [{:<25}] {pct:>3}%", "#".repeat(filled));
     }
 
     fn finish(&self) {
-        if self.show && self.shown != u64::MAX {
+        if self.shown != u64::MAX {
             eprintln!();
         }
     }
-}
-
-fn apply_overrides(args: &PlanArgs, file: &mut PlatformFile<'_>) {
-    if let Some(items) = args.items {
-        file.items = items;
-    }
-    if let Some(o) = args.order {
-        file.options.order = o;
-    }
-    if let Some(r) = args.rounding {
-        file.options.rounding = r;
-    }
-    if let Some(m) = args.root_mode {
-        file.options.root_mode = m;
-    }
-}
-
-fn print_counts(w: &mut impl Write, out: &[Assignment<f64>]) -> io::Result<()> {
-    writeln!(w, "# rank count displacement (in send order)")?;
-    for a in out {
-        writeln!(w, "{} {} {}", a.worker, a.count, a.displacement)?;
-    }
-    Ok(())
-}
-
-fn print_table(
-    w: &mut impl Write,
-    source: &str,
-    file: &PlatformFile<'_>,
-    entries: &[WorkerEntry<'_>],
-    s: &Summary<f64>,
-    out: &[Assignment<f64>],
-    closed_makespan: Option<f64>,
-) -> io::Result<()> {
-    let (mode, order, rounding) = (
-        names::ROOT_MODE.name(file.options.root_mode),
-        names::ORDER.name(file.options.order),
-        names::ROUNDING.name(file.options.rounding),
-    );
-    let root = json::name_of(entries, s.root);
-    writeln!(w, "divload plan {source}")?;
-    let how = match s.method {
-        Method::ClosedForm => format!("closed form, rounding {rounding}"),
-        Method::ExactDp => "exact DP (genaud2003 Algorithm 2, pruned)".to_string(),
-        Method::SampledDp => format!("sampled DP ({SAMPLES} sizes, fixed memory)"),
-        other => names::METHOD.name(other).replace('_', " "),
-    };
-    writeln!(w, "{} items on {} workers, root {root} ({mode}), order {order}, {how}\n", s.items, out.len())?;
-    let width = entries.iter().map(|e| e.name.chars().count()).max().unwrap_or(4).max(6);
-    writeln!(
-        w,
-        "{:>5}  {:<width$} {:>6} {:>10} {:>12} {:>10} {:>10} {:>10}",
-        "send", "worker", "rank", "count", "displacement", "start s", "recv'd s", "finish s"
-    )?;
-    for (k, a) in out.iter().enumerate() {
-        let name = json::name_of(entries, a.worker).to_string();
-        writeln!(
-            w,
-            "{:>5}  {:<width$} {:>6} {:>10} {:>12} {:>10.3} {:>10.3} {:>10.3}{}",
-            k + 1,
-            name,
-            a.worker,
-            a.count,
-            a.displacement,
-            a.start,
-            a.received,
-            a.finish,
-            if a.count == 0 { "  (not used)" } else { "" }
-        )?;
-    }
-    let gain = 100.0 * (1.0 - s.makespan / s.uniform_makespan);
-    writeln!(w)?;
-    if s.method == Method::ClosedForm {
-        writeln!(
-            w,
-            "makespan       {:>10.3} s   rational {:.3} s ({}), guaranteed <= {:.3} s (eq. 4)",
-            s.makespan,
-            s.rational_makespan,
-            if s.rational_exact { "optimal for this order" } else { "heuristic" },
-            s.bound
-        )?;
-        if !s.rational_exact {
-            writeln!(w, "lower bound    {:>10.3} s   no plan in this order is faster", s.lower_bound)?;
-        }
-    } else {
-        writeln!(
-            w,
-            "makespan       {:>10.6} s   {}",
-            s.makespan,
-            if s.method == Method::ExactDp { "the integer optimum for this order" } else { "sampled plan" }
-        )?;
-        writeln!(
-            w,
-            "lower bound    {:>10.6} s   certified gap {:.3e} s ({:.4}%)",
-            s.lower_bound,
-            s.gap(),
-            100.0 * s.gap() / s.makespan
-        )?;
-    }
-    if let Some(c) = closed_makespan {
-        writeln!(
-            w,
-            "closed form    {:>10.6} s   rounded rational plan: {:+.3e} s against this plan",
-            c,
-            c - s.makespan
-        )?;
-    }
-    writeln!(
-        w,
-        "even split     {:>10.3} s   (MPI_Scatter) -> {gain:.1}% shorter, {:.2}x faster",
-        s.uniform_makespan,
-        s.speedup()
-    )?;
-    if s.root_transfer > 0.0 {
-        writeln!(
-            w,
-            "root transfer  {:>10.3} s   moving the data to {root} first (not in the makespan)",
-            s.root_transfer
-        )?;
-    }
-    writeln!(w, "participating  {:>10} of {}", s.participating, out.len())
 }

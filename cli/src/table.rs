@@ -18,7 +18,14 @@ enum Cell<'a> {
 impl std::fmt::Display for Cell<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Cell::Text(s) => s.chars().try_for_each(|c| write!(f, "{}", c.escape_default())),
+            // Names are printed as they read; only control characters are escaped.
+            Cell::Text(s) => s.chars().try_for_each(|c| {
+                if c.is_control() {
+                    write!(f, "{}", c.escape_default())
+                } else {
+                    write!(f, "{c}")
+                }
+            }),
             // Integers print as integers; times keep the precision a reader can use.
             Cell::Number(x) if x.fract() == 0.0 && x.abs() < 1e15 => write!(f, "{x:.0}"),
             Cell::Number(x) => write!(f, "{}", Precise(*x)),

@@ -752,13 +752,8 @@ fn compute(
 }
 
 fn plan_json(text: &[u8]) -> Result<Vec<u8>, Failure> {
-    Ok(divload_host::plan_json::<SAMPLES, SAMPLED_WORKERS>(text)?)
+    Ok(divload_host::plan_json(text)?)
 }
-
-/// Sampled sizes and most workers of the sampled DP behind `divload_plan_json`
-/// (136 KiB, allocated only when a document asks for it).
-const SAMPLES: usize = 1024;
-const SAMPLED_WORKERS: usize = 64;
 
 impl From<HostError> for Failure {
     fn from(e: HostError) -> Failure {
@@ -1331,14 +1326,11 @@ pub unsafe extern "C" fn divload_plan_multicluster(
                 "summary: pointer is not aligned for its type".to_string(),
             ));
         }
-        let model = divload::doc::model_of(text)?.name;
-        if model != "multicluster" {
-            return Err(Failure::new(
-                DIVLOAD_JSON,
-                format!("model: must be \"multicluster\" for divload_plan_multicluster, got \"{model}\""),
-            ));
-        }
-        let (processors, s) = divload_host::multicluster_plan(text)?;
+        // The multicluster reader refuses a document of another model (`model: must be
+        // "multicluster"`), naming the key.
+        let (processors, s) = divload_host::with_memory(None, |m| {
+            divload::doc::multicluster::processors(text, m).map(|(p, s)| (p.to_vec(), s))
+        })?;
         if out.len() < processors.len() {
             // SAFETY: non-null and aligned (checked above); validity is the caller's contract.
             unsafe { out_n.write(processors.len()) };
@@ -1462,10 +1454,7 @@ mod multicluster_tests {
         assert_eq!(last_error(), "platform JSON: clusters[0].processors: must be in 1..=16777216");
         let returns = r#"{"model": "returns", "items": 3, "workers": []}"#;
         assert_eq!(plan(returns, &mut out, &mut n, &mut s), DIVLOAD_JSON);
-        assert_eq!(
-            last_error(),
-            "model: must be \"multicluster\" for divload_plan_multicluster, got \"returns\""
-        );
+        assert!(last_error().contains("model: byte 9: must be \"multicluster\""), "{}", last_error());
 
         let st =
             unsafe { divload_plan_multicluster(std::ptr::null(), 0, out.as_mut_ptr(), 16, &mut n, &mut s) };

@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
     if !divload_fuzz::affordable(data) {
         return;
     }
-    let planned = divload_host::plan_json::<256, 16>(data);
+    let planned = divload_host::plan_json(data);
     if let Ok(doc) = &planned {
         divload_fuzz::check_result(doc);
     }
@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
     if !divload_fuzz::affordable(&reversed) {
         return;
     }
-    match (planned, divload_host::plan_json::<256, 16>(&reversed)) {
+    match (planned, divload_host::plan_json(&reversed)) {
         (Ok(a), Ok(b)) => assert!(a == b, "another plan with the keys reversed"),
         (Ok(_), Err(e)) => panic!("refused with the keys reversed: {e}"),
         (Err(e), Ok(_)) => panic!("planned with the keys reversed, refused as written: {e}"),

@@ -3,70 +3,21 @@
 //! business (their memory is sized up front and allocated fallibly, tested elsewhere),
 //! and would only make libFuzzer report its own malloc limit.
 
-use divload::doc::{model_of, multicluster, returns};
-
 /// Most workers or processors a fuzzed document may expand to.
 const MAX_WORKERS: u64 = 4096;
-/// Most items a fuzzed document may give the exact DP: its worst case is Θ(n²) per worker
-/// (BENCHMARKS.md, worst cases), which would turn every such input into a libFuzzer timeout
-/// rather than a test of the reader and the solver's logic.
-const MAX_EXACT_ITEMS: u64 = 4096;
 
-/// Return-message documents with this many workers or fewer, or more than
-/// `SEARCHED_RETURNS.1`, are planned: from 7 to 32 workers every result compares the
-/// best schedule, found by exhaustive FIFO orders (8! LPs at 8 workers) or a local search
-/// (4 000 LPs at 32), which takes up to 0.5 s in release and over the 10 s timeout in the
-/// instrumented fuzz build (found by `c_api`, 2026-11-23; `divload_host`'s test
-/// `returns_with_eight_workers_half_duplex_compares_every_schedule` keeps the input).
-const SEARCHED_RETURNS: (u64, u64) = (6, 32);
+/// Most solver steps a fuzzed document may ask for ([`divload::doc::Effort`]): the exact
+/// DP's worst case is Θ(n²) per worker and the return-message model compares the best
+/// scenario by p! LPs up to 8 workers (BENCHMARKS.md, worst cases), which would turn such
+/// inputs into libFuzzer timeouts (over 10 s instrumented for 8 workers, found by `c_api`,
+/// 2026-11-23) rather than tests of the readers and the solvers' logic. Every model
+/// estimates its own effort, so a new model needs nothing here.
+const MAX_WORK: u64 = 1 << 26;
 
 /// `true` when planning `doc` stays within a fuzzing run's memory and time; documents the readers
 /// reject are affordable (the rejection is what is being fuzzed).
 pub fn affordable(doc: &[u8]) -> bool {
-    match model_of(doc).map(|m| m.name) {
-        Ok("returns") => returns_workers(doc)
-            .is_none_or(|n| n <= SEARCHED_RETURNS.0 || (n > SEARCHED_RETURNS.1 && n <= MAX_WORKERS)),
-        Ok("multicluster") => multicluster_processors(doc).is_none_or(|n| n <= MAX_WORKERS),
-        Ok(_) => scatter_fits(doc),
-        Err(_) => true,
-    }
-}
-
-fn scatter_fits(doc: &[u8]) -> bool {
-    let Ok(parsed) = divload_host::Parsed::new(doc) else { return true };
-    if parsed.file.workers as u64 > MAX_WORKERS {
-        return false;
-    }
-    parsed.file.solver(None) != divload::scatter::Solver::Exact || parsed.file.items <= MAX_EXACT_ITEMS
-}
-
-fn returns_workers(doc: &[u8]) -> Option<u64> {
-    let s = returns::sizes(doc).ok()?;
-    let mut entries = vec![returns::ReturnEntry::EMPTY; s.entries];
-    let (mut send, mut ret) =
-        (vec![divload::doc::json::Str::EMPTY; s.send], vec![divload::doc::json::Str::EMPTY; s.ret]);
-    let file = returns::parse(doc, &mut entries, &mut send, &mut ret).ok()?;
-    Some(file.workers as u64)
-}
-
-fn multicluster_processors(doc: &[u8]) -> Option<u64> {
-    let s = multicluster::sizes(doc).ok()?;
-    let mut clusters = vec![multicluster::ClusterEntry::EMPTY; s.clusters];
-    let mut extra = vec![multicluster::ClusterEntry::EMPTY; s.extra];
-    let mut pairs = vec![multicluster::PairEntry::EMPTY; s.pairs];
-    let mut costs = vec![divload::multicluster::StepCost { per_load: 0.0, fixed: 0.0 }; s.costs];
-    let mut additions = vec![multicluster::AdditionEntry::EMPTY; s.additions];
-    let mut lists = multicluster::Lists {
-        clusters: &mut clusters,
-        pairs: &mut pairs,
-        costs: &mut costs,
-        additions: &mut additions,
-        extra: &mut extra,
-    };
-    multicluster::parse(doc, &mut lists).ok()?;
-    let count =
-        |c: &[multicluster::ClusterEntry<'_>]| c.iter().map(|e| u64::from(e.cluster.processors)).sum::<u64>();
-    Some(count(lists.clusters) + count(lists.extra))
+    divload_host::effort(doc).map_or(true, |e| e.workers <= MAX_WORKERS && e.work <= MAX_WORK)
 }
 
 /// A result document the host wrote: strict JSON that reads back, with the envelope every

@@ -1,18 +1,17 @@
-//! The front ends' common path from a platform document to a result document, with the
-//! memory the core asks for allocated here (`divload` itself never allocates).
+//! The front ends' common path from a document to a result document, with the memory the
+//! core asks for lent from here (`divload` itself never allocates).
 //!
-//! [`Parsed::new`] reads a document into owned entry buffers; a front end may then change
-//! the file's options (the command line's overrides); [`Parsed::solve`] sizes every buffer
-//! from [`PlatformFile::needs`], allocates with `try_reserve` (so running out of memory
-//! is [`HostError::OutOfMemory`], not an abort) and calls [`json::solve`]. The command
-//! line, `libdivload` and the wasm bindings all go through here.
+//! [`plan_json`] plans any model's document: the core's registry
+//! ([`divload::doc::plan`]) reads it, checks its limits and takes exactly the buffers it
+//! needs from a [`HostMemory`], a bump arena over the global allocator whose every
+//! allocation is fallible (running out of memory is [`HostError::OutOfMemory`], not an
+//! abort). The command line, `libdivload`, the wasm bindings and the fuzz targets all go
+//! through here, and none of them knows a model by name.
 
-use divload::cost::{Affine, Cost, WorkerCosts};
-use divload::doc::scatter::{
-    self as json, CandidateEntry, PlatformFile, Solved, Solver, WorkerEntry, MAX_POINTS,
-};
-use divload::scatter::sampled::Sampled;
-use divload::{Assignment, RootCandidate, Scratch, Worker};
+use std::cell::Cell;
+
+use bumpalo::Bump;
+use divload::doc::Memory;
 
 /// Why a document could not be planned.
 #[derive(Clone, Debug, PartialEq)]
@@ -65,11 +64,83 @@ pub fn filled<T: Clone>(what: &'static str, n: usize, value: T) -> Result<Vec<T>
     Ok(v)
 }
 
-/// Out of its generic caller, which the wasm module holds once per element type (27).
+/// Out of its generic caller, which the wasm module holds once per element type.
 #[cold]
 #[inline(never)]
 fn out_of_memory(what: &'static str, n: usize, size: usize) -> HostError {
     HostError::OutOfMemory { what, bytes: n.saturating_mul(size) }
+}
+
+/// The memory a model's plan takes its buffers from: a bump arena, freed as a whole when
+/// the plan is done. An allocation that fails is remembered, so that the core's error for
+/// it becomes [`HostError::OutOfMemory`] with the buffer's name and size.
+pub struct HostMemory<'p> {
+    arena: Bump,
+    failed: Cell<Option<(&'static str, usize)>>,
+    progress: Option<&'p dyn Fn(u64, u64)>,
+}
+
+impl std::fmt::Debug for HostMemory<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostMemory").field("allocated", &self.arena.allocated_bytes()).finish()
+    }
+}
+
+impl<'p> HostMemory<'p> {
+    /// An empty arena; `progress` receives the long solvers' progress (the exact DP's).
+    pub fn new(progress: Option<&'p dyn Fn(u64, u64)>) -> Self {
+        HostMemory { arena: Bump::new(), failed: Cell::new(None), progress }
+    }
+
+    /// The core's error, or [`HostError::OutOfMemory`] when it came from a failed
+    /// allocation of this memory.
+    fn error(&self, e: divload::Error) -> HostError {
+        match self.failed.get() {
+            Some((what, bytes)) => HostError::OutOfMemory { what, bytes },
+            None => HostError::Core(e),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fail(&self, what: &'static str, bytes: usize) -> divload::Error {
+        self.failed.set(Some((what, bytes)));
+        // Replaced by `HostMemory::error` on the way out: the core only passes it up.
+        divload::Error::limit(what, 0, bytes as u64)
+    }
+}
+
+impl Memory for HostMemory<'_> {
+    fn slice<T: Clone>(&self, what: &'static str, n: usize, fill: T) -> Result<&mut [T], divload::Error> {
+        self.arena
+            .try_alloc_slice_fill_clone(n, &fill)
+            .map_err(|_| self.fail(what, n.saturating_mul(std::mem::size_of::<T>())))
+    }
+
+    fn value<T>(&self, what: &'static str, make: fn() -> T) -> Result<&mut T, divload::Error> {
+        self.arena.try_alloc_with(make).map_err(|_| self.fail(what, std::mem::size_of::<T>()))
+    }
+
+    fn progress(&self, done: u64, total: u64) {
+        if let Some(p) = self.progress {
+            p(done, total);
+        }
+    }
+}
+
+/// Runs `f` in a fresh [`HostMemory`] and returns what it computed: the typed entry
+/// points (`divload_plan_multicluster` in C) take their buffers from the same arena as
+/// [`plan_json`].
+///
+/// # Errors
+///
+/// `f`'s core error, or [`HostError::OutOfMemory`].
+pub fn with_memory<R>(
+    progress: Option<&dyn Fn(u64, u64)>,
+    f: impl FnOnce(&HostMemory<'_>) -> Result<R, divload::Error>,
+) -> Result<R, HostError> {
+    let memory = HostMemory::new(progress);
+    f(&memory).map_err(|e| memory.error(e))
 }
 
 /// `[{"name", "title", "paper"}, …]`: every model a document can name.
@@ -78,397 +149,65 @@ fn out_of_memory(what: &'static str, n: usize, size: usize) -> HostError {
 ///
 /// [`HostError::OutOfMemory`].
 pub fn models_json() -> Result<Vec<u8>, HostError> {
-    written("models JSON", divload::doc::write_models)
+    with_memory(None, |m| divload::doc::model::written(m, divload::doc::write_models).map(<[u8]>::to_vec))
 }
 
-/// A document from one of the core's writers, which count what they would write: a dry
-/// run with no buffer gives the exact size, allocated once.
-fn written(
-    what: &'static str,
-    write: impl Fn(&mut [u8]) -> Result<usize, divload::Error>,
-) -> Result<Vec<u8>, HostError> {
-    let needed = match write(&mut []) {
-        Ok(n) => n,
-        Err(e) => e.needed().ok_or(HostError::Core(e))?,
-    };
-    let mut doc = filled(what, needed, 0u8)?;
-    let n = write(&mut doc)?;
-    doc.truncate(n);
-    Ok(doc)
+/// `text` with its top-level `fields` set ([`divload::doc::set_fields`]): how a front end
+/// changes a document's settings for any model.
+///
+/// # Errors
+///
+/// As [`divload::doc::set_fields`]; [`HostError::OutOfMemory`].
+pub fn set_fields_json(text: &[u8], fields: &[(&'static str, &[u8])]) -> Result<Vec<u8>, HostError> {
+    with_memory(None, |m| {
+        divload::doc::model::written(m, |out| divload::doc::set_fields(text, fields, out)).map(<[u8]>::to_vec)
+    })
 }
-
-/// Most memory the exact DP may ask for here: 4 GiB, what wasm32 can address. Its tables
-/// are allocated and zeroed before it starts, so a document of a few bytes asking for
-/// 10⁹ items could otherwise take the machine's memory for seconds before its work
-/// budget stops it; the sampled DP plans such documents in bounded memory.
-pub const MAX_DP_BYTES: u64 = 4 << 30;
-
-/// Most workers (after `count` expansion) a document may ask the front ends for: at about
-/// 200 bytes per worker in the largest model, 200 MiB.
-pub const MAX_WORKERS: usize = 1 << 20;
 
 /// Plans any document and returns its result document: the one entry point of every
 /// front end (`divload plan --json`, `divload_plan_json`, the browser's `plan`). The
-/// model comes from the document's `"model"` ([`divload::doc::model_of`]); scatter
-/// documents use the sampled DP's workspace `K` × `P` when they ask for it.
+/// model comes from the document's `"model"` ([`divload::doc::model_of`]).
 ///
 /// # Errors
 ///
-/// The core's errors (JSON, ranges, capacity limits, naming the input);
-/// [`HostError::OutOfMemory`]; more than [`MAX_WORKERS`] workers.
-pub fn plan_json<const K: usize, const P: usize>(text: &[u8]) -> Result<Vec<u8>, HostError> {
-    match divload::doc::model_of(text)?.name {
-        "returns" => returns_json(text),
-        "multicluster" => multicluster_json(text),
-        "partition" => partition_json(text),
-        _ => {
-            let parsed = Parsed::new(text)?;
-            if parsed.file.workers > MAX_WORKERS {
-                return Err(too_many_workers(parsed.file.workers));
-            }
-            parsed.solve::<K, P>(None, |_, _| {})?.document()
-        }
-    }
+/// The core's errors (JSON, ranges, capacity limits such as
+/// [`divload::doc::limits::MAX_WORKERS`], naming the input); [`HostError::OutOfMemory`].
+pub fn plan_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
+    plan_json_with(text, None)
 }
 
-fn too_many_workers(workers: usize) -> HostError {
-    HostError::Core(divload::Error::limit("workers", MAX_WORKERS as u64, workers as u64))
-}
-
-/// That no two of `n` entries share a name ([`divload::doc::check_names`]).
-fn unique_names<'a>(
-    list: &'static str,
-    n: usize,
-    name: &dyn Fn(usize) -> Option<divload::doc::json::Str<'a>>,
-) -> Result<(), HostError> {
-    let mut keys = filled("name keys", n, divload::doc::NameKey::EMPTY)?;
-    Ok(divload::doc::check_names(list, n, name, &mut keys)?)
-}
-
-/// A returns document ([`divload::doc::returns`]): the document's schedule planned and
-/// compared with the best, LIFO and FIFO schedules of the same workers.
-fn returns_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
-    use divload::doc::json::Str;
-    use divload::doc::returns::{self as doc, Compare, ReturnEntry, ScheduleKind};
-    use divload::returns::{self, Assignment, Problem, ReturnWorker, Schedule, Scratch};
-
-    let sizes = doc::sizes(text)?;
-    let mut entries = filled("worker entries", sizes.entries, ReturnEntry::EMPTY)?;
-    let mut send_names = filled("scenario names", sizes.send, Str::EMPTY)?;
-    let mut ret_names = filled("scenario names", sizes.ret, Str::EMPTY)?;
-    let file = doc::parse(text, &mut entries, &mut send_names, &mut ret_names)?;
-    if file.workers > MAX_WORKERS {
-        return Err(too_many_workers(file.workers));
-    }
-    unique_names("workers", file.entries, &|i| entries.get(i).map(|e| e.name))?;
-    let mut workers = filled("workers", file.workers, ReturnWorker::new(0.0, 1.0, 0.0))?;
-    file.workers(&entries, &mut workers)?;
-    let (mut send, mut ret) = (Vec::new(), Vec::new());
-    if file.schedule == ScheduleKind::Given {
-        let len = file.scenario_len(&entries, &send_names)?;
-        if len > MAX_WORKERS {
-            return Err(too_many_workers(len));
-        }
-        send = filled("scenario", len, 0usize)?;
-        ret = filled("scenario", len, 0usize)?;
-        file.scenario(&entries, &send_names, &ret_names, &mut send, &mut ret)?;
-    }
-    let schedule = match file.schedule {
-        ScheduleKind::Best => Schedule::Best,
-        ScheduleKind::Lifo => Schedule::Lifo,
-        ScheduleKind::Fifo => Schedule::Fifo,
-        ScheduleKind::Given => Schedule::Given { send: &send, ret: &ret },
-    };
-    let mut needs = file.needs()?;
-    needs.tableau = needs.tableau.max(returns::needs(file.workers, schedule, file.port)?.tableau);
-    let mut out = filled("plan", needs.out, Assignment::EMPTY)?;
-    let mut scratch = filled("scratch", needs.scratch, Scratch::EMPTY)?;
-    let mut tableau = filled("LP tableau", needs.tableau, 0.0f64)?;
-    let mut run = |schedule| {
-        let problem = Problem { workers: &workers, items: file.items, schedule, port: file.port };
-        returns::plan(&problem, &mut out, &mut scratch, &mut tableau)
-    };
-    let compare = Compare {
-        best: run(Schedule::Best)?.makespan,
-        lifo: run(Schedule::Lifo)?.makespan,
-        fifo: run(Schedule::Fifo)?.makespan,
-    };
-    let summary = run(schedule)?;
-    written("result document", |buf| doc::write_result(&file, &entries, &summary, &out, &compare, buf))
-}
-
-/// A multicluster document ([`divload::doc::multicluster`]): the BIASED plan, and each
-/// `what_if` addition's predicted time.
-fn multicluster_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
-    multicluster(text, true, |file, summary, planned| {
-        written("result document", |buf| {
-            divload::doc::multicluster::write_result(file, summary, planned, buf)
-        })
-    })
-}
-
-/// The base plan of a multicluster document ([`divload::doc::multicluster`]) as data, for
-/// front ends that hand out counts rather than a result document (`libdivload`'s
-/// `divload_plan_multicluster`, the MPI helper on top of it): one entry per processor in
-/// the document's order (clusters as listed, the processors of each in order), and the
-/// summary. `what_if` additions are read and checked but not planned.
+/// [`plan_json`], with the long solvers' progress (`done`, `total`) passed to `progress`.
 ///
 /// # Errors
 ///
-/// As [`plan_json`] for a multicluster document; the multicluster reader's errors for a
-/// document of another model (`model: must be "multicluster"`, or an unknown key when
-/// `model` is left out).
-pub fn multicluster_plan(
-    text: &[u8],
-) -> Result<(Vec<divload::multicluster::Processor>, divload::multicluster::Summary), HostError> {
-    multicluster(text, false, |_, summary, planned| {
-        let mut processors =
-            filled("processors", planned.processors.len(), divload::multicluster::Processor::EMPTY)?;
-        processors.copy_from_slice(planned.processors);
-        Ok((processors, *summary))
-    })
+/// As [`plan_json`].
+pub fn plan_json_with(text: &[u8], progress: Option<&dyn Fn(u64, u64)>) -> Result<Vec<u8>, HostError> {
+    with_memory(progress, |m| divload::doc::plan(text, m).map(|p| p.document.to_vec()))
 }
 
-/// Reads a multicluster document, plans it (and its `what_if` additions when `what_if`)
-/// in memory sized by the core, and hands the plan to `finish` while the buffers live.
-fn multicluster<R>(
-    text: &[u8],
-    what_if: bool,
-    finish: impl FnOnce(
-        &divload::doc::multicluster::MulticlusterFile,
-        &divload::multicluster::Summary,
-        &divload::doc::multicluster::Planned<'_, '_>,
-    ) -> Result<R, HostError>,
-) -> Result<R, HostError> {
-    use divload::doc::multicluster::{
-        self as doc, AdditionEntry, ClusterEntry, Lists, PairEntry, Planned as Written,
-    };
-    use divload::multicluster::{self as model, Class, Cluster, PairLink, Processor, StepCost, WhatIf};
-
-    let sizes = doc::sizes(text)?;
-    let mut clusters = filled("cluster entries", sizes.clusters, ClusterEntry::EMPTY)?;
-    let mut pairs = filled("pair entries", sizes.pairs, PairEntry::EMPTY)?;
-    let mut costs = filled("cost entries", sizes.costs, StepCost { per_load: 0.0, fixed: 0.0 })?;
-    let mut additions = filled("what_if entries", sizes.additions, AdditionEntry::EMPTY)?;
-    let mut extra = filled("what_if clusters", sizes.extra, ClusterEntry::EMPTY)?;
-    let mut lists = Lists {
-        clusters: &mut clusters,
-        pairs: &mut pairs,
-        costs: &mut costs,
-        additions: &mut additions,
-        extra: &mut extra,
-    };
-    let file = doc::parse(text, &mut lists)?;
-    // This tool's limit, checked before the model's larger one (2²⁴) could name another.
-    let processors = file.processors(&lists, what_if);
-    if processors > MAX_WORKERS as u64 {
-        return Err(HostError::Core(divload::Error::limit(
-            if what_if {
-                "processors (all clusters, with the largest what_if addition)"
-            } else {
-                "processors (all clusters)"
-            },
-            MAX_WORKERS as u64,
-            processors,
-        )));
-    }
-    let mut base = filled("clusters", sizes.clusters, Cluster::new(1))?;
-    let mut links = filled(
-        "pair links",
-        sizes.pairs,
-        PairLink { first: 0, second: 0, link: divload::multicluster::Link::PAPER_SLOW },
-    )?;
-    let problem = file.problem(&lists, &mut base, &mut links)?;
-    let mut keys =
-        filled("name keys", sizes.additions.max(sizes.clusters + sizes.extra), divload::doc::NameKey::EMPTY)?;
-    doc::check_what_if_names(&file, &lists, &mut keys)?;
-    drop(keys);
-    let extra_clusters: Vec<Cluster> = lists.extra.iter().map(|e| e.cluster).collect();
-    let candidates: Vec<&[Cluster]> = if what_if {
-        lists.additions.iter().map(|a| extra_clusters.get(a.first..a.first + a.len).unwrap_or(&[])).collect()
-    } else {
-        Vec::new()
-    };
-    // Sized (and every capacity checked) by the core before anything large is allocated.
-    let needs = model::what_if_needs(&problem, &candidates)?;
-    let mut classes = filled("classes", needs.classes, Class::EMPTY)?;
-    let mut processors = filled("processors", needs.processors, Processor::EMPTY)?;
-    let mut answers = filled("what_if answers", candidates.len(), WhatIf::EMPTY)?;
-    if !candidates.is_empty() {
-        model::what_if(&problem, &candidates, &mut classes, &mut processors, &mut answers)?;
-    }
-    // The base plan last, so the buffers hold it.
-    let summary = model::plan(&problem, &mut classes, &mut processors)?;
-    let p: usize = problem.clusters.iter().map(|c| c.processors as usize).sum();
-    let written = Written {
-        lists: &lists,
-        classes: &classes,
-        processors: processors.get(..p).unwrap_or(&processors),
-        answers: &answers,
-    };
-    finish(&file, &summary, &written)
+/// How much planning a document would take ([`divload::doc::effort`]): its workers and a
+/// bound on its solver's steps, for front ends with a budget.
+///
+/// # Errors
+///
+/// As [`plan_json`].
+pub fn effort(text: &[u8]) -> Result<divload::doc::Effort, HostError> {
+    with_memory(None, |m| divload::doc::effort(text, m))
 }
 
-/// A partition document ([`divload::doc::partition`]): the exact computation-only split.
-fn partition_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
-    use divload::cost::{Affine, Cost};
-    use divload::doc::partition as doc;
-    use divload::doc::scatter::{WorkerEntry, MAX_POINTS};
-
-    let mut entries = filled("worker entries", doc::sizes(text)?, WorkerEntry::EMPTY)?;
-    let file = doc::parse(text, &mut entries)?;
-    if file.workers > MAX_WORKERS {
-        return Err(too_many_workers(file.workers));
-    }
-    unique_names("workers", file.entries, &|i| entries.get(i).map(|e| e.name))?;
-    let zero: Cost<f64, MAX_POINTS> = Cost::Affine(Affine::new(0.0, 0.0)?);
-    let mut costs = filled("cost functions", file.entries, zero)?;
-    file.costs(&entries, &mut costs)?;
-    let mut workers = Vec::new();
-    workers.try_reserve_exact(file.workers).map_err(|_| HostError::OutOfMemory {
-        what: "workers",
-        bytes: file.workers.saturating_mul(std::mem::size_of::<&Cost<f64, MAX_POINTS>>()),
-    })?;
-    for (e, c) in entries.iter().zip(&costs).take(file.entries) {
-        for _ in 0..e.count {
-            workers.push(c);
-        }
-    }
-    let mut counts = filled("counts", file.workers, 0u64)?;
-    let makespan = divload::partition::solve(&workers, file.items, &mut counts)?;
-    written("result document", |buf| doc::write_result(&file, &entries, &costs, &counts, makespan, buf))
-}
-
-/// A parsed platform document, owning its entry buffers (names borrow the text).
-#[derive(Debug)]
-pub struct Parsed<'t> {
-    /// The scalars of the file; a front end may change the options before solving.
-    pub file: PlatformFile<'t>,
-    /// The `workers` entries (at least `file.entries`).
-    pub entries: Vec<WorkerEntry<'t>>,
-    /// The `root_candidates` entries.
-    pub candidates: Vec<CandidateEntry<'t>>,
-}
-
-/// A solved document: the plan in send order, its summary, and the affine workers when
-/// the closed form ran (for front ends that evaluate other schedules).
-#[derive(Debug)]
-pub struct Planned<'t> {
-    /// The file as solved.
-    pub file: PlatformFile<'t>,
-    /// Its entries.
-    pub entries: Vec<WorkerEntry<'t>>,
-    /// Summary of the plan, and of the closed form when it ran next to a DP.
-    pub solved: Solved<f64>,
-    /// The plan, in send order.
-    pub plan: Vec<Assignment<f64>>,
-    /// The workers by rank when every cost is affine, else empty.
-    pub workers: Vec<Worker<f64>>,
-    /// The solver used.
-    pub solver: Solver,
-}
-
-impl<'t> Parsed<'t> {
-    /// Reads a platform document.
-    ///
-    /// # Errors
-    ///
-    /// The core's JSON and range errors; [`HostError::OutOfMemory`].
-    pub fn new(text: &'t [u8]) -> Result<Parsed<'t>, HostError> {
-        // Sized from what the reader found, so a document of B bytes never asks for more
-        // than a constant times B here.
-        let sizes = json::sizes(text)?;
-        let mut entries = filled("worker entries", sizes.entries, WorkerEntry::EMPTY)?;
-        let mut candidates = filled("root candidates", sizes.candidates, CandidateEntry::EMPTY)?;
-        let file = json::parse_platform(text, &mut entries, &mut candidates)?;
-        entries.truncate(file.entries);
-        candidates.truncate(file.candidates);
-        unique_names("workers", file.entries, &|i| entries.get(i).map(|e| e.name))?;
-        unique_names("root_candidates", file.candidates, &|i| candidates.get(i).map(|c| c.name))?;
-        Ok(Parsed { file, entries, candidates })
-    }
-
-    /// Plans with `solver` (`None`: the file's choice). `K` and `P` size the sampled DP's
-    /// workspace, allocated only when it is used. `progress` goes to the exact DP.
-    ///
-    /// # Errors
-    ///
-    /// As [`json::solve`]; [`HostError::OutOfMemory`] when the buffers cannot be allocated
-    /// (the message says how much the solver needed).
-    pub fn solve<const K: usize, const P: usize>(
-        self,
-        solver: Option<Solver>,
-        progress: impl FnMut(u64, u64),
-    ) -> Result<Planned<'t>, HostError> {
-        let file = self.file;
-        let solver = file.solver(solver);
-        let needs = file.needs(solver)?;
-        let dp_bytes = needs.dp_bytes::<f64>();
-        if dp_bytes > MAX_DP_BYTES {
-            return Err(HostError::Core(divload::Error::limit(
-                "exact DP memory in bytes, (4 × (workers − 1) + 8) × (items + 1); \
-                 use \"solver\": \"sampled\" or fewer items",
-                MAX_DP_BYTES,
-                dp_bytes,
-            )));
-        }
-        let mut workers = filled("workers", needs.workers, Worker::linear(0.0, 1.0))?;
-        let mut candidates = filled("root candidates", needs.candidates, RootCandidate::local(0))?;
-        let zero = Cost::Affine(Affine::new(0.0, 0.0)?);
-        let mut costs: Vec<WorkerCosts<Cost<f64, MAX_POINTS>>> =
-            filled("cost functions", needs.costs, WorkerCosts { comm: zero.clone(), comp: zero })?;
-        let mut plan = filled("plan", needs.workers, Assignment::EMPTY)?;
-        let mut scratch = filled("scratch", needs.workers, Scratch::EMPTY)?;
-        let dp_memory = |_| HostError::OutOfMemory {
-            what: "exact DP",
-            bytes: usize::try_from(dp_bytes).unwrap_or(usize::MAX),
-        };
-        let mut dp_choices = filled("exact DP", needs.dp_choices, 0u32).map_err(dp_memory)?;
-        let mut dp_costs = filled("exact DP", needs.dp_costs, 0.0f64).map_err(dp_memory)?;
-        let mut sampled = (solver == Solver::Sampled).then(new_sampled::<K, P>);
-        let buffers = json::Buffers {
-            workers: &mut workers,
-            candidates: &mut candidates,
-            costs: &mut costs,
-            out: &mut plan,
-            scratch: &mut scratch,
-            dp_choices: &mut dp_choices,
-            dp_costs: &mut dp_costs,
-            sampled: sampled.as_deref_mut(),
-        };
-        let solved = json::solve(&file, &self.entries, &self.candidates, solver, buffers, progress)?;
-        // `workers` holds the affine costs only where the closed form expanded them.
-        if !(solver == Solver::ClosedForm || solved.closed_form.is_some()) {
-            workers.clear();
-        }
-        Ok(Planned { file, entries: self.entries, solved, plan, workers, solver })
-    }
-}
-
-/// The sampled DP's workspace, built in a frame of its own: inlined into its caller, the
-/// value would sit in every call's stack frame (wasm's whole stack is 1 MiB, C threads
-/// may have less).
-#[inline(never)]
-fn new_sampled<const K: usize, const P: usize>() -> Box<Sampled<f64, K, P>> {
-    Box::new(Sampled::new())
-}
-
-impl Planned<'_> {
-    /// The result document (`divload plan --json`).
-    ///
-    /// # Errors
-    ///
-    /// [`HostError::OutOfMemory`]; the core's errors do not occur for a solved plan.
-    pub fn document(&self) -> Result<Vec<u8>, HostError> {
-        written("result document", |out| {
-            json::write_result(&self.file, &self.entries, &self.solved.summary, &self.plan, out)
-        })
-    }
+/// The schedules a document's plan is compared with (the model's baselines, a JSON
+/// object; `{}` for models whose result document holds them already).
+///
+/// # Errors
+///
+/// As [`plan_json`], and the model's reason when a document has no baselines.
+pub fn baselines_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
+    with_memory(None, |m| divload::doc::baselines(text, m).map(<[u8]>::to_vec))
 }
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     const TABLE1: &str = include_str!("../../examples/table1.json");
@@ -484,7 +223,7 @@ mod tests {
             "port": "half_duplex", "workers": [
             {"name": "a", "comm_per_item": 4, "comp_per_item": 1, "return_per_item": 0.5},
             {"name": "b", "count": 7, "comm_per_item": 1, "comp_per_item": 8, "return_per_item": 2}]}"#;
-        let out = String::from_utf8(plan_json::<64, 16>(doc).unwrap()).unwrap();
+        let out = String::from_utf8(plan_json(doc).unwrap()).unwrap();
         let counts: u64 = out
             .split("\"count\":")
             .skip(1)
@@ -518,43 +257,57 @@ mod tests {
                 workers.join(", ")
             )
         };
-        let e = plan_json::<16, 4>(doc(300, 1).as_bytes()).unwrap_err();
+        let e = plan_json(doc(300, 1).as_bytes()).unwrap_err();
         assert_eq!(e.to_string(), "schedule.send: at most 256, got 300");
-        let e = plan_json::<16, 4>(doc(150, 2).as_bytes()).unwrap_err();
+        let e = plan_json(doc(150, 2).as_bytes()).unwrap_err();
         assert_eq!(e.to_string(), "scenario workers: at most 256, got 300");
-        assert!(plan_json::<16, 4>(doc(12, 2).as_bytes()).is_ok());
+        assert!(plan_json(doc(12, 2).as_bytes()).is_ok());
     }
 
     #[test]
     fn every_solver_from_one_path() {
-        for (solver, method) in
-            [(None, "closed_form"), (Some(Solver::Exact), "exact_dp"), (Some(Solver::Sampled), "sampled_dp")]
-        {
-            let planned =
-                Parsed::new(TABLE1.as_bytes()).unwrap().solve::<256, 16>(solver, |_, _| {}).unwrap();
-            assert_eq!(divload::doc::names::METHOD.name(planned.solved.summary.method), method);
-            assert_eq!(planned.plan.iter().map(|a| a.count).sum::<u64>(), 817_101);
-            assert_eq!(planned.workers.len(), 16, "affine workers are kept for schedules");
-            let doc = String::from_utf8(planned.document().unwrap()).unwrap();
-            assert!(doc.contains(&format!("\"method\":\"{method}\"")), "{doc}");
+        for (solver, method) in [("auto", "closed_form"), ("exact", "exact_dp"), ("sampled", "sampled_dp")] {
+            let text = TABLE1.replacen("{", &format!("{{\"solver\": \"{solver}\","), 1);
+            let doc = String::from_utf8(plan_json(text.as_bytes()).unwrap()).unwrap();
+            let v: serde_json::Value = serde_json::from_str(&doc).unwrap();
+            assert_eq!(v["method"], method, "{doc}");
+            let counts: u64 =
+                v["plan"].as_array().unwrap().iter().map(|r| r["count"].as_u64().unwrap()).sum();
+            assert_eq!(counts, 817_101);
         }
-        let e = Parsed::new(TABLE1.as_bytes()).unwrap().solve::<256, 8>(Some(Solver::Sampled), |_, _| {});
-        assert_eq!(e.unwrap_err().to_string(), "sampled DP: workers: at most 8, got 16");
-        let bad = Parsed::new(b"{\"items\": 3").unwrap_err();
+        // The sampled DP's workspace is the same in every front end.
+        let many: Vec<String> = (0..300)
+            .map(|i| format!(r#"{{"name": "w{i}", "comm_per_item": 1e-5, "comp_per_item": 1e-3}}"#))
+            .collect();
+        let doc = format!(
+            r#"{{"items": 1000, "root": "w0", "solver": "sampled", "workers": [{}]}}"#,
+            many.join(",")
+        );
+        assert_eq!(
+            plan_json(doc.as_bytes()).unwrap_err().to_string(),
+            "sampled DP: workers: at most 256, got 300"
+        );
+        let bad = plan_json(b"{\"items\": 3").unwrap_err();
         assert_eq!(bad.to_string(), "platform JSON: items: byte 11: truncated document (unexpected end)");
     }
 
+    /// The typed path (`divload_plan_multicluster` in C) gives the document's plan.
     #[test]
-    fn multicluster_plan_is_the_documents_plan() {
+    fn multicluster_processors_are_the_documents_plan() {
         let example = divload::doc::MODELS.iter().find(|m| m.name == "multicluster").unwrap().example();
-        let (procs, summary) = multicluster_plan(example.as_bytes()).unwrap();
+        let processors = |text: &[u8]| {
+            with_memory(None, |m| {
+                divload::doc::multicluster::processors(text, m).map(|(p, s)| (p.to_vec(), s))
+            })
+        };
+        let (procs, summary) = processors(example.as_bytes()).unwrap();
         assert_eq!(procs.len(), 16);
         assert_eq!(procs.iter().map(|p| p.count).sum::<u64>(), summary.units);
         let ordered: Vec<(usize, u32)> = procs.iter().map(|p| (p.cluster, p.index)).collect();
         let expected: Vec<(usize, u32)> = (0..2).flat_map(|c| (0..8).map(move |i| (c, i))).collect();
         assert_eq!(ordered, expected, "clusters in document order, processors in order within each");
         // The same counts, displacements and makespan as the result document's `plan`.
-        let doc = String::from_utf8(plan_json::<16, 4>(example.as_bytes()).unwrap()).unwrap();
+        let doc = String::from_utf8(plan_json(example.as_bytes()).unwrap()).unwrap();
         for (rank, p) in procs.iter().enumerate() {
             let row = format!(
                 "\"rank\":{rank},\"fast_links\":{},\"count\":{},\"displacement\":{},",
@@ -564,9 +317,9 @@ mod tests {
         }
         assert!(doc.contains(&format!("\"makespan\":{},", summary.report.makespan)), "{doc}");
 
-        let e = multicluster_plan(b"{\"model\": \"returns\", \"items\": 3}").unwrap_err();
+        let e = processors(b"{\"model\": \"returns\", \"items\": 3}").unwrap_err();
         assert!(e.to_string().contains("model: byte 9: must be \"multicluster\""), "{e}");
-        let e = multicluster_plan(b"{\"model\": \"multicluster\", \"clusters\": []}").unwrap_err();
+        let e = processors(b"{\"model\": \"multicluster\", \"clusters\": []}").unwrap_err();
         assert!(e.to_string().contains("clusters"), "{e}");
     }
 
@@ -584,7 +337,7 @@ mod tests {
         for (doc, what) in
             [(&multicluster[..], "makespan (iterations"), (&partition[..], "even split's makespan")]
         {
-            let e = plan_json::<16, 4>(doc).unwrap_err();
+            let e = plan_json(doc).unwrap_err();
             assert!(
                 matches!(&e, HostError::Core(c) if c.code() == divload::ErrorCode::Overflow
                     && c.to_string().starts_with(what)),
@@ -593,10 +346,10 @@ mod tests {
         }
         // Within range both plan, and no value of theirs is null.
         let smaller = String::from_utf8(multicluster.to_vec()).unwrap().replace("3e295", "3e250");
-        let out = String::from_utf8(plan_json::<16, 4>(smaller.as_bytes()).unwrap()).unwrap();
+        let out = String::from_utf8(plan_json(smaller.as_bytes()).unwrap()).unwrap();
         assert!(!out.contains("null"), "{out}");
         let smaller = String::from_utf8(partition.to_vec()).unwrap().replace("2e271", "2e-30");
-        let out = String::from_utf8(plan_json::<16, 4>(smaller.as_bytes()).unwrap()).unwrap();
+        let out = String::from_utf8(plan_json(smaller.as_bytes()).unwrap()).unwrap();
         assert!(!out.contains("null"), "{out}");
         // Every time finite, the even split 10⁶⁰⁰ times slower than the plan: the speedup is
         // the largest f64, in each model that reports one.
@@ -607,14 +360,50 @@ mod tests {
                 {"name": "a", "comm_per_item": 0, "comp_per_item": 1e-300},
                 {"name": "b", "comm_per_item": 1e-300, "comp_per_item": 1e300}]}"#,
         ] {
-            let out = String::from_utf8(plan_json::<16, 4>(doc.as_bytes()).unwrap()).unwrap();
+            let out = String::from_utf8(plan_json(doc.as_bytes()).unwrap()).unwrap();
             assert!(out.contains(r#""speedup":1.7976931348623157e308"#) && !out.contains("null"), "{out}");
+        }
+    }
+
+    /// Issue 35: a repaired table of times near the largest `f64` was planned with one
+    /// worker finishing at NaN (`null` in the document), a makespan of 1 and `"exact": true`.
+    /// Every solver must give all items to the worker that takes finite time, and a table
+    /// whose times leave `f64` must be an overflow error, never a plan.
+    #[test]
+    fn a_repaired_table_near_the_largest_f64_is_planned_right() {
+        let doc = |solver: &str, table: &str| {
+            format!(
+                r#"{{"items": 10, "root": "a", "solver": "{solver}", "workers": [
+                {{"name": "a", "comm_per_item": 0, "comp_per_item": 1}},
+                {{"name": "b", "comm_per_item": 0, "comp_table": {table}, "repair": true}}]}}"#
+            )
+        };
+        let huge = "[[5, 1e308], [5, 1e308], [10, 1e308]]";
+        for solver in ["auto", "exact", "sampled"] {
+            let out = error_of(&doc(solver, huge));
+            assert!(!out.contains("null") && !out.contains("NaN"), "{solver}: {out}");
+            let v: serde_json::Value = serde_json::from_str(&out).expect(&out);
+            assert_eq!(v["makespan"], 10.0, "{solver}: {out}");
+            let plan = v["plan"].as_array().unwrap();
+            let b = plan.iter().find(|r| r["name"] == "b").unwrap();
+            assert_eq!(b["count"], 0, "{solver}: {out}");
+        }
+        // A table whose last segment leaves `f64` within the items: the plan gives `b`
+        // nothing, but the even split gives it 5 items, which take longer than any `f64`:
+        // an overflow error, in every solver.
+        let steep = "[[1, 1e308], [2, 1.7e308]]";
+        for solver in ["auto", "exact", "sampled"] {
+            let e = plan_json(doc(solver, steep).as_bytes()).unwrap_err();
+            assert!(
+                matches!(&e, HostError::Core(c) if c.code() == divload::ErrorCode::Overflow),
+                "{solver}: {e}"
+            );
         }
     }
 
     /// The error `doc` gets from `plan_json`, as text.
     fn error_of(doc: &str) -> String {
-        match plan_json::<16, 4>(doc.as_bytes()) {
+        match plan_json(doc.as_bytes()) {
             Ok(out) => String::from_utf8_lossy(&out).into_owned(),
             Err(e) => e.to_string(),
         }
@@ -729,7 +518,7 @@ mod tests {
         let c = |name: &str| format!(r#"{{"name": "{name}", "processors": 4}}"#);
         // Two additions may each add a cluster of one name, as long as the document has none.
         let fine = ring(base, app, &[add("x", &c("new")), add("y", &c("new"))].join(","));
-        assert!(plan_json::<16, 4>(fine.as_bytes()).is_ok(), "{}", error_of(&fine));
+        assert!(plan_json(fine.as_bytes()).is_ok(), "{}", error_of(&fine));
         assert_error(
             &ring(r#"{"name": "", "processors": 8}"#, app, &add("x", &c("n"))),
             "clusters[0].name: must be a non-empty name",
@@ -791,7 +580,7 @@ mod tests {
         assert_error(doc, "exact DP memory in bytes");
         assert_error(doc, "at most 4294967296, got 12000000012");
         let sampled = doc.replace("exact", "sampled");
-        assert!(plan_json::<16, 4>(sampled.as_bytes()).is_ok(), "{}", error_of(&sampled));
+        assert!(plan_json(sampled.as_bytes()).is_ok(), "{}", error_of(&sampled));
     }
 
     #[test]
@@ -799,5 +588,8 @@ mod tests {
         let e = filled("exact DP", usize::MAX / 2, 0u32).unwrap_err();
         assert!(matches!(e, HostError::OutOfMemory { what: "exact DP", .. }));
         assert!(e.to_string().starts_with("exact DP: cannot allocate"));
+        // From the arena too, whatever error the core passes up for it.
+        let e = with_memory(None, |m| m.slice("exact DP", usize::MAX / 8, 0u32).map(|_| ())).unwrap_err();
+        assert_eq!(e, HostError::OutOfMemory { what: "exact DP", bytes: usize::MAX / 8 * 4 });
     }
 }

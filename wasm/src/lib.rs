@@ -16,11 +16,6 @@
 //! can point at the field.
 #![forbid(unsafe_code)]
 
-use core::fmt::Write;
-
-use divload::doc::json::NumberText;
-use divload::{Assignment, Options, OrderPolicy, Problem, Root, Scratch, Worker};
-use divload_host::Parsed;
 use wasm_bindgen::prelude::*;
 
 // The locked variant: its constructor is safe, where the single-threaded one is an
@@ -29,14 +24,6 @@ use wasm_bindgen::prelude::*;
 #[global_allocator]
 static ALLOCATOR: lol_alloc::LockedAllocator<lol_alloc::FreeListAllocator> =
     lol_alloc::LockedAllocator::new(lol_alloc::FreeListAllocator::new());
-
-/// Most workers the page plans (the host's limit; `schedules` at this size holds about
-/// 1.1 GB of the module's memory, measured with Node 20).
-pub const MAX_WORKERS: usize = 1 << 20;
-
-/// Sampled sizes and most workers of the sampled DP (136 KiB, allocated when used).
-const SAMPLES: usize = 1024;
-const SAMPLED_WORKERS: usize = 64;
 
 /// Plans a scatter; returns the result document (a JSON string, as `divload plan --json`).
 ///
@@ -48,8 +35,7 @@ const SAMPLED_WORKERS: usize = 64;
 #[wasm_bindgen]
 pub fn plan(platform: JsValue) -> Result<String, JsError> {
     let text = platform_text(platform)?;
-    let doc = divload_host::plan_json::<SAMPLES, SAMPLED_WORKERS>(text.as_bytes())
-        .map_err(|e| JsError::new(&e.to_string()))?;
+    let doc = divload_host::plan_json(text.as_bytes()).map_err(|e| JsError::new(&e.to_string()))?;
     let doc = String::from_utf8(doc).map_err(|_| JsError::new("result document: not UTF-8"))?;
     fits_js(&doc).map_err(|e| JsError::new(&e))?;
     Ok(doc)
@@ -149,156 +135,29 @@ fn platform_text(platform: JsValue) -> Result<String, JsError> {
     }
 }
 
-/// A planned platform, owning everything the core borrowed.
-#[derive(Debug)]
-pub struct Planned {
-    /// The workers after expanding `count`, by rank.
-    pub workers: Vec<Worker<f64>>,
-    /// The plan in send order.
-    pub plan: Vec<Assignment<f64>>,
-    /// The root's rank.
-    pub root: usize,
-    /// Planning options.
-    pub options: Options,
-    /// Items.
-    pub items: u64,
-    /// The result document.
-    pub document: String,
-    /// `true` when every cost is affine (`workers` holds them); the schedules for the
-    /// even split and the reversed order need that.
-    pub affine: bool,
-}
-
-impl Planned {
-    /// Parses and plans a platform document.
-    ///
-    /// # Errors
-    ///
-    /// The core's message for any invalid input.
-    pub fn new(text: &str) -> Result<Planned, String> {
-        let parsed = Parsed::new(text.as_bytes()).map_err(|e| e.to_string())?;
-        if parsed.file.workers > MAX_WORKERS {
-            return Err(format!("workers: at most {MAX_WORKERS} workers, got {}", parsed.file.workers));
-        }
-        let planned = parsed.solve::<SAMPLES, SAMPLED_WORKERS>(None, |_, _| {}).map_err(|e| e.to_string())?;
-        let document = String::from_utf8(planned.document().map_err(|e| e.to_string())?)
-            .map_err(|_| "result document: not UTF-8".to_string())?;
-        Ok(Planned {
-            affine: planned.file.affine && !planned.workers.is_empty(),
-            root: planned.solved.summary.root,
-            options: planned.file.options,
-            items: planned.file.items,
-            workers: planned.workers,
-            plan: planned.plan,
-            document,
-        })
-    }
-
-    fn need_affine(&self) -> Result<(), String> {
-        if self.affine {
-            Ok(())
-        } else {
-            Err("schedules: the calculator compares schedules for affine costs only; use plan() for tabulated or power-law costs".to_string())
-        }
-    }
-
-    /// The even split (`MPI_Scatter`: ⌊n/P⌋ each, one more for the first n mod P) in the
-    /// planned send order, evaluated.
-    ///
-    /// # Errors
-    ///
-    /// Only if the plan were inconsistent, which `plan` never returns.
-    pub fn even(&self) -> Result<Vec<Assignment<f64>>, String> {
-        self.need_affine()?;
-        let p = self.plan.len();
-        let mut even = divload_host::filled("even split", p, Assignment::EMPTY).map_err(|e| e.to_string())?;
-        for (k, (e, a)) in even.iter_mut().zip(&self.plan).enumerate() {
-            *e = Assignment {
-                worker: a.worker,
-                count: divload::even_split_count(self.items, p, k),
-                ..Assignment::EMPTY
-            };
-        }
-        divload::evaluate(&self.workers, self.root, self.options.root_mode, self.items, &mut even)
-            .map_err(|e| e.to_string())?;
-        Ok(even)
-    }
-
-    /// The balanced plan for the reverse of the planned send order (the root keeps its
-    /// place: last after sending, first when it overlaps), with ranks of the original input.
-    ///
-    /// # Errors
-    ///
-    /// The core's message if planning fails (it does not for a platform `new` accepted).
-    pub fn reversed(&self) -> Result<Vec<Assignment<f64>>, String> {
-        self.need_affine()?;
-        let n = self.plan.len();
-        let oom = |e: divload_host::HostError| e.to_string();
-        let mut order = divload_host::filled("reversed order", n, 0usize).map_err(oom)?;
-        order.clear();
-        order.extend(self.plan.iter().rev().map(|a| a.worker).filter(|&w| w != self.root));
-        order.push(self.root);
-        let mut permuted =
-            divload_host::filled("reversed order", n, Worker::linear(0.0, 1.0)).map_err(oom)?;
-        for (p, &w) in permuted.iter_mut().zip(&order) {
-            *p = self.workers.get(w).copied().unwrap_or(*p);
-        }
-        let options = Options { order: OrderPolicy::Given, ..self.options };
-        let problem =
-            Problem { workers: &permuted, root: Root::Fixed(order.len() - 1), items: self.items, options };
-        let mut out = divload_host::filled("reversed plan", n, Assignment::EMPTY).map_err(oom)?;
-        let mut scratch = divload_host::filled("reversed plan", n, Scratch::EMPTY).map_err(oom)?;
-        divload::plan(&problem, &mut out, &mut scratch).map_err(|e| e.to_string())?;
-        for a in &mut out {
-            a.worker = order[a.worker];
-        }
-        Ok(out)
-    }
-}
-
-/// [`schedules`] without the JavaScript types, for tests on any target.
+/// [`schedules`] without the JavaScript types, for tests on any target:
+/// `{"plan": <result document>, …the model's baselines}`.
 ///
 /// # Errors
 ///
 /// The core's message for any invalid input.
 pub fn schedules_json(text: &str) -> Result<String, String> {
-    let planned = Planned::new(text)?;
-    fits_js(&planned.document)?;
-    // Two schedules of at most ~140 bytes a row beside the document; fallibly, as every
-    // buffer here (a capacity past `isize::MAX` aborted the module).
-    let rows = planned.plan.len().saturating_mul(2 * 140).saturating_add(256);
-    let mut s = String::new();
-    s.try_reserve(planned.document.len().saturating_add(rows)).map_err(|_| {
-        format!("schedules: cannot allocate {} bytes", planned.document.len().saturating_add(rows))
-    })?;
-    s.push_str("{\"plan\":");
-    s.push_str(&planned.document);
-    s.push_str(",\"even\":");
-    write_schedule(&mut s, &planned.even()?);
-    s.push_str(",\"reversed\":");
-    write_schedule(&mut s, &planned.reversed()?);
-    s.push('}');
+    let document = divload_host::plan_json(text.as_bytes()).map_err(|e| e.to_string())?;
+    let baselines = divload_host::baselines_json(text.as_bytes()).map_err(|e| e.to_string())?;
+    let members = baselines.strip_prefix(b"{").and_then(|b| b.strip_suffix(b"}")).unwrap_or(&[]);
+    let mut s = Vec::new();
+    let len = document.len().saturating_add(members.len()).saturating_add(16);
+    s.try_reserve_exact(len).map_err(|_| format!("schedules: cannot allocate {len} bytes"))?;
+    s.extend_from_slice(b"{\"plan\":");
+    s.extend_from_slice(&document);
+    if !members.is_empty() {
+        s.push(b',');
+        s.extend_from_slice(members);
+    }
+    s.push(b'}');
+    let s = String::from_utf8(s).map_err(|_| "schedules: not UTF-8".to_string())?;
     fits_js(&s)?;
     Ok(s)
-}
-
-fn write_schedule(s: &mut String, rows: &[Assignment<f64>]) {
-    let makespan = rows.iter().map(|a| a.finish).fold(0.0, f64::max);
-    // Writing to a String cannot fail.
-    let _ = write!(s, "{{\"makespan\":{},\"rows\":[", NumberText(makespan));
-    for (k, a) in rows.iter().enumerate() {
-        let comma = if k + 1 < rows.len() { "," } else { "" };
-        let _ = write!(
-            s,
-            "{{\"rank\":{},\"count\":{},\"start\":{},\"received\":{},\"finish\":{}}}{comma}",
-            a.worker,
-            a.count,
-            NumberText(a.start),
-            NumberText(a.received),
-            NumberText(a.finish)
-        );
-    }
-    s.push_str("]}");
 }
 
 #[cfg(test)]
@@ -341,13 +200,14 @@ mod tests {
     #[test]
     fn measured_costs_plan_but_have_no_schedules() {
         let measured = include_str!("../../examples/measured.json");
-        let planned = Planned::new(measured).unwrap();
-        let doc: serde_json::Value = serde_json::from_str(&planned.document).unwrap();
+        let planned = String::from_utf8(divload_host::plan_json(measured.as_bytes()).unwrap()).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&planned).unwrap();
         assert_eq!(doc["method"], "exact_dp");
         let sum: u64 = doc["plan"].as_array().unwrap().iter().map(|r| r["count"].as_u64().unwrap()).sum();
         assert_eq!(sum, 20_000);
-        let sampled = Planned::new(&measured.replace("\"exact\"", "\"sampled\"")).unwrap();
-        assert!(sampled.document.contains("\"method\":\"sampled_dp\""));
+        let sampled =
+            divload_host::plan_json(measured.replace("\"exact\"", "\"sampled\"").as_bytes()).unwrap();
+        assert!(String::from_utf8(sampled).unwrap().contains("\"method\":\"sampled_dp\""));
         assert!(schedules_json(measured).unwrap_err().contains("affine costs only"));
     }
 

@@ -860,6 +860,22 @@ impl<'b> Writer<'b> {
         self.put_quoted(s);
     }
 
+    /// Writes a key read from a document, as it was spelt, and `:`.
+    pub fn raw_key(&mut self, k: Str<'_>) {
+        self.separate();
+        self.put(b"\"");
+        self.put(k.raw().as_bytes());
+        self.put(b"\":");
+        self.after_key = true;
+    }
+
+    /// Writes a value that is already JSON text (a value read from a document, checked by
+    /// the caller), as it is.
+    pub fn raw_value(&mut self, json: &[u8]) {
+        self.before_value();
+        self.put(json);
+    }
+
     /// Writes a string read from a document, as it was spelt.
     pub fn raw_str(&mut self, s: Str<'_>) {
         self.before_value();

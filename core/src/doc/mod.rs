@@ -7,6 +7,7 @@
 //! models` and `divload example`, `divload_models_json` in C, `models()` in the browser).
 
 pub mod json;
+pub mod model;
 pub mod multicluster;
 pub mod names;
 pub mod partition;
@@ -15,6 +16,7 @@ pub mod scatter;
 
 use crate::error::{Detail, Error};
 use json::{JsonError, Reader, Str, Writer};
+pub use model::{limits, Effort, Memory, Model, Planned};
 
 /// One model as front ends present it.
 #[derive(Debug)]
@@ -27,115 +29,192 @@ pub struct ModelInfo {
     pub paper: &'static str,
 }
 
-/// Every model documents can name, in the order front ends offer them.
-pub const MODELS: &[ModelInfo] = &[
-    ModelInfo {
-        name: "scatter",
-        title: "a root serves the workers one at a time, then they compute (MPI_Scatterv)",
-        paper: "Genaud, Giersch, Vivien 2003 (Thm 1-3, Algorithms 1-2); slides \"bus\" and \"star\"",
-    },
-    ModelInfo {
-        name: "returns",
-        title: "workers send their results back to the master (MPI_Scatterv then MPI_Gatherv): LIFO, FIFO, best scenario",
-        paper: "Slides \"Divisible loads: bus, star, return messages\" (LIFO and FIFO theorems, scenario LP)",
-    },
-    ModelInfo {
-        name: "multicluster",
-        title: "iterative codes on clusters behind slow links (ring or all-to-all exchanges): BIASED load per processor, what-if",
-        paper: "Heien, Fujimoto, Hagihara: multi-cluster extended LogP, BIASED distribution (eqs. 4-15, Tables 2-4; eq. 14 corrected)",
-    },
-    ModelInfo {
-        name: "partition",
-        title: "computation only, any non-decreasing costs (measured tables, power laws): the exact integer split",
-        paper: "Cerin et al. 2006, partitioning for heterogeneous sorting (section 4: the optimum by a threshold search)",
-    },
-];
+/// The registry: one line per model, `module => type`, where `doc::module` holds the
+/// model's documents and `type` implements [`Model`]. The module's name is the value of
+/// `"model"` in documents. Everything front ends know of models comes from here.
+macro_rules! registry {
+    ($($module:ident => $entry:ident),+ $(,)?) => {
+        /// Every model documents can name, in the order front ends offer them.
+        pub const MODELS: &[ModelInfo] = &[$(ModelInfo {
+            name: stringify!($module),
+            title: <$module::$entry as Model>::TITLE,
+            paper: <$module::$entry as Model>::PAPER,
+        }),+];
 
-impl ModelInfo {
-    /// A ready-to-edit platform document of this model (`divload example MODEL`).
-    ///
-    /// Not a field of [`MODELS`]: front ends that list the models without their examples,
-    /// as the wasm page does, then do not carry 3 KB of example text (issue 14).
-    pub fn example(&self) -> &'static str {
-        match self.name {
-            "scatter" => SCATTER_EXAMPLE,
-            "returns" => RETURNS_EXAMPLE,
-            "multicluster" => MULTICLUSTER_EXAMPLE,
-            "partition" => PARTITION_EXAMPLE,
-            _ => "",
+        /// The valid values of `"model"`, for error messages.
+        const MODEL_NAMES: &str = concat!("must be ", one_of!($($module),+));
+
+        impl ModelInfo {
+            /// A ready-to-edit document of this model (`divload example MODEL`).
+            ///
+            /// A function rather than a field of [`MODELS`]: front ends that list the
+            /// models without their examples, as the wasm page does, then do not carry
+            /// the examples' text (issue 14).
+            pub fn example(&self) -> &'static str {
+                $(if self.name == stringify!($module) {
+                    return <$module::$entry as Model>::EXAMPLE;
+                })+
+                ""
+            }
+        }
+
+        /// Plans any document with the model it names ([`model_of`]), in the front end's
+        /// `memory`: the one entry point of every front end.
+        ///
+        /// # Errors
+        ///
+        /// As [`model_of`] and the model's [`Model::plan`].
+        pub fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
+            let name = model_of(text)?.name;
+            $(if name == stringify!($module) {
+                return <$module::$entry as Model>::plan(text, memory);
+            })+
+            Err(Error::json(MODEL_NAMES, Detail::Entry { list: "model", index: usize::MAX, field: "" }))
+        }
+
+        /// How much planning a document would take ([`Model::effort`]).
+        ///
+        /// # Errors
+        ///
+        /// As [`model_of`] and the model's reader.
+        pub fn effort<M: Memory>(text: &[u8], memory: &M) -> Result<model::Effort, Error> {
+            let name = model_of(text)?.name;
+            $(if name == stringify!($module) {
+                return <$module::$entry as Model>::effort(text, memory);
+            })+
+            Err(Error::json(MODEL_NAMES, Detail::Entry { list: "model", index: usize::MAX, field: "" }))
+        }
+
+        /// The schedules a document's plan is compared with ([`Model::baselines`]), in
+        /// the front end's `memory`.
+        ///
+        /// # Errors
+        ///
+        /// As [`model_of`] and the model's [`Model::baselines`].
+        pub fn baselines<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<&'m [u8], Error> {
+            let name = model_of(text)?.name;
+            $(if name == stringify!($module) {
+                return <$module::$entry as Model>::baselines(text, memory);
+            })+
+            Err(Error::json(MODEL_NAMES, Detail::Entry { list: "model", index: usize::MAX, field: "" }))
+        }
+    };
+}
+
+/// `"a", "b" or "c"` from the registry's names.
+macro_rules! one_of {
+    ($a:ident) => { concat!("\"", stringify!($a), "\"") };
+    ($a:ident, $b:ident) => { concat!("\"", stringify!($a), "\" or \"", stringify!($b), "\"") };
+    ($a:ident, $($rest:ident),+) => { concat!("\"", stringify!($a), "\", ", one_of!($($rest),+)) };
+}
+
+registry! {
+    scatter => Scatter,
+    returns => Returns,
+    multicluster => Multicluster,
+    partition => Partition,
+}
+
+/// That a document's workers (after `count` expansion) are within what the front ends
+/// plan ([`limits::MAX_WORKERS`]).
+pub(crate) fn check_workers(list: &'static str, workers: u64) -> Result<(), Error> {
+    if workers > limits::MAX_WORKERS as u64 {
+        return Err(Error::limit(list, limits::MAX_WORKERS as u64, workers));
+    }
+    Ok(())
+}
+
+/// That no two of `n` entries share a name ([`check_names`]), in memory from `memory`.
+pub(crate) fn unique_names<'a, M: Memory>(
+    memory: &M,
+    list: &'static str,
+    n: usize,
+    name: &dyn Fn(usize) -> Option<Str<'a>>,
+) -> Result<(), Error> {
+    let keys = memory.slice("name keys", n, NameKey::EMPTY)?;
+    check_names(list, n, name, keys)
+}
+
+/// Most fields [`set_fields`] sets at once.
+pub const MAX_SET_FIELDS: usize = 16;
+
+/// Writes `text` (a JSON object) with its top-level `fields` set: each `(key, value)`
+/// replaces the key's value where the document has the key, or is added at the end; every
+/// other member is copied as it was written. This is how front ends change a document's
+/// settings (the command line's `--items`, `--solver`, `--set KEY=VALUE`) for any model:
+/// the model's own reader then checks the result as strictly as any document, so a key
+/// the model does not know is an error naming the keys it does.
+///
+/// # Errors
+///
+/// [`ErrorCode::Json`](crate::ErrorCode::Json) for a document that is not a strict JSON
+/// object or a value that is not one JSON value (the message names the key), more than
+/// [`MAX_SET_FIELDS`] fields; [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall)
+/// with the exact length needed.
+///
+/// ```
+/// use divload::doc::set_fields;
+/// let mut out = [0u8; 64];
+/// let n = set_fields(br#"{"items": 10, "x": [1, 2]}"#, &[("items", b"20"), ("solver", br#""exact""#)], &mut out).unwrap();
+/// assert_eq!(&out[..n], br#"{"items":20,"x":[1, 2],"solver":"exact"}"#);
+/// assert!(set_fields(b"{}", &[("items", b"2 0")], &mut out).unwrap_err().to_string().contains("items"));
+/// ```
+pub fn set_fields(text: &[u8], fields: &[(&'static str, &[u8])], out: &mut [u8]) -> Result<usize, Error> {
+    if fields.len() > MAX_SET_FIELDS {
+        return Err(Error::limit("fields set at once", MAX_SET_FIELDS as u64, fields.len() as u64));
+    }
+    for &(key, value) in fields {
+        let mut v = Reader::new(value);
+        let checked = v.skip_value().and_then(|()| v.end());
+        if let Err(e) = checked {
+            let detail = Detail::Syntax {
+                offset: e.offset,
+                list: key,
+                outer: usize::MAX,
+                index: usize::MAX,
+                field: "",
+            };
+            return Err(Error::json(e.kind.message(), detail));
         }
     }
+    let mut d = Doc::new(text);
+    let got = out.len();
+    let mut w = Writer::new(out);
+    let mut set = [false; MAX_SET_FIELDS];
+    d.object()?;
+    w.begin_object();
+    while let Some((key, _)) = d.r.next_key().map_err(|e| d.json(e))? {
+        let start = d.offset();
+        d.skip()?;
+        let found = fields.iter().zip(set.iter_mut()).find(|((k, _), done)| !**done && key.eq_str(k));
+        match found {
+            Some(((k, v), done)) => {
+                *done = true;
+                w.key(k);
+                w.raw_value(v);
+            }
+            None => {
+                w.raw_key(key);
+                w.raw_value(trim_start(d.since(start)));
+            }
+        }
+    }
+    d.end()?;
+    for ((k, v), done) in fields.iter().zip(set) {
+        if !done {
+            w.key(k);
+            w.raw_value(v);
+        }
+    }
+    w.end_object();
+    w.finish().map_err(|needed| Error::buffer("document", needed, got))
 }
 
-const SCATTER_EXAMPLE: &str = r#"{
-  "version": 1,
-  "model": "scatter",
-  "comment": "genaud2003 Table 1: 16 processors on two sites, root dinadan, 817101 rays. comm_per_item = lambda, comp_per_item = mu (s/item).",
-  "items": 817101,
-  "root": "dinadan",
-  "root_mode": "after_send",
-  "order": "bandwidth",
-  "rounding": "greedy",
-  "solver": "auto",
-  "workers": [
-    {"name": "dinadan",   "count": 1, "comm_per_item": 0,       "comp_per_item": 0.009288},
-    {"name": "pellinore", "count": 1, "comm_per_item": 1.12e-5, "comp_per_item": 0.009365},
-    {"name": "caseb",     "count": 1, "comm_per_item": 1.00e-5, "comp_per_item": 0.004629},
-    {"name": "sekhmet",   "count": 1, "comm_per_item": 1.70e-5, "comp_per_item": 0.004885},
-    {"name": "merlin",    "count": 2, "comm_per_item": 8.15e-5, "comp_per_item": 0.003976},
-    {"name": "seven",     "count": 2, "comm_per_item": 2.10e-5, "comp_per_item": 0.016156},
-    {"name": "leda",      "count": 8, "comm_per_item": 3.53e-5, "comp_per_item": 0.009677}
-  ]
+/// `bytes` without its leading JSON whitespace.
+fn trim_start(bytes: &[u8]) -> &[u8] {
+    let skip = bytes.iter().take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')).count();
+    bytes.get(skip..).unwrap_or(&[])
 }
-"#;
-
-const RETURNS_EXAMPLE: &str = r#"{
-  "version": 1,
-  "model": "returns",
-  "comment": "The slides' platform B: c = d = (7, 8, 12), w = (6, 5, 5) seconds per item. schedule: best, lifo, fifo or {\"send\": [names], \"return\": [names]}; port: full_duplex or half_duplex.",
-  "items": 1000,
-  "schedule": "best",
-  "port": "full_duplex",
-  "workers": [
-    {"name": "p1", "comm_per_item": 7,  "comp_per_item": 6, "return_per_item": 7},
-    {"name": "p2", "comm_per_item": 8,  "comp_per_item": 5, "return_per_item": 8},
-    {"name": "p3", "comm_per_item": 12, "comp_per_item": 5, "return_per_item": 12}
-  ]
-}
-"#;
-
-const MULTICLUSTER_EXAMPLE: &str = r#"{
-  "version": 1,
-  "model": "multicluster",
-  "comment": "heien Table 4 at S = 8192: two clusters of 8, 20 Monte Carlo steps; should one 8-processor cluster or three 4-processor clusters be added? Times in seconds, gap per word. pattern: ring, all_to_all (objects, chunk, sort_time, words_per_object) or custom (units, iterations, costs).",
-  "clusters": [
-    {"name": "a", "processors": 8},
-    {"name": "b", "processors": 8}
-  ],
-  "links": {
-    "fast": {"latency": 45e-6, "overhead": 5e-6, "gap": 0.05e-6},
-    "slow": {"latency": 400e-6, "overhead": 10e-6, "gap": 0.5e-6}
-  },
-  "application": {"pattern": "ring", "lattice": 8192, "flip_time": 0.55e-6, "steps": 20},
-  "what_if": [
-    {"name": "+8P", "clusters": [{"name": "c", "processors": 8}]},
-    {"name": "+3x4P", "clusters": [{"name": "c", "processors": 4}, {"name": "d", "processors": 4}, {"name": "e", "processors": 4}]}
-  ]
-}
-"#;
-
-const PARTITION_EXAMPLE: &str = r#"{
-  "version": 1,
-  "model": "partition",
-  "comment": "Three kinds of node sorting 10^6 keys locally: a superlinear sort (power law), two linear ones, and measured timings (seconds for that many items). No communication: the split where all finish together, exactly.",
-  "items": 1000000,
-  "workers": [
-    {"name": "old", "comp_power": {"coeff": 2e-7, "exponent": 1.1}},
-    {"name": "mid", "count": 2, "comp_per_item": 1.5e-6},
-    {"name": "new", "comp_table": [[10000, 0.009], [100000, 0.1], [1000000, 1.15]]}
-  ]
-}
-"#;
 
 /// The model a document names: its `"model"` value, scatter when it has none.
 ///
@@ -250,9 +329,6 @@ pub(crate) fn entry_of<E>(entries: &[E], rank: usize, span: impl Fn(&E) -> (u64,
 pub(crate) fn missing(key: &'static str, message: &'static str) -> Error {
     Error::json(message, Detail::Entry { list: key, index: usize::MAX, field: "" })
 }
-
-/// The valid values of `"model"`, for error messages.
-const MODEL_NAMES: &str = "must be \"scatter\", \"returns\", \"multicluster\" or \"partition\"";
 
 /// The model called `name`.
 pub fn model(name: &str) -> Option<&'static ModelInfo> {

@@ -21,12 +21,150 @@
 //! Memory is the caller's: [`sizes`] counts the lists, [`parse`] fills them.
 
 use crate::doc::json::{Str, Writer};
-use crate::doc::{begin_result, missing, names, Doc, Keys};
+use crate::doc::model::{limits, written, Effort, Memory, Model, Planned};
+use crate::doc::{begin_result, missing, names, Doc, Keys, NameKey};
 use crate::error::{Detail, Error};
 use crate::multicluster::{
-    Application, Class, Cluster, Link, Links, Options, PairLink, Pattern, Problem, Processor, StepCost,
-    Summary, WhatIf,
+    self as model, Application, Class, Cluster, Link, Links, Options, PairLink, Pattern, Problem, Processor,
+    StepCost, Summary, WhatIf,
 };
+
+/// The multi-cluster model in the registry.
+#[derive(Debug)]
+pub struct Multicluster;
+
+impl Model for Multicluster {
+    const TITLE: &'static str = "iterative codes on clusters behind slow links (ring or all-to-all exchanges): BIASED load per processor, what-if";
+    const PAPER: &'static str = "Heien, Fujimoto, Hagihara: multi-cluster extended LogP, BIASED distribution (eqs. 4-15, Tables 2-4; eq. 14 corrected)";
+    const EXAMPLE: &'static str = EXAMPLE;
+
+    /// Linear in the processors (with the largest addition), the ring order search over
+    /// at most 8 clusters aside.
+    fn effort<M: Memory>(text: &[u8], memory: &M) -> Result<Effort, Error> {
+        let sizes = sizes(text)?;
+        let mut lists = Lists {
+            clusters: memory.slice("cluster entries", sizes.clusters, ClusterEntry::EMPTY)?,
+            pairs: memory.slice("pair entries", sizes.pairs, PairEntry::EMPTY)?,
+            costs: memory.slice("cost entries", sizes.costs, StepCost { per_load: 0.0, fixed: 0.0 })?,
+            additions: memory.slice("what_if entries", sizes.additions, AdditionEntry::EMPTY)?,
+            extra: memory.slice("what_if clusters", sizes.extra, ClusterEntry::EMPTY)?,
+        };
+        parse(text, &mut lists)?;
+        let count = |c: &[ClusterEntry<'_>]| c.iter().map(|e| u64::from(e.cluster.processors)).sum::<u64>();
+        let p = count(lists.clusters).saturating_add(count(lists.extra));
+        Ok(Effort { workers: p, work: p.saturating_mul(64).saturating_add(40_320) })
+    }
+
+    /// The BIASED plan, and each `what_if` addition's predicted time.
+    fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
+        planned(text, memory, true, |file, summary, written_| {
+            let document = written(memory, |buf| write_result(file, summary, written_, buf))?;
+            Ok(Planned { document, report: summary.report })
+        })
+    }
+}
+
+/// The base plan of a multicluster document as data, for front ends that hand out counts
+/// rather than a result document (`libdivload`'s `divload_plan_multicluster`, the MPI
+/// helper on top of it): one entry per processor in the document's order (clusters as
+/// listed, the processors of each in order), and the summary. `what_if` additions are
+/// read and checked but not planned.
+///
+/// # Errors
+///
+/// As [`Model::plan`]; the reader's errors for a document of another model
+/// (`model: must be "multicluster"`, or an unknown key when `model` is left out).
+pub fn processors<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<(&'m [Processor], Summary), Error> {
+    planned(text, memory, false, |_, summary, written_| {
+        let copy = memory.slice("processors", written_.processors.len(), Processor::EMPTY)?;
+        copy.copy_from_slice(written_.processors);
+        Ok((&*copy, *summary))
+    })
+}
+
+/// Reads a multicluster document, plans it (and its `what_if` additions when `what_if`)
+/// in `memory`, and hands the plan to `finish` while the buffers live.
+fn planned<R, M: Memory>(
+    text: &[u8],
+    memory: &M,
+    what_if: bool,
+    finish: impl FnOnce(&MulticlusterFile, &Summary, &Written<'_, '_>) -> Result<R, Error>,
+) -> Result<R, Error> {
+    let sizes = sizes(text)?;
+    let mut lists = Lists {
+        clusters: memory.slice("cluster entries", sizes.clusters, ClusterEntry::EMPTY)?,
+        pairs: memory.slice("pair entries", sizes.pairs, PairEntry::EMPTY)?,
+        costs: memory.slice("cost entries", sizes.costs, StepCost { per_load: 0.0, fixed: 0.0 })?,
+        additions: memory.slice("what_if entries", sizes.additions, AdditionEntry::EMPTY)?,
+        extra: memory.slice("what_if clusters", sizes.extra, ClusterEntry::EMPTY)?,
+    };
+    let file = parse(text, &mut lists)?;
+    // The front ends' limit, checked before the model's larger one (2²⁴) could name another.
+    let processors = file.processors(&lists, what_if);
+    if processors > limits::MAX_WORKERS as u64 {
+        return Err(Error::limit(
+            if what_if {
+                "processors (all clusters, with the largest what_if addition)"
+            } else {
+                "processors (all clusters)"
+            },
+            limits::MAX_WORKERS as u64,
+            processors,
+        ));
+    }
+    let base = memory.slice("clusters", sizes.clusters, Cluster::new(1))?;
+    let links =
+        memory.slice("pair links", sizes.pairs, PairLink { first: 0, second: 0, link: Link::PAPER_SLOW })?;
+    let problem = file.problem(&lists, base, links)?;
+    let keys =
+        memory.slice("name keys", sizes.additions.max(sizes.clusters + sizes.extra), NameKey::EMPTY)?;
+    check_what_if_names(&file, &lists, keys)?;
+    let extra = memory.slice("what_if clusters", lists.extra.len(), Cluster::new(1))?;
+    for (c, e) in extra.iter_mut().zip(lists.extra.iter()) {
+        *c = e.cluster;
+    }
+    let extra: &[Cluster] = extra;
+    let candidates = memory.slice("what_if", if what_if { lists.additions.len() } else { 0 }, &[][..])?;
+    for (c, a) in candidates.iter_mut().zip(lists.additions.iter()) {
+        *c = extra.get(a.first..a.first + a.len).unwrap_or(&[]);
+    }
+    let candidates: &[&[Cluster]] = candidates;
+    // Sized (and every capacity checked) by the model before anything large is allocated.
+    let needs = model::what_if_needs(&problem, candidates)?;
+    let classes = memory.slice("classes", needs.classes, Class::EMPTY)?;
+    let processors = memory.slice("processors", needs.processors, Processor::EMPTY)?;
+    let answers = memory.slice("what_if answers", candidates.len(), WhatIf::EMPTY)?;
+    if !candidates.is_empty() {
+        model::what_if(&problem, candidates, classes, processors, answers)?;
+    }
+    // The base plan last, so the buffers hold it.
+    let summary = model::plan(&problem, classes, processors)?;
+    let p: usize = problem.clusters.iter().map(|c| c.processors as usize).sum();
+    let processors: &[Processor] = processors;
+    let written_ =
+        Written { lists: &lists, classes, processors: processors.get(..p).unwrap_or(processors), answers };
+    finish(&file, &summary, &written_)
+}
+
+const EXAMPLE: &str = r#"{
+  "version": 1,
+  "model": "multicluster",
+  "comment": "heien Table 4 at S = 8192: two clusters of 8, 20 Monte Carlo steps; should one 8-processor cluster or three 4-processor clusters be added? Times in seconds, gap per word. pattern: ring, all_to_all (objects, chunk, sort_time, words_per_object) or custom (units, iterations, costs).",
+  "clusters": [
+    {"name": "a", "processors": 8},
+    {"name": "b", "processors": 8}
+  ],
+  "links": {
+    "fast": {"latency": 45e-6, "overhead": 5e-6, "gap": 0.05e-6},
+    "slow": {"latency": 400e-6, "overhead": 10e-6, "gap": 0.5e-6}
+  },
+  "application": {"pattern": "ring", "lattice": 8192, "flip_time": 0.55e-6, "steps": 20},
+  "what_if": [
+    {"name": "+8P", "clusters": [{"name": "c", "processors": 8}]},
+    {"name": "+3x4P", "clusters": [{"name": "c", "processors": 4}, {"name": "d", "processors": 4}, {"name": "e", "processors": 4}]}
+  ]
+}
+"#;
 
 /// One object of `clusters` (or of a `what_if` addition's `clusters`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -689,7 +827,7 @@ fn hash_f64(hash: u64) -> f64 {
 
 /// What a result document holds besides the summary.
 #[derive(Debug)]
-pub struct Planned<'b, 'a> {
+pub struct Written<'b, 'a> {
     /// The document's lists (names).
     pub lists: &'b Lists<'b, 'a>,
     /// The plan's classes (`summary.classes` of them).
@@ -717,7 +855,7 @@ pub struct Planned<'b, 'a> {
 pub fn write_result(
     file: &MulticlusterFile,
     s: &Summary,
-    planned: &Planned<'_, '_>,
+    planned: &Written<'_, '_>,
     out: &mut [u8],
 ) -> Result<usize, Error> {
     let got = out.len();

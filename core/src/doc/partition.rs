@@ -15,13 +15,70 @@
 //! (`"method": "threshold"`, gap 0) and the even split as the baseline.
 
 use crate::doc::json::Writer;
+use crate::doc::model::{written, Effort, Memory, Model, Planned};
 use crate::doc::scatter::{
     check_table, cost_of, name_of, read_power, read_table, CostModel, WorkerEntry, MAX_POINTS,
 };
-use crate::doc::{begin_result, begin_row, items_and_workers, names, Doc, Keys};
+use crate::doc::{begin_result, begin_row, check_workers, items_and_workers, names, unique_names, Doc, Keys};
 use crate::error::{Detail, Error, Field};
-use crate::platform::cost::{Cost, CostFn};
-use crate::report::Method;
+use crate::platform::cost::{Affine, Cost, CostFn};
+use crate::report::{Method, Report};
+
+/// The computation-only model in the registry.
+#[derive(Debug)]
+pub struct Partition;
+
+impl Model for Partition {
+    const TITLE: &'static str =
+        "computation only, any non-decreasing costs (measured tables, power laws): the exact integer split";
+    const PAPER: &'static str =
+        "Cerin et al. 2006, partitioning for heterogeneous sorting (section 4: the optimum by a threshold search)";
+    const EXAMPLE: &'static str = EXAMPLE;
+
+    /// A search on the makespan: about 64 steps, each inverting every worker's cost.
+    fn effort<M: Memory>(text: &[u8], memory: &M) -> Result<Effort, Error> {
+        let entries = memory.slice("worker entries", sizes(text)?, WorkerEntry::EMPTY)?;
+        let p = parse(text, entries)?.workers as u64;
+        Ok(Effort { workers: p, work: p.saturating_mul(64 * 64) })
+    }
+
+    fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
+        let entries = memory.slice("worker entries", sizes(text)?, WorkerEntry::EMPTY)?;
+        let file = parse(text, entries)?;
+        check_workers("workers", file.workers as u64)?;
+        let entries = &entries[..file.entries];
+        unique_names(memory, "workers", file.entries, &|i| entries.get(i).map(|e| e.name))?;
+        let zero: Cost<f64, MAX_POINTS> = Cost::Affine(Affine::new(0.0, 0.0)?);
+        let costs = memory.slice("cost functions", file.entries, zero)?;
+        file.costs(entries, costs)?;
+        let costs: &[Cost<f64, MAX_POINTS>] = costs;
+        let Some(first) = costs.first() else { return Err(Error::no_workers()) };
+        // The solver's workers are references to their entry's cost, `count` of them each.
+        let workers = memory.slice("workers", file.workers, first)?;
+        let expanded = entries.iter().zip(costs).flat_map(|(e, c)| (0..e.count).map(move |_| c));
+        for (slot, c) in workers.iter_mut().zip(expanded) {
+            *slot = c;
+        }
+        let counts = memory.slice("counts", file.workers, 0u64)?;
+        let makespan = crate::partition::solve(workers, file.items, counts)?;
+        let document = written(memory, |buf| write_result(&file, entries, costs, counts, makespan, buf))?;
+        let report = Report { method: Method::Threshold, makespan, lower_bound: makespan, exact: true };
+        Ok(Planned { document, report })
+    }
+}
+
+const EXAMPLE: &str = r#"{
+  "version": 1,
+  "model": "partition",
+  "comment": "Three kinds of node sorting 10^6 keys locally: a superlinear sort (power law), two linear ones, and measured timings (seconds for that many items). No communication: the split where all finish together, exactly.",
+  "items": 1000000,
+  "workers": [
+    {"name": "old", "comp_power": {"coeff": 2e-7, "exponent": 1.1}},
+    {"name": "mid", "count": 2, "comp_per_item": 1.5e-6},
+    {"name": "new", "comp_table": [[10000, 0.009], [100000, 0.1], [1000000, 1.15]]}
+  ]
+}
+"#;
 
 const TOP: Keys = Keys {
     names: &["version", "model", "items", "workers", "comment", "description"],

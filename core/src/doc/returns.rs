@@ -20,9 +20,104 @@
 //! [`ReturnsFile::scenario`] expand them, [`ReturnsFile::needs`] says what the solver needs.
 
 use crate::doc::json::{Kind, Str, Writer};
-use crate::doc::{begin_result, begin_row, items_and_workers, missing, names, Doc, Keys};
+use crate::doc::model::{written, Effort, Memory, Model, Planned};
+use crate::doc::{
+    begin_result, begin_row, check_workers, items_and_workers, missing, names, unique_names, Doc, Keys,
+};
 use crate::error::{Detail, Error};
-use crate::returns::{self, Assignment, Needs, Port, ReturnWorker, Schedule, Summary};
+use crate::returns::{self, Assignment, Needs, Port, Problem, ReturnWorker, Schedule, Scratch, Summary};
+
+/// The return-message model in the registry.
+#[derive(Debug)]
+pub struct Returns;
+
+impl Model for Returns {
+    const TITLE: &'static str = "workers send their results back to the master (MPI_Scatterv then MPI_Gatherv): LIFO, FIFO, best scenario";
+    const PAPER: &'static str =
+        "Slides \"Divisible loads: bus, star, return messages\" (LIFO and FIFO theorems, scenario LP)";
+    const EXAMPLE: &'static str = EXAMPLE;
+
+    /// Every result compares the best scenario: exhaustive over FIFO orders up to 8
+    /// workers (p! scenario LPs), a local search of about 4 000 LPs up to 32, the closed
+    /// forms beyond; an LP costs about (32·p)² steps.
+    fn effort<M: Memory>(text: &[u8], memory: &M) -> Result<Effort, Error> {
+        let sizes = sizes(text)?;
+        let entries = memory.slice("worker entries", sizes.entries, ReturnEntry::EMPTY)?;
+        let send_names = memory.slice("scenario names", sizes.send, Str::EMPTY)?;
+        let ret_names = memory.slice("scenario names", sizes.ret, Str::EMPTY)?;
+        let p = parse(text, entries, send_names, ret_names)?.workers as u64;
+        let lps = match p {
+            0..=8 => (1..=p).product::<u64>(),
+            9..=32 => 4_000,
+            _ => 0,
+        };
+        let work = lps.saturating_mul((32 * p).saturating_pow(2)).saturating_add(p.saturating_mul(64));
+        Ok(Effort { workers: p, work })
+    }
+
+    /// The document's schedule, compared with the best, LIFO and FIFO schedules of the same
+    /// workers.
+    fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
+        let sizes = sizes(text)?;
+        let entries = memory.slice("worker entries", sizes.entries, ReturnEntry::EMPTY)?;
+        let send_names = memory.slice("scenario names", sizes.send, Str::EMPTY)?;
+        let ret_names = memory.slice("scenario names", sizes.ret, Str::EMPTY)?;
+        let file = parse(text, entries, send_names, ret_names)?;
+        check_workers("workers", file.workers as u64)?;
+        let entries: &[ReturnEntry<'_>] = entries;
+        unique_names(memory, "workers", file.entries, &|i| entries.get(i).map(|e| e.name))?;
+        let workers = memory.slice("workers", file.workers, ReturnWorker::new(0.0, 1.0, 0.0))?;
+        file.workers(entries, workers)?;
+        let (mut send, mut ret): (&[usize], &[usize]) = (&[], &[]);
+        if file.schedule == ScheduleKind::Given {
+            let len = file.scenario_len(entries, send_names)?;
+            check_workers("scenario workers", len as u64)?;
+            let s = memory.slice("scenario", len, 0usize)?;
+            let r = memory.slice("scenario", len, 0usize)?;
+            file.scenario(entries, send_names, ret_names, s, r)?;
+            (send, ret) = (s, r);
+        }
+        let schedule = match file.schedule {
+            ScheduleKind::Best => Schedule::Best,
+            ScheduleKind::Lifo => Schedule::Lifo,
+            ScheduleKind::Fifo => Schedule::Fifo,
+            ScheduleKind::Given => Schedule::Given { send, ret },
+        };
+        let mut needs = file.needs()?;
+        needs.tableau = needs.tableau.max(returns::needs(file.workers, schedule, file.port)?.tableau);
+        let out = memory.slice("plan", needs.out, Assignment::EMPTY)?;
+        let scratch = memory.slice("scratch", needs.scratch, Scratch::EMPTY)?;
+        let tableau = memory.slice("LP tableau", needs.tableau, 0.0f64)?;
+        let workers: &[ReturnWorker<f64>] = workers;
+        let mut run = |schedule| {
+            let problem = Problem { workers, items: file.items, schedule, port: file.port };
+            returns::plan(&problem, out, scratch, tableau)
+        };
+        let compare = Compare {
+            best: run(Schedule::Best)?.makespan,
+            lifo: run(Schedule::Lifo)?.makespan,
+            fifo: run(Schedule::Fifo)?.makespan,
+        };
+        let summary = run(schedule)?;
+        let document = written(memory, |buf| write_result(&file, entries, &summary, out, &compare, buf))?;
+        Ok(Planned { document, report: summary.report() })
+    }
+}
+
+const EXAMPLE: &str = r#"{
+  "version": 1,
+  "model": "returns",
+  "comment": "The slides' platform B: c = d = (7, 8, 12), w = (6, 5, 5) seconds per item. schedule: best, lifo, fifo or {\"send\": [names], \"return\": [names]}; port: full_duplex or half_duplex.",
+  "items": 1000,
+  "schedule": "best",
+  "port": "full_duplex",
+  "workers": [
+    {"name": "p1", "comm_per_item": 7,  "comp_per_item": 6, "return_per_item": 7},
+    {"name": "p2", "comm_per_item": 8,  "comp_per_item": 5, "return_per_item": 8},
+    {"name": "p3", "comm_per_item": 12, "comp_per_item": 5, "return_per_item": 12}
+  ]
+}
+"#;
 
 /// One object of the `workers` array.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -31,7 +31,8 @@
 //! expands the entries into a slice of workers.
 
 use crate::doc::json::{Str, Writer};
-use crate::doc::{begin_result, begin_row, missing, names, Doc, Keys};
+use crate::doc::model::{limits, written, Effort, Memory, Model, Planned};
+use crate::doc::{begin_result, begin_row, check_workers, missing, names, unique_names, Doc, Keys};
 use crate::error::{Detail, Error, Field};
 use crate::kernel::columns::Words;
 use crate::num::Real;
@@ -44,6 +45,204 @@ use crate::scatter::{Assignment, Options, Problem, Root, RootCandidate, Scratch,
 
 /// Most points of a tabulated cost in a platform file.
 pub const MAX_POINTS: usize = 32;
+
+/// The scatter model in the registry.
+#[derive(Debug)]
+pub struct Scatter;
+
+impl Model for Scatter {
+    const TITLE: &'static str = "a root serves the workers one at a time, then they compute (MPI_Scatterv)";
+    const PAPER: &'static str =
+        "Genaud, Giersch, Vivien 2003 (Thm 1-3, Algorithms 1-2); slides \"bus\" and \"star\"";
+    const EXAMPLE: &'static str = EXAMPLE;
+
+    fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
+        let run = run(text, memory)?;
+        let summary = run.solved.summary;
+        let document = written(memory, |buf| write_result(&run.file, run.entries, &summary, run.plan, buf))?;
+        Ok(Planned { document, report: summary.report() })
+    }
+
+    /// The exact DP's worst case is Θ(n²) per worker (genaud2003 Algorithm 1; the pruning
+    /// usually does far better), the sampled DP's Θ(K²) per worker and level.
+    fn effort<M: Memory>(text: &[u8], memory: &M) -> Result<Effort, Error> {
+        let sizes = sizes(text)?;
+        let entries = memory.slice("worker entries", sizes.entries, WorkerEntry::EMPTY)?;
+        let candidates = memory.slice("root candidates", sizes.candidates, CandidateEntry::EMPTY)?;
+        let file = parse_platform(text, entries, candidates)?;
+        let p = file.workers as u64;
+        let work = match file.solver(None) {
+            Solver::Exact => p.saturating_mul((file.items + 1).saturating_pow(2)),
+            Solver::Sampled => p.saturating_mul((limits::SAMPLES as u64).pow(2)).saturating_mul(4),
+            _ => p.saturating_mul(64).saturating_mul(file.candidates.max(1) as u64),
+        };
+        Ok(Effort { workers: p, work })
+    }
+
+    /// `{"even": schedule, "reversed": schedule}`, a schedule being `{"makespan", "rows":
+    /// [{"rank", "count", "start", "received", "finish"}]}` in send order: the even split
+    /// (`MPI_Scatter`) in the planned order, and the balanced plan for the reverse order
+    /// (slowest link first, the root in its place), which shows what the order is worth
+    /// (Thm 3). For affine costs only: other costs have no closed form to compare.
+    fn baselines<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<&'m [u8], Error> {
+        let run = run(text, memory)?;
+        let Some(workers) = run.workers else {
+            return Err(Error::json(
+                "the calculator compares schedules for affine costs only; tabulated and power-law costs are planned without them",
+                Detail::Entry { list: "workers", index: usize::MAX, field: "" },
+            ));
+        };
+        let (plan, root, options, items) =
+            (run.plan, run.solved.summary.root, run.file.options, run.file.items);
+        let n = plan.len();
+        let even = memory.slice("even split", n, Assignment::EMPTY)?;
+        for (k, (e, a)) in even.iter_mut().zip(plan).enumerate() {
+            *e = Assignment {
+                worker: a.worker,
+                count: crate::scatter::even_split_count(items, n, k),
+                ..Assignment::EMPTY
+            };
+        }
+        crate::scatter::evaluate(workers, root, options.root_mode, items, even)?;
+        // The reversed order, the root in its place: last after sending, first when it
+        // overlaps (the order policy puts it there).
+        let order = memory.slice("reversed order", n, 0usize)?;
+        let others = plan.iter().rev().map(|a| a.worker).filter(|&w| w != root);
+        for (slot, w) in order.iter_mut().zip(others.chain(core::iter::once(root))) {
+            *slot = w;
+        }
+        let permuted = memory.slice("reversed order", n, Worker::linear(0.0, 1.0))?;
+        for (p, &w) in permuted.iter_mut().zip(order.iter()) {
+            *p = workers.get(w).copied().unwrap_or(*p);
+        }
+        let options = Options { order: crate::OrderPolicy::Given, ..options };
+        let problem = Problem { workers: permuted, root: Root::Fixed(n - 1), items, options };
+        let reversed = memory.slice("reversed plan", n, Assignment::EMPTY)?;
+        let scratch = memory.slice("reversed plan", n, Scratch::EMPTY)?;
+        crate::plan(&problem, reversed, scratch)?;
+        for a in reversed.iter_mut() {
+            a.worker = order.get(a.worker).copied().unwrap_or(a.worker);
+        }
+        let (even, reversed): (&[Assignment<f64>], &[Assignment<f64>]) = (even, reversed);
+        written(memory, |buf| {
+            let got = buf.len();
+            let mut w = Writer::new(buf);
+            w.begin_object();
+            for (key, rows) in [("even", even), ("reversed", reversed)] {
+                w.key(key);
+                w.begin_object();
+                w.key("makespan");
+                w.f64(rows.iter().map(|a| a.finish).fold(0.0, f64::max));
+                w.key("rows");
+                w.begin_array();
+                for a in rows {
+                    w.begin_object();
+                    w.key("rank");
+                    w.u64(a.worker as u64);
+                    w.key("count");
+                    w.u64(a.count);
+                    w.numbers(&[("start", a.start), ("received", a.received), ("finish", a.finish)]);
+                    w.end_object();
+                }
+                w.end_array();
+                w.end_object();
+            }
+            w.end_object();
+            w.finish().map_err(|needed| Error::buffer("baselines JSON", needed, got))
+        })
+    }
+}
+
+/// A document read and solved in a front end's memory.
+struct Run<'s> {
+    file: PlatformFile<'s>,
+    entries: &'s [WorkerEntry<'s>],
+    solved: Solved<f64>,
+    /// The plan, in send order.
+    plan: &'s [Assignment<f64>],
+    /// The workers by rank when the closed form ran on them (affine costs), else `None`.
+    workers: Option<&'s [Worker<f64>]>,
+}
+
+/// Reads a document, checks its limits, sizes every buffer from [`PlatformFile::needs`],
+/// takes them from `memory` and solves with the document's solver.
+fn run<'s, M: Memory>(text: &'s [u8], memory: &'s M) -> Result<Run<'s>, Error> {
+    // Sized from what the reader found, so a document of B bytes never asks for more than
+    // a constant times B before its limits are checked.
+    let sizes = sizes(text)?;
+    let entries = memory.slice("worker entries", sizes.entries, WorkerEntry::EMPTY)?;
+    let candidates = memory.slice("root candidates", sizes.candidates, CandidateEntry::EMPTY)?;
+    let file = parse_platform(text, entries, candidates)?;
+    let entries: &[WorkerEntry<'_>] = entries.get(..file.entries).unwrap_or(entries);
+    let candidates: &[CandidateEntry<'_>] = candidates.get(..file.candidates).unwrap_or(candidates);
+    unique_names(memory, "workers", file.entries, &|i| entries.get(i).map(|e| e.name))?;
+    unique_names(memory, "root_candidates", file.candidates, &|i| candidates.get(i).map(|c| c.name))?;
+    check_workers("workers", file.workers as u64)?;
+    let solver = file.solver(None);
+    let needs = file.needs(solver)?;
+    let dp_bytes = needs.dp_bytes::<f64>();
+    if dp_bytes > limits::MAX_DP_BYTES {
+        return Err(Error::limit(
+            "exact DP memory in bytes, (4 × (workers − 1) + 8) × (items + 1); \
+             use \"solver\": \"sampled\" or fewer items",
+            limits::MAX_DP_BYTES,
+            dp_bytes,
+        ));
+    }
+    let workers = memory.slice("workers", needs.workers, Worker::linear(0.0, 1.0))?;
+    let roots = memory.slice("root candidates", needs.candidates, RootCandidate::local(0))?;
+    let zero = Cost::Affine(Affine::new(0.0, 0.0)?);
+    let costs =
+        memory.slice("cost functions", needs.costs, WorkerCosts { comm: zero.clone(), comp: zero })?;
+    let plan = memory.slice("plan", needs.workers, Assignment::EMPTY)?;
+    let scratch = memory.slice("scratch", needs.workers, Scratch::EMPTY)?;
+    let dp_choices = memory.slice("exact DP", needs.dp_choices, 0u32)?;
+    let dp_costs = memory.slice("exact DP", needs.dp_costs, 0.0f64)?;
+    let sampled = match solver {
+        Solver::Sampled => Some(memory.value(
+            "sampled DP workspace",
+            Sampled::<f64, { limits::SAMPLES }, { limits::SAMPLED_WORKERS }>::new,
+        )?),
+        _ => None,
+    };
+    let buffers = Buffers {
+        workers: &mut *workers,
+        candidates: roots,
+        costs,
+        out: &mut *plan,
+        scratch,
+        dp_choices,
+        dp_costs,
+        sampled,
+    };
+    let solved =
+        solve(&file, entries, candidates, solver, buffers, |done, total| memory.progress(done, total))?;
+    // `workers` holds the affine costs only where the closed form expanded them.
+    let closed = solver == Solver::ClosedForm || solved.closed_form.is_some();
+    Ok(Run { file, entries, solved, plan, workers: closed.then_some(&*workers) })
+}
+
+const EXAMPLE: &str = r#"{
+  "version": 1,
+  "model": "scatter",
+  "comment": "genaud2003 Table 1: 16 processors on two sites, root dinadan, 817101 rays. comm_per_item = lambda, comp_per_item = mu (s/item).",
+  "items": 817101,
+  "root": "dinadan",
+  "root_mode": "after_send",
+  "order": "bandwidth",
+  "rounding": "greedy",
+  "solver": "auto",
+  "workers": [
+    {"name": "dinadan",   "count": 1, "comm_per_item": 0,       "comp_per_item": 0.009288},
+    {"name": "pellinore", "count": 1, "comm_per_item": 1.12e-5, "comp_per_item": 0.009365},
+    {"name": "caseb",     "count": 1, "comm_per_item": 1.00e-5, "comp_per_item": 0.004629},
+    {"name": "sekhmet",   "count": 1, "comm_per_item": 1.70e-5, "comp_per_item": 0.004885},
+    {"name": "merlin",    "count": 2, "comm_per_item": 8.15e-5, "comp_per_item": 0.003976},
+    {"name": "seven",     "count": 2, "comm_per_item": 2.10e-5, "comp_per_item": 0.016156},
+    {"name": "leda",      "count": 8, "comm_per_item": 3.53e-5, "comp_per_item": 0.009677}
+  ]
+}
+"#;
 
 /// The shape of one cost of a worker entry.
 #[derive(Clone, Copy, Debug, PartialEq)]

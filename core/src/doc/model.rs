@@ -1,0 +1,147 @@
+//! What a model gives the front ends, so that none of them knows a model by name: the
+//! [`Model`] trait (its name, title, paper and example, and how a document of it is
+//! planned) and the [`Memory`] a front end lends it.
+//!
+//! The core never allocates. A model's `plan` reads its document, checks its own limits
+//! (workers, solver tables, search sizes) before it asks for anything, then takes exactly
+//! the buffers it needs from the front end's [`Memory`] (which may refuse: out of memory is
+//! an error, never an abort), solves in them and writes its result document there too.
+//! The registry in [`crate::doc`] lists the models, one line each; the front ends call
+//! [`crate::doc::plan`] and print what comes back.
+
+use crate::error::Error;
+use crate::report::Report;
+
+/// Memory a front end lends a model's [`Model::plan`], for as long as the plan lives: an
+/// arena that hands out buffers of any type, each initialised. A bump arena over the
+/// global allocator (the host crate's), or a fixed region on a controller.
+pub trait Memory {
+    /// `n` clones of `fill`; `what` names the buffer in the error when the memory cannot
+    /// be had.
+    ///
+    /// # Errors
+    ///
+    /// Any error the front end chooses when the memory is not available (the host reports
+    /// the buffer and the bytes asked for).
+    // An arena hands out disjoint buffers from a shared reference: that is its purpose.
+    #[allow(clippy::mut_from_ref)]
+    fn slice<T: Clone>(&self, what: &'static str, n: usize, fill: T) -> Result<&mut [T], Error>;
+
+    /// A value built by `make` in memory of its own (a solver workspace too large for a
+    /// stack).
+    ///
+    /// # Errors
+    ///
+    /// As [`Memory::slice`].
+    #[allow(clippy::mut_from_ref)]
+    fn value<T>(&self, what: &'static str, make: fn() -> T) -> Result<&mut T, Error>;
+
+    /// A long solver has done `done` of `total` steps (the exact DP's rows). Ignored unless
+    /// the front end shows progress.
+    fn progress(&self, _done: u64, _total: u64) {}
+}
+
+/// A document planned by its model: the result document, in the front end's memory, and
+/// the terms every model answers in.
+#[derive(Clone, Copy, Debug)]
+pub struct Planned<'m> {
+    /// The result document (strict JSON, UTF-8).
+    pub document: &'m [u8],
+    /// Method, makespan, certified lower bound, whether the plan is proven optimal.
+    pub report: Report<f64>,
+}
+
+/// The size of a document's plan: its workers after expansion, and a rough upper bound on
+/// the solver's elementary steps (worst cases, as BENCHMARKS.md lists them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Effort {
+    /// Workers (or processors) once `count` is expanded.
+    pub workers: u64,
+    /// Elementary steps the solver may take, at most.
+    pub work: u64,
+}
+
+/// One model as documents name it and front ends offer it.
+///
+/// Adding a model is a folder `core/src/<model>/` for the solver, a module
+/// `core/src/doc/<model>.rs` with a unit struct implementing this trait, and its line in
+/// the registry (`registry!` in `doc/mod.rs`); no front end changes.
+pub trait Model {
+    /// What it plans, in a line.
+    const TITLE: &'static str;
+    /// The paper and sections it follows.
+    const PAPER: &'static str;
+    /// A ready-to-edit document (`divload example MODEL`).
+    const EXAMPLE: &'static str;
+
+    /// Plans a document of this model: reads it strictly, checks its limits, takes its
+    /// buffers from `memory`, solves and writes the result document into `memory`.
+    ///
+    /// # Errors
+    ///
+    /// The model's reading, range and capacity errors, naming the input; the memory's
+    /// error when a buffer cannot be had.
+    fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error>;
+
+    /// How much planning `text` would take, read without solving (buffers from
+    /// `memory`), so that a front end with a budget (a fuzzer, a service) can decline a
+    /// document before it runs.
+    ///
+    /// # Errors
+    ///
+    /// The model's reading errors.
+    fn effort<M: Memory>(text: &[u8], memory: &M) -> Result<Effort, Error>;
+
+    /// What the plan is compared with, as a JSON object of schedules the page draws next
+    /// to it (the scatter's even split and reversed order); `{}` when the model has none
+    /// beyond what its result document holds.
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::plan`], and the model's reason when a document has no baselines.
+    fn baselines<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<&'m [u8], Error> {
+        // Read and checked as a plan would be, so that an invalid document is an error here too.
+        Self::plan(text, memory).map(|_| &b"{}"[..])
+    }
+}
+
+/// Writes a result document into `memory`, exactly as long as it is: a dry run of `write`
+/// (the writers count past the end of their buffer) gives the length, then it is written.
+///
+/// # Errors
+///
+/// The memory's error; `write`'s own errors other than a short buffer.
+pub fn written<M: Memory>(
+    memory: &M,
+    write: impl Fn(&mut [u8]) -> Result<usize, Error>,
+) -> Result<&[u8], Error> {
+    let needed = match write(&mut []) {
+        Ok(n) => n,
+        Err(e) => e.needed().ok_or(e)?,
+    };
+    let out = memory.slice("result document", needed, 0u8)?;
+    let n = write(out)?;
+    Ok(out.get(..n).unwrap_or(&[]))
+}
+
+/// The limits every front end plans within, declared once.
+pub mod limits {
+    /// Most workers (after `count` expansion) a document may ask for: at about 200 bytes
+    /// per worker in the largest model, 200 MiB.
+    pub const MAX_WORKERS: usize = 1 << 20;
+
+    /// Most memory the exact DP may ask for: 4 GiB, what wasm32 can address. Its tables
+    /// are allocated and zeroed before it starts, so a document of a few bytes asking for
+    /// 10⁹ items could otherwise take the machine's memory for seconds before its work
+    /// budget stops it; the sampled DP plans such documents in bounded memory.
+    pub const MAX_DP_BYTES: u64 = 4 << 30;
+
+    /// Sampled sizes of the sampled DP's workspace (allocated only when it is used). On
+    /// Table 1, 1 024 samples find the optimum (README, Solvers).
+    pub const SAMPLES: usize = 1024;
+
+    /// Most workers the sampled DP's workspace holds: with [`SAMPLES`], 512 KiB of
+    /// choices. The workspace may be built on the stack before it is moved into the front
+    /// end's memory (a test thread has 2 MiB, wasm 1 MiB), so it stays well below that.
+    pub const SAMPLED_WORKERS: usize = 256;
+}
