@@ -37,8 +37,9 @@ module divload
       to_c_chars, rank_arg, options_arg, summary_arg, strlen
 
   ! The first guess for a result document's size. A larger result costs a second call
-  ! (which plans again), so the guess grows with the document.
-  integer(c_size_t), parameter, private :: RESULT_GUESS = 16384
+  ! (which plans again), so the guess grows with the document, up to a cap that keeps a
+  ! large document from reserving memory its result may never need.
+  integer(c_size_t), parameter, private :: RESULT_GUESS = 16384, RESULT_GUESS_CAP = 16777216
 
   interface
     ! The C library's strlen, to read the NUL-terminated messages divload returns.
@@ -179,7 +180,7 @@ contains
     end if
     call to_c_chars(document, doc)
     status = document_call(.true., doc, len(document, kind=c_size_t), &
-        RESULT_GUESS + 4 * len(document, kind=c_size_t), result)
+        min(RESULT_GUESS + 4 * len(document, kind=c_size_t), RESULT_GUESS_CAP), result)
   end function plan_json
 
   ! The models a document can name in "model", as the JSON list
