@@ -4,6 +4,7 @@
 //! calls the host (which knows no model either) and prints the result document as a
 //! table, as JSON or as counts. Errors are one line on stderr and a non-zero exit.
 
+mod simulate;
 mod table;
 
 use std::cell::RefCell;
@@ -35,6 +36,9 @@ struct Cli {
 enum Command {
     /// Plan a document: counts, displacements, order and predicted finish times.
     Plan(PlanArgs),
+    /// Play a plan in the SimGrid simulator and compare its predicted times with the
+    /// simulated ones (needs SimGrid's Python bindings: `apt-get install python3-simgrid`).
+    Simulate(SimulateArgs),
     /// List the models a document can name ("model": …).
     Models,
     /// Print a ready-to-edit platform document for MODEL.
@@ -80,6 +84,22 @@ struct PlanArgs {
     progress: bool,
 }
 
+#[derive(clap::Args)]
+struct SimulateArgs {
+    /// Platform file (JSON, version 1). Without it, the paper's Table 1 grid.
+    file: Option<PathBuf>,
+    /// SimGrid's network model: cm02 (without TCP's window and cross-traffic: divload's
+    /// one-port model, times should agree) or lv08 (SimGrid's default, TCP-like).
+    #[arg(long, value_enum, default_value = "cm02")]
+    network: simulate::Network,
+    /// Write the platform, the timeline and the player into DIR instead of running them.
+    #[arg(long, value_name = "DIR")]
+    export: Option<PathBuf>,
+    /// Print the comparison as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
 /// A value parser for an option named in the core's tables, giving its name as documents
 /// spell it; `-` and `_` are the same.
 fn named<T: Copy + PartialEq + Send + Sync + 'static>(
@@ -94,6 +114,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Plan(args) => run_plan(&args),
+        Command::Simulate(args) => run_simulate(&args),
         Command::Models => {
             for m in divload::doc::MODELS {
                 println!("{:<12} {}\n{:<12} {}", m.name, m.title, "", m.paper);
@@ -153,6 +174,87 @@ fn fields(args: &PlanArgs) -> Result<Vec<(&'static str, Vec<u8>)>, String> {
         fields.push((&*Box::leak(key.trim().to_string().into_boxed_str()), json));
     }
     Ok(fields)
+}
+
+/// The document at `file` (the default platform without one), and how to name it.
+fn read(file: Option<&PathBuf>) -> Result<(String, Vec<u8>), String> {
+    match file {
+        Some(path) => {
+            let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            Ok((path.display().to_string(), text))
+        }
+        None => Ok(("(default: genaud2003 Table 1)".to_string(), DEFAULT_PLATFORM.as_bytes().to_vec())),
+    }
+}
+
+fn run_simulate(args: &SimulateArgs) -> Result<(), String> {
+    let (source, text) = read(args.file.as_ref())?;
+    let timeline = divload_host::timeline_json(&text)
+        .map_err(|e| format!("{source}: {e}"))?
+        .ok_or_else(|| format!("{source}: this document's model has no timeline to simulate yet"))?;
+    let timeline: serde_json::Value =
+        serde_json::from_slice(&timeline).map_err(|e| format!("{source}: timeline: {e}"))?;
+    if let Some(dir) = &args.export {
+        let (platform, events, player) = simulate::export(&timeline, dir)?;
+        println!(
+            "wrote {}, {} and {}\nrun: /usr/bin/python3 {} {} {} --cfg=network/model:CM02 --cfg=network/TCP-gamma:0 --cfg=network/crosstraffic:0",
+            platform.display(),
+            events.display(),
+            player.display(),
+            player.display(),
+            platform.display(),
+            events.display()
+        );
+        return Ok(());
+    }
+    let dir = std::env::temp_dir().join(format!("divload-simulate-{}", std::process::id()));
+    let compared = simulate::run(&timeline, &dir, args.network);
+    let _ = std::fs::remove_dir_all(&dir);
+    let compared = compared?;
+    let predicted = compared.iter().map(|c| c.predicted).fold(0.0, f64::max);
+    let simulated = compared.iter().map(|c| c.simulated).fold(0.0, f64::max);
+    let deviation = |p: f64, s: f64| if p != 0.0 { (s - p) / p } else { s - p };
+    let stdout = io::stdout();
+    let mut w = io::BufWriter::new(stdout.lock());
+    let written = if args.json {
+        let rows: Vec<serde_json::Value> = compared
+            .iter()
+            .map(|c| serde_json::json!({"name": c.name, "predicted": c.predicted, "simulated": c.simulated}))
+            .collect();
+        let doc = serde_json::json!({"network": format!("{:?}", args.network).to_lowercase(),
+            "makespan": predicted, "simulated_makespan": simulated, "ratio": simulated / predicted, "actors": rows});
+        writeln!(w, "{doc}")
+    } else {
+        let width = compared.iter().map(|c| c.name.chars().count()).max().unwrap_or(4).max(5);
+        writeln!(w, "divload simulate {source} (SimGrid, network {:?})", args.network)
+            .and_then(|()| {
+                writeln!(
+                    w,
+                    "{:<width$} {:>16} {:>16} {:>11}",
+                    "actor", "predicted s", "simulated s", "deviation"
+                )
+            })
+            .and_then(|()| {
+                compared.iter().try_for_each(|c| {
+                    writeln!(
+                        w,
+                        "{:<width$} {:>16.6} {:>16.6} {:>+10.2e}",
+                        c.name,
+                        c.predicted,
+                        c.simulated,
+                        deviation(c.predicted, c.simulated)
+                    )
+                })
+            })
+            .and_then(|()| {
+                writeln!(
+                    w,
+                    "makespan: predicted {predicted:.6} s, simulated {simulated:.6} s, ratio {:.6}",
+                    simulated / predicted
+                )
+            })
+    };
+    written.and_then(|()| w.flush()).map_err(|e| format!("writing the result: {e}"))
 }
 
 fn run_plan(args: &PlanArgs) -> Result<(), String> {

@@ -195,6 +195,16 @@ pub fn effort(text: &[u8]) -> Result<divload::doc::Effort, HostError> {
     with_memory(None, |m| divload::doc::effort(text, m))
 }
 
+/// The events a document's plan predicts, for a simulator ([`divload::doc::timeline`]);
+/// `None` when its model has no timeline yet.
+///
+/// # Errors
+///
+/// As [`plan_json`].
+pub fn timeline_json(text: &[u8]) -> Result<Option<Vec<u8>>, HostError> {
+    with_memory(None, |m| divload::doc::timeline(text, m).map(|t| t.map(<[u8]>::to_vec)))
+}
+
 /// The schedules a document's plan is compared with (the model's baselines, a JSON
 /// object; `{}` for models whose result document holds them already).
 ///

@@ -85,6 +85,20 @@ macro_rules! registry {
             Err(Error::json(MODEL_NAMES, Detail::Entry { list: "model", index: usize::MAX, field: "" }))
         }
 
+        /// The events a document's plan predicts, for a simulator ([`Model::timeline`]);
+        /// `None` when its model has no timeline yet.
+        ///
+        /// # Errors
+        ///
+        /// As [`model_of`] and the model's [`Model::timeline`].
+        pub fn timeline<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Option<&'m [u8]>, Error> {
+            let name = model_of(text)?.name;
+            $(if name == stringify!($module) {
+                return <$module::$entry as Model>::timeline(text, memory);
+            })+
+            Err(Error::json(MODEL_NAMES, Detail::Entry { list: "model", index: usize::MAX, field: "" }))
+        }
+
         /// The schedules a document's plan is compared with ([`Model::baselines`]), in
         /// the front end's `memory`.
         ///

@@ -92,6 +92,23 @@ pub trait Model {
     /// The model's reading errors.
     fn effort<M: Memory>(text: &[u8], memory: &M) -> Result<Effort, Error>;
 
+    /// The plan as the events it predicts, for a simulator to play (`divload simulate`):
+    /// `{"hosts": [{"id", "name"}], "links": [{"id", "bandwidth", "latency"}], "routes":
+    /// [{"from", "to", "links": [ids]}], "actors": [{"id", "host", "name", "do": [action],
+    /// "end"}]}`, an action being `{"send": mailbox, "bytes"}`, `{"recv": mailbox}` or
+    /// `{"compute": seconds}` (hosts compute one unit per second, so a computation's
+    /// length is its predicted time, whatever the cost's shape), and `end` the time the
+    /// model predicts for the actor's last action to end. Bandwidths are in bytes per
+    /// second, latencies in seconds; a transfer of `bytes` over a route takes `latency +
+    /// bytes/bandwidth` in the model. `None` for a model whose timeline is not written yet.
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::plan`].
+    fn timeline<'m, M: Memory>(_text: &[u8], _memory: &'m M) -> Result<Option<&'m [u8]>, Error> {
+        Ok(None)
+    }
+
     /// What the plan is compared with, as a JSON object of schedules the page draws next
     /// to it (the scatter's even split and reversed order); `{}` when the model has none
     /// beyond what its result document holds.

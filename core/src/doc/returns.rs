@@ -58,6 +58,192 @@ impl Model for Returns {
     /// The document's schedule, compared with the best, LIFO and FIFO schedules of the same
     /// workers.
     fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
+        solved(text, memory, |file, entries, summary, out, compare| {
+            let document = written(memory, |buf| write_result(file, entries, summary, out, compare, buf))?;
+            Ok(Planned { document, report: summary.report() })
+        })
+    }
+
+    /// Hosts: the workers by rank, then the master. Each worker has a link from the master
+    /// and one back (full duplex: both directions at once), at the rates its `c` and `d`
+    /// give, one byte per item. The master sends in the send order and receives in the
+    /// return order: two actors in full duplex, one doing both in the order the plan does
+    /// them in half duplex; each worker receives, computes and sends its results back.
+    fn timeline<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Option<&'m [u8]>, Error> {
+        solved(text, memory, |file, entries, _, out, _| {
+            let p = file.workers as u64;
+            let master = p;
+            let active = || out.iter().filter(|a| a.count > 0);
+            let rate = |count: u64, seconds: f64| {
+                if seconds > 0.0 {
+                    (count as f64 / seconds, count as f64)
+                } else {
+                    (1.0, 0.0)
+                }
+            };
+            let down = |a: &Assignment<f64>| rate(a.count, a.received - a.send_start);
+            let up = |a: &Assignment<f64>| rate(a.count, a.return_end - a.return_start);
+            let makespan = active().map(|a| a.return_end).fold(0.0, f64::max);
+            let sent = active().map(|a| a.received).fold(0.0, f64::max);
+            let document = written(memory, |buf| {
+                let got = buf.len();
+                let mut w = Writer::new(buf);
+                let send = |w: &mut Writer<'_>, mailbox: u64, bytes: f64| {
+                    w.begin_object();
+                    w.key("send");
+                    w.u64(mailbox);
+                    w.key("bytes");
+                    w.f64(bytes);
+                    w.end_object();
+                };
+                let recv = |w: &mut Writer<'_>, mailbox: u64| {
+                    w.begin_object();
+                    w.key("recv");
+                    w.u64(mailbox);
+                    w.end_object();
+                };
+                // A worker's actor has its name; the master's say which of its ports they are.
+                let actor = |w: &mut Writer<'_>, id: u64, host: u64, name: Result<Str<'_>, &str>| {
+                    w.begin_object();
+                    w.key("id");
+                    w.u64(id);
+                    w.key("host");
+                    w.u64(host);
+                    w.key("name");
+                    match name {
+                        Ok(name) => w.raw_str(name),
+                        Err(label) => w.str(label),
+                    }
+                    w.key("do");
+                    w.begin_array();
+                };
+                let end = |w: &mut Writer<'_>, t: f64| {
+                    w.end_array();
+                    w.key("end");
+                    w.f64(t);
+                    w.end_object();
+                };
+                w.begin_object();
+                w.key("hosts");
+                w.begin_array();
+                for rank in 0..=p {
+                    w.begin_object();
+                    w.key("id");
+                    w.u64(rank);
+                    w.key("name");
+                    if rank == master {
+                        w.str("master");
+                    } else {
+                        w.raw_str(name_of(entries, rank as usize));
+                    }
+                    w.end_object();
+                }
+                w.end_array();
+                w.key("links");
+                w.begin_array();
+                for a in active() {
+                    for (id, (bandwidth, _)) in [(2 * a.worker, down(a)), (2 * a.worker + 1, up(a))] {
+                        w.begin_object();
+                        w.key("id");
+                        w.u64(id as u64);
+                        w.numbers(&[("bandwidth", bandwidth), ("latency", 0.0)]);
+                        w.end_object();
+                    }
+                }
+                w.end_array();
+                w.key("routes");
+                w.begin_array();
+                for a in active() {
+                    let k = a.worker as u64;
+                    for (from, to, link) in [(master, k, 2 * k), (k, master, 2 * k + 1)] {
+                        w.begin_object();
+                        w.key("from");
+                        w.u64(from);
+                        w.key("to");
+                        w.u64(to);
+                        w.key("links");
+                        w.begin_array();
+                        w.u64(link);
+                        w.end_array();
+                        w.end_object();
+                    }
+                }
+                w.end_array();
+                w.key("actors");
+                w.begin_array();
+                // Mailboxes: `k` carries worker k's items, `p + k` its results.
+                let by_return = |r: usize| active().find(|a| a.return_rank == Some(r));
+                let returns = || (0..out.len()).filter_map(by_return);
+                match file.port {
+                    Port::FullDuplex => {
+                        actor(&mut w, 0, master, Err("master sends"));
+                        for a in active() {
+                            send(&mut w, a.worker as u64, down(a).1);
+                        }
+                        end(&mut w, sent);
+                        actor(&mut w, 1, master, Err("master receives"));
+                        for a in returns() {
+                            recv(&mut w, p + a.worker as u64);
+                        }
+                        end(&mut w, makespan);
+                    }
+                    Port::HalfDuplex => {
+                        // The one port's operations in the order the plan starts them.
+                        actor(&mut w, 0, master, Err("master"));
+                        let (mut sends, mut rets) = (active().peekable(), returns().peekable());
+                        loop {
+                            let next_send = sends.peek().map(|a| a.send_start);
+                            let next_ret = rets.peek().map(|a| a.return_start);
+                            let send_first = match (next_send, next_ret) {
+                                (None, None) => break,
+                                (Some(s), Some(r)) => s <= r,
+                                (s, _) => s.is_some(),
+                            };
+                            if send_first {
+                                if let Some(a) = sends.next() {
+                                    send(&mut w, a.worker as u64, down(a).1);
+                                }
+                            } else if let Some(a) = rets.next() {
+                                recv(&mut w, p + a.worker as u64);
+                            }
+                        }
+                        end(&mut w, makespan);
+                    }
+                }
+                for a in active() {
+                    let k = a.worker as u64;
+                    actor(&mut w, 2 + k, k, Ok(name_of(entries, a.worker)));
+                    recv(&mut w, k);
+                    w.begin_object();
+                    w.key("compute");
+                    w.f64(a.computed - a.received);
+                    w.end_object();
+                    send(&mut w, p + k, up(a).1);
+                    end(&mut w, a.return_end);
+                }
+                w.end_array();
+                w.end_object();
+                w.finish().map_err(|needed| Error::buffer("timeline JSON", needed, got))
+            })?;
+            Ok(Some(document))
+        })
+    }
+}
+
+/// Reads a document, plans its schedule (and the best, LIFO and FIFO ones to compare) in
+/// `memory`, and hands the plan to `finish` while the buffers live.
+fn solved<R, M: Memory>(
+    text: &[u8],
+    memory: &M,
+    finish: impl FnOnce(
+        &ReturnsFile,
+        &[ReturnEntry<'_>],
+        &Summary<f64>,
+        &[Assignment<f64>],
+        &Compare,
+    ) -> Result<R, Error>,
+) -> Result<R, Error> {
+    {
         let sizes = sizes(text)?;
         let entries = memory.slice("worker entries", sizes.entries, ReturnEntry::EMPTY)?;
         let send_names = memory.slice("scenario names", sizes.send, Str::EMPTY)?;
@@ -99,8 +285,7 @@ impl Model for Returns {
             fifo: run(Schedule::Fifo)?.makespan,
         };
         let summary = run(schedule)?;
-        let document = written(memory, |buf| write_result(&file, entries, &summary, out, &compare, buf))?;
-        Ok(Planned { document, report: summary.report() })
+        finish(&file, entries, &summary, out, &compare)
     }
 }
 

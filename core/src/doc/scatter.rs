@@ -79,6 +79,153 @@ impl Model for Scatter {
         Ok(Effort { workers: p, work })
     }
 
+    /// One host per rank; a link from the root to each other rank (its `comm_latency`,
+    /// and the bandwidth its per-item time gives, one byte per item); the root one actor
+    /// sending in the send order (then computing, after_send; or a second actor computing
+    /// from the start, overlap), each other worker receiving then computing.
+    fn timeline<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Option<&'m [u8]>, Error> {
+        let run = run(text, memory)?;
+        let (plan, root) = (run.plan, run.solved.summary.root);
+        let overlap = run.file.options.root_mode == crate::RootMode::Overlap;
+        // The receive time's fixed part: the affine latency, when the closed form's workers are there.
+        let latency = |w: usize| run.workers.and_then(|ws| ws.get(w)).map_or(0.0, |x| x.comm_latency);
+        let served = || plan.iter().filter(|a| a.worker != root && a.count > 0);
+        let link = |a: &Assignment<f64>| {
+            let lat = latency(a.worker).min(a.received - a.start);
+            let per_items = a.received - a.start - lat;
+            // One byte per item at the rate the model gives; a transfer of no time per item is a
+            // message of no bytes (its latency alone).
+            if per_items > 0.0 {
+                (a.count as f64 / per_items, lat, a.count as f64)
+            } else {
+                (1.0, lat, 0.0)
+            }
+        };
+        let root_row = plan.iter().find(|a| a.worker == root);
+        let sent = served().map(|a| a.received).fold(0.0, f64::max);
+        let document = written(memory, |buf| {
+            let got = buf.len();
+            let mut w = Writer::new(buf);
+            w.begin_object();
+            w.key("hosts");
+            w.begin_array();
+            for rank in 0..run.file.workers {
+                w.begin_object();
+                w.key("id");
+                w.u64(rank as u64);
+                w.key("name");
+                w.raw_str(name_of(run.entries, rank));
+                w.end_object();
+            }
+            w.end_array();
+            w.key("links");
+            w.begin_array();
+            for a in served() {
+                let (bandwidth, latency, _) = link(a);
+                w.begin_object();
+                w.key("id");
+                w.u64(a.worker as u64);
+                w.numbers(&[("bandwidth", bandwidth), ("latency", latency)]);
+                w.end_object();
+            }
+            w.end_array();
+            w.key("routes");
+            w.begin_array();
+            for a in served() {
+                w.begin_object();
+                w.key("from");
+                w.u64(root as u64);
+                w.key("to");
+                w.u64(a.worker as u64);
+                w.key("links");
+                w.begin_array();
+                w.u64(a.worker as u64);
+                w.end_array();
+                w.end_object();
+            }
+            w.end_array();
+            w.key("actors");
+            w.begin_array();
+            let root_comp = root_row.map_or(0.0, |a| a.finish - a.received);
+            let root_name = name_of(run.entries, root);
+            // The root: its sends in order, then its own share (after_send).
+            w.begin_object();
+            w.key("id");
+            w.u64(0);
+            w.key("host");
+            w.u64(root as u64);
+            w.key("name");
+            w.raw_str(root_name);
+            w.key("do");
+            w.begin_array();
+            for a in served() {
+                w.begin_object();
+                w.key("send");
+                w.u64(a.worker as u64);
+                w.key("bytes");
+                w.f64(link(a).2);
+                w.end_object();
+            }
+            let root_busy = root_row.is_some_and(|a| a.count > 0);
+            if root_busy && !overlap {
+                w.begin_object();
+                w.key("compute");
+                w.f64(root_comp);
+                w.end_object();
+            }
+            w.end_array();
+            w.key("end");
+            w.f64(if root_busy && !overlap { root_row.map_or(sent, |a| a.finish) } else { sent });
+            w.end_object();
+            if root_busy && overlap {
+                w.begin_object();
+                w.key("id");
+                w.u64(1);
+                w.key("host");
+                w.u64(root as u64);
+                w.key("name");
+                w.raw_str(root_name);
+                w.key("do");
+                w.begin_array();
+                w.begin_object();
+                w.key("compute");
+                w.f64(root_comp);
+                w.end_object();
+                w.end_array();
+                w.key("end");
+                w.f64(root_row.map_or(0.0, |a| a.finish));
+                w.end_object();
+            }
+            for a in served() {
+                w.begin_object();
+                w.key("id");
+                w.u64(a.worker as u64 + 2);
+                w.key("host");
+                w.u64(a.worker as u64);
+                w.key("name");
+                w.raw_str(name_of(run.entries, a.worker));
+                w.key("do");
+                w.begin_array();
+                w.begin_object();
+                w.key("recv");
+                w.u64(a.worker as u64);
+                w.end_object();
+                w.begin_object();
+                w.key("compute");
+                w.f64(a.finish - a.received);
+                w.end_object();
+                w.end_array();
+                w.key("end");
+                w.f64(a.finish);
+                w.end_object();
+            }
+            w.end_array();
+            w.end_object();
+            w.finish().map_err(|needed| Error::buffer("timeline JSON", needed, got))
+        })?;
+        Ok(Some(document))
+    }
+
     /// `{"even": schedule, "reversed": schedule}`, a schedule being `{"makespan", "rows":
     /// [{"rank", "count", "start", "received", "finish"}]}` in send order: the even split
     /// (`MPI_Scatter`) in the planned order, and the balanced plan for the reverse order

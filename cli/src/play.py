@@ -1,0 +1,44 @@
+"""Plays a divload timeline in SimGrid (S4U, Python): one actor per timeline actor, each
+doing its sends, receives and computations in order. Written by `divload simulate`; run as
+
+    /usr/bin/python3 play.py platform.xml timeline.json [SimGrid --cfg options]
+
+and prints {"clock": t, "actors": [{"id": i, "end": t}]}: when each actor's last action
+ended in the simulation. Hosts compute one unit per second, so a computation lasts what
+divload predicted for it; transfers take what the network model makes of their bytes.
+Nothing here knows a model: the timeline says who does what.
+"""
+import json
+import sys
+
+from simgrid import Actor, Engine, Host, Mailbox, this_actor
+
+
+def play(actions, ends, ident):
+    for action in actions:
+        if "send" in action:
+            Mailbox.by_name("m%d" % action["send"]).put(ident, action["bytes"])
+        elif "recv" in action:
+            Mailbox.by_name("m%d" % action["recv"]).get()
+        else:
+            this_actor.execute(action["compute"])
+    ends[ident] = Engine.clock
+
+
+def main():
+    platform, timeline = sys.argv[1], sys.argv[2]
+    engine = Engine([sys.argv[0]] + sys.argv[3:])
+    engine.load_platform(platform)
+    with open(timeline) as f:
+        plan = json.load(f)
+    ends = {}
+    for actor in plan["actors"]:
+        Actor.create("a%d" % actor["id"], Host.by_name("h%d" % actor["host"]), play,
+                     actor["do"], ends, actor["id"])
+    engine.run()
+    print(json.dumps({"clock": Engine.clock,
+                      "actors": [{"id": i, "end": t} for i, t in sorted(ends.items())]}))
+
+
+if __name__ == "__main__":
+    main()
