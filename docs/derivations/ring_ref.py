@@ -699,12 +699,14 @@ def local_search(pf, W, H, ring, mode='optimal', max_rounds=200):
     return cur, ring
 
 
-def lower_bound(pf, W, H):
+def lower_bound(pf, W, H, integer=False):
     """Certified lower bound on min over all rings (any q, order, routes, shares).
     q = 1: W min w.  q = 2: per pair, d_i >= H max(2/B_ij, 4/C_i).  q >= 3: d_i >= delta_i =
     H max(1/B_i1 + 1/B_i2, 4/C_i) (B: best/second-best widest bandwidth to a distinct processor
     on full capacities, C_i: total bandwidth leaving i, backbone = inf); then
-    min_k max(min_{j<=k} g(prefix_j), delta_(k)) over the delta order, g(R) = eq.(4)."""
+    min_k max(min_{j<=k} g(prefix_j), delta_(k)) over the delta order, g(R) = eq.(4).
+    integer=True bounds the integer makespan (every member >= 1 column): the max terms become
+    delta_i + w_i."""
     p = pf.p
     w = pf.w
     lb1 = W * min(w)
@@ -734,7 +736,8 @@ def lower_bound(pf, W, H):
             if cst(i, j) is None or cst(j, i) is None: continue
             di = H * max(2 * cst(i, j), 4 * Cinv[i])
             dj = H * max(2 * cst(j, i), 4 * Cinv[j])
-            T = max(eq4([W * w[i], W * w[j]], [di, dj]), di, dj)
+            ex_i, ex_j = (w[i], w[j]) if integer else (0, 0)     # integer plans: >= 1 column each
+            T = max(eq4([W * w[i], W * w[j]], [di, dj]), di + ex_i, dj + ex_j)
             lb2 = T if lb2 is None else min(lb2, T)
     lb3 = None
     if p >= 3:
@@ -749,7 +752,7 @@ def lower_bound(pf, W, H):
             g = eq4([W * w[j] for j in order[:k + 1]], [delta[j] for j in order[:k + 1]])
             gmin = g if gmin is None else min(gmin, g)
             if k >= 2:
-                v = max(gmin, delta[i])
+                v = max(gmin, delta[i] + (w[i] if integer else 0))
                 lb3 = v if lb3 is None else min(lb3, v)
     return min(x for x in (lb1, lb2, lb3) if x is not None)
 
@@ -905,10 +908,55 @@ def check_fixed_ring(ntests=400, seed=7):
     return neg
 
 
+def relay_platform():
+    """Two fast processors with a bad direct link and two slow ones with cheap links to both:
+    the rational optimum keeps the slow ones at zero work as pure relays (ring.md §2.3)."""
+    c = [[0, 100, Fr(1, 10), Fr(1, 10)], [100, 0, Fr(1, 10), Fr(1, 10)], [3, 3, 0, 100], [3, 3, 100, 0]]
+    return Platform([Fr(1), Fr(1), Fr(100), Fr(100)], cost=[[Fr(x) for x in r] for r in c]), Fr(10), Fr(1)
+
+
+def exhaustive_integer(pf, W, H):
+    """Exact integer optimum over rings (every member >= 1 column), cliques."""
+    best = None
+    for q in range(1, min(pf.p, int(W)) + 1):
+        for S in itertools.combinations(range(pf.p), q):
+            for ring in cyclic_orders(S):
+                T, alpha, d = eval_clique_ring(pf, ring, W, H)
+                Ti = integer_counts([pf.w[i] for i in ring], d, int(W))[0]
+                if best is None or (Ti, T) < best[:2]: best = (Ti, T, ring)
+    return best
+
+
+def check_eq4_and_insertion(ntests=300, seed=11):
+    """Eq. (4) in the paper's form W w_cumul (1 + H/W sum (c_pred + c_succ)/w) equals the a/d form;
+    the paper's incremental insertion update of the sum (corrected names, §4.1) equals a full
+    re-evaluation."""
+    rng = Rng(seed)
+    for _ in range(ntests):
+        p = 3 + rng.below(4)
+        pf, W, H = random_clique(rng, p)
+        q = 2 + rng.below(p - 2)
+        ring = list(range(q))
+        c, w = pf.cost, pf.w
+        ssum = lambda r: sum((c[r[t]][r[t - 1]] + c[r[t]][r[(t + 1) % len(r)]]) / w[r[t]] for t in range(len(r)))
+        wc = 1 / sum(1 / w[i] for i in ring)
+        paper = W * wc * (1 + H / W * ssum(ring))
+        d = [H * (c[ring[t]][ring[t - 1]] + c[ring[t]][ring[(t + 1) % q]]) for t in range(q)]
+        assert paper == eq4([W * w[i] for i in ring], d)
+        pos = rng.below(q); i, j, k = ring[pos], ring[(pos + 1) % q], q
+        new = ring[:pos + 1] + [k] + ring[pos + 1:]
+        inc = (ssum(ring) - c[i][j] / w[i] - c[j][i] / w[j]
+               + (c[k][j] + c[k][i]) / w[k] + c[j][k] / w[j] + c[i][k] / w[i])
+        if q == 2:   # i and j stay adjacent through their other pair of messages
+            pass
+        assert inc == ssum(new), (ring, new)
+    return True
+
+
 def study_cliques(n, pmax, seed=2026):
     rng = Rng(seed)
     stats = {k: [0, Fr(1)] for k in ('paper', 'paper+single', 'greedy', 'greedy+ls')}
-    lbr, t_ex = Fr(1), 0.0
+    lbr, t_ex, ilbr = Fr(1), 0.0, Fr(1)
     bigger_single = 0
     rows = []
     for it in range(n):
@@ -923,6 +971,11 @@ def study_cliques(n, pmax, seed=2026):
         Tl, rl = local_search(pf, W, H, rg)
         lb = lower_bound(pf, W, H)
         assert lb <= opt and Tg >= opt and Tl >= opt and Tl <= Tg
+        if p <= 5:
+            iopt = exhaustive_integer(pf, W, H)[0]
+            ilb = lower_bound(pf, W, H, integer=True)
+            assert lb <= ilb <= iopt
+            ilbr = max(ilbr, iopt / ilb)
         reported = min(r[2] for r in perq)
         if reported < opt: bigger_single += 1     # the paper's greedy reports less than the optimum
         for k, T in (('paper', Tp), ('paper+single', Tps), ('greedy', Tg), ('greedy+ls', Tl)):
@@ -930,7 +983,7 @@ def study_cliques(n, pmax, seed=2026):
             stats[k][1] = max(stats[k][1], T / opt)
         lbr = max(lbr, opt / lb)
         rows.append((p, opt, len(oring)))
-    return stats, lbr, t_ex, bigger_single, rows
+    return stats, lbr, t_ex, bigger_single, rows, ilbr
 
 
 def study_trees(n, pmax, seed=4242):
@@ -994,6 +1047,16 @@ def main(quick=False):
     neg = check_fixed_ring(200 if quick else 400)
     print(f"   random fixed rings: LP brute force and integer brute force agree; eq.(3) negative in {neg} cases,"
           " where T = max d > T4 every time")
+    check_eq4_and_insertion()
+    print("   eq.(4) in the paper's form equals the a/d form; the corrected §4.1 incremental update equals"
+          " a full re-evaluation (300 random insertions)")
+    pf, W, H = relay_platform()
+    ropt, rring = exhaustive(pf, W, H)
+    Ti, Tr, iring = exhaustive_integer(pf, W, H)
+    dr = eval_clique_ring(pf, rring, W, H)
+    print(f"   relay example (ring.md §2.3): rational optimum {ropt} on ring {rring} with alpha "
+          f"{[str(a) for a in dr[1]]}; integer optimum (members >= 1 column) {Ti} on ring {iring};"
+          f" the relay ring costs {integer_counts([pf.w[i] for i in rring], dr[2], 10)[0]} in integers")
     # the worked negative-alpha example (also in ring_cases.json)
     w, d, W = [Fr(1), Fr(1), Fr(4)], [Fr(2), Fr(2), Fr(12)], Fr(6)
     print(f"   example w={list(map(str, w))} d={list(map(str, d))} W={W}: eq.(3) alpha="
@@ -1003,7 +1066,7 @@ def main(quick=False):
     print("=" * 90)
     n1, p1 = (60, 6) if quick else (200, 6)
     print(f"2. Random cliques: {n1} instances, 2 <= p <= {p1}, exhaustive optimum over subsets and cyclic orders")
-    st, lbr, tex, under, rows = study_cliques(n1, p1)
+    st, lbr, tex, under, rows, ilbr = study_cliques(n1, p1)
     print(f"   exhaustive: {tex:.1f}s in total (Python)")
     for k, lab in (('paper', "paper's greedy (eq.4 criterion, pairs first)"),
                    ('paper+single', "paper's greedy + single processor allowed"), ('greedy', 'corrected greedy (true T, q=1 allowed)'),
@@ -1011,7 +1074,8 @@ def main(quick=False):
         print(f"   {lab:48s}: optimal {st[k][0]}/{n1} ({100 * st[k][0] / n1:.1f}%), worst ratio {f(st[k][1], 6)}")
     print(f"   the paper's greedy REPORTS a T_step below the true optimum (eq.4 infeasible) in {under}/{n1} instances")
     print(f"   on cliques the sharing variants coincide with the plain greedy (dedicated links)")
-    print(f"   certified lower bound: worst optimum/bound = {f(lbr, 6)}")
+    print(f"   certified lower bound: worst optimum/bound = {f(lbr, 6)}; integer bound vs integer optimum"
+          f" (p <= 5): worst {f(ilbr, 6)}")
     print(f"   optimal ring sizes: " + ", ".join(f"q={q}: {sum(1 for r in rows if r[2] == q)}" for q in range(1, p1 + 1)))
 
     print("=" * 90)
@@ -1031,6 +1095,10 @@ def main(quick=False):
     study_generated(37, 1, ratios, ['plain', 'maxmin', 'optimal'] if not quick else ['plain', 'maxmin'])
     if not quick:
         study_generated(70, 1, [Fr(1, 1000), Fr(1, 100)], ['plain'])
+    T, K = np_reduction_counterexample()
+    print("=" * 90)
+    print(f"6. Theorem 1's reduction on the non-Hamiltonian bowtie graph: T_step = {T} <= K = {K}"
+          f" -> a 'yes' instance of SharedRingDec from a 'no' instance of HamCycle (relayed route e->c->a)")
     try:
         import scipy  # noqa: F401
     except ImportError:
@@ -1056,6 +1124,35 @@ def main(quick=False):
     print(f"   10 rings (5 with max d binding: {nb}); max |ours - SLSQP|/SLSQP = {worst:.2e}")
 
 
+def np_reduction_counterexample(eps=Fr(1, 10)):
+    """Theorem 1's reduction on the bowtie graph (two triangles sharing vertex c), which has no
+    Hamiltonian cycle.  Complete digraph, arcs from E_h get 1/eps, the others 1/2; W = H = 1,
+    w_i = p, K = 1 + 2 eps.  The ring a,b,c,d,e with e<->a relayed through c uses every arc of
+    the bowtie exactly once, so all 10 routes get the full 1/eps: T_step = 1 + 2 eps = K."""
+    a, b, c, d, e = range(5)
+    Eh = [(a, b), (b, c), (c, a), (c, d), (d, e), (e, c)]
+    arcs = {}
+    links = []
+    for u in range(5):
+        for v in range(5):
+            if u != v:
+                bw = 1 / eps if ((u, v) in Eh or (v, u) in Eh) else Fr(1, 2)
+                arcs[(u, v)] = len(links); links.append((u, v, bw, 'directed'))
+    pf = Platform([Fr(5)] * 5, links=links)
+    ring = [a, b, c, d, e]
+    hop = lambda *ns: tuple(arcs[(ns[k], ns[k + 1])] for k in range(len(ns) - 1))
+    route = {(a, b): hop(a, b), (b, a): hop(b, a), (b, c): hop(b, c), (c, b): hop(c, b),
+             (c, d): hop(c, d), (d, c): hop(d, c), (d, e): hop(d, e), (e, d): hop(e, d),
+             (e, a): hop(e, c, a), (a, e): hop(a, c, e)}
+    routes = [route[(s, t)] for (_, s, t) in ring_routes(ring)]
+    res = resources_of(pf, routes)
+    assert all(len(ks) == 1 for _, ks in res)             # arc-disjoint
+    x = [1 / eps] * len(routes)
+    owner = [t for (t, _, _) in ring_routes(ring)]
+    T = T_of_shares(pf.w, Fr(1), Fr(1), owner, x)[0]
+    return T, 1 + 2 * eps
+
+
 def write_cases(path):
     cases = []
     def clique_case(name, w, cost, W, H, note):
@@ -1065,6 +1162,9 @@ def write_cases(path):
         T, alpha, d = eval_clique_ring(pf, ring, W, H)
         Ti, n = integer_counts([pf.w[i] for i in ring], d, int(W))
         Tg, rg, perq = clique_greedy(pf, W, H)
+        Tp4, rp, perqp = clique_greedy(pf, W, H, criterion='eq4', allow_single=False)
+        paper = {'ring': [f"P{i}" for i in rp], 'reported_eq4': str(min(r[2] for r in perqp)),
+                 'true_value': str(eval_clique_ring(pf, rp, W, H)[0])}
         by_q = {}
         for q, Tt, T4, r in perq: by_q[q] = str(Tt)
         cases.append({
@@ -1076,13 +1176,16 @@ def write_cases(path):
                       'alpha': [str(a) for a in alpha], 'comm_time': [str(x) for x in d],
                       'counts': n, 'makespan': str(Ti)},
             'greedy': {'ring': [f"P{i}" for i in rg], 'rational_makespan': str(Tg), 'by_ring_size': by_q},
-            'lower_bound': str(lower_bound(pf, W, H))})
+            'paper_greedy': paper,
+            'lower_bound': str(lower_bound(pf, W, H)),
+            'integer_lower_bound': str(lower_bound(pf, W, H, integer=True))})
     clique_case('two_equal', [1, 1], [[0, 1], [1, 0]], 10, 1,
                 'two equal processors: T = (10 + 2*2)/2 = 7; counts 5/5 give 7')
     clique_case('single_best', [1, 3, 3], [[0, 5, 5], [5, 0, 5], [5, 5, 0]], 12, 2,
                 'high H/W: the single fastest processor (T = 12) beats every ring')
-    clique_case('negative_alpha', [1, 1, 4], [[0, 1, 3], [1, 0, 3], [3, 3, 0]], 6, 1,
-                'the ring {0,1,2} has eq.(3) alpha_2 < 0; the optimum is the pair')
+    clique_case('negative_alpha', [1, 1, 4], [[0, 2, 1], [2, 0, 1], [Fr(11, 2), Fr(11, 2), 0]], 12, 1,
+                'the ring {0,1,2} has eq.(3) alpha_2 < 0: eq.(4) says 83/9 but its true value is 11; the '
+                "paper's greedy (eq.4 criterion) answers it, reporting 83/9 < the optimum 10 (the pair)")
     clique_case('asym4', [2, 3, 5, 7], [[0, 1, 4, 2], [2, 0, 1, 5], [3, 1, 0, 1], [1, 6, 2, 0]], 60, 1,
                 'asymmetric costs, 4 processors')
     clique_case('order_matters5', [1, 1, 1, 1, 1],
@@ -1097,6 +1200,20 @@ def write_cases(path):
                   'exact': {'eq4': str(T4), 'eq3_alpha': [str(a) for a in alpha_eq3(w, d, W)],
                             'rational_makespan': str(T), 'water_level': str(L),
                             'alpha': [str(a) for a in alpha], 'counts': n, 'makespan': str(Ti)}})
+    pf, W, H = relay_platform()
+    ropt, rring = exhaustive(pf, W, H)
+    Ti, Tr, iring = exhaustive_integer(pf, W, H)
+    T, alpha, d = eval_clique_ring(pf, rring, W, H)
+    cases.append({'name': 'relay_zero_work', 'note': 'rational optimum uses two zero-work relays; the integer '
+                  'optimum (every member >= 1 column) is the single processor',
+                  'document': {'model': 'ring', 'work': 10, 'boundary': '1',
+                               'processors': [{'name': f"P{i}", 'cycle_time': str(pf.w[i])} for i in range(pf.p)],
+                               'cost_matrix': [[str(x) for x in row] for row in pf.cost]},
+                  'rational': {'ring': [f"P{i}" for i in rring], 'rational_makespan': str(ropt),
+                               'alpha': [str(a) for a in alpha]},
+                  'exact': {'ring': [f"P{i}" for i in iring], 'makespan': str(Ti), 'rational_makespan': str(Tr)},
+                  'lower_bound': str(lower_bound(pf, W, H)),
+                  'integer_lower_bound': str(lower_bound(pf, W, H, integer=True))})
     # a small shared network: star, one bidirectional link per processor (max-min is exact)
     links = [(0, 3, Fr(2), 'bidirectional'), (1, 3, Fr(4), 'bidirectional'), (2, 3, Fr(4), 'bidirectional')]
     pf = Platform([Fr(1), Fr(2), Fr(2)], routers=1, links=links)
