@@ -440,7 +440,7 @@ fn models_and_examples_come_from_the_registry() {
     assert!((r["makespan"].as_f64().unwrap() - 403.975).abs() < 0.01);
     assert_clean_error(
         &divload(&["example", "nonsense"]),
-        "unknown model \"nonsense\" (known: scatter, returns, multicluster, partition)",
+        "unknown model \"nonsense\" (known: scatter, returns, multicluster, partition, ring)",
     );
 }
 
@@ -519,7 +519,7 @@ fn returns_documents_plan_from_the_command_line() {
     assert_clean_error(&with_file(&uneven, &[]), "send and return must list the same participants");
     let lenient = example.replace("\"items\": 1000", "\"items\": 1000.");
     assert_clean_error(&with_file(&lenient, &[]), "invalid number");
-    let model = example.replace("\"returns\"", "\"ring\"");
+    let model = example.replace("\"returns\"", "\"torus\"");
     assert_clean_error(&with_file(&model, &[]), "model: byte");
     let twice = example.replace("\"port\"", "\"model\": \"returns\", \"port\"");
     assert_clean_error(&with_file(&twice, &[]), "duplicate key");

@@ -97,6 +97,7 @@ pub mod partition;
 pub mod platform;
 pub mod report;
 pub mod returns;
+pub mod ring;
 pub mod scatter;
 
 pub use error::{Error, ErrorCode, Field};

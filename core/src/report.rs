@@ -38,6 +38,13 @@ pub enum Method {
     /// processor classes, then the integer counts with the smallest integer step time for
     /// the processors that take part ([`multicluster`](crate::multicluster)).
     Biased,
+    /// Ring over a cost matrix: the paper's greedy (legrand2003 §4.1–4.2) with the
+    /// corrected criterion, then the optimal integer counts for the ring chosen
+    /// ([`ring`](crate::ring)); `lower_bound` holds for every ring.
+    RingGreedy,
+    /// Ring over a cost matrix: every subset and cyclic order (a few processors), then the
+    /// optimal integer counts: the optimum ([`ring`](crate::ring)).
+    RingExhaustive,
 }
 
 /// An answer's quality, in the same terms for every model. All times in seconds.

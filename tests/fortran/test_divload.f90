@@ -207,6 +207,10 @@ contains
             '{"name": "old", "comp_power": {"coeff": 2e-7, "exponent": 1.1}},' // &
             '{"name": "mid", "count": 2, "comp_per_item": 1.5e-6},' // &
             '{"name": "new", "comp_table": [[10000, 0.009], [100000, 0.1], [1000000, 1.15]]}]}'
+      case ('ring')
+        doc = '{"version": 1, "model": "ring", "work": 600, "boundary": 20, "processors": [' // &
+            '{"name": "a", "cycle_time": 0.001}, {"name": "b", "cycle_time": 0.002}, {"name": "c", "cycle_time": 0.004}],' // &
+            '"cost_matrix": [[0, 1e-4, 2e-4], [1e-4, 0, 2e-4], [2e-4, 2e-4, 0]]}'
       case default
         call check(.false., 'model ' // name // ' has no document in tests/fortran/test_divload.f90: add one')
         doc = ''

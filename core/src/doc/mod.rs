@@ -12,6 +12,7 @@ pub mod multicluster;
 pub mod names;
 pub mod partition;
 pub mod returns;
+pub mod ring;
 pub mod scatter;
 
 use crate::error::{Detail, Error};
@@ -127,6 +128,7 @@ registry! {
     returns => Returns,
     multicluster => Multicluster,
     partition => Partition,
+    ring => Ring,
 }
 
 /// That a document's workers (after `count` expansion) are within what the front ends
@@ -248,8 +250,8 @@ fn trim_start(bytes: &[u8]) -> &[u8] {
 /// assert_eq!(model_of(br#"{"items": 3}"#).unwrap().name, "scatter");
 /// assert_eq!(model_of(br#"{"items": .5, "model": "returns"}"#).unwrap().name, "scatter");
 /// assert_eq!(
-///     model_of(br#"{"model": "ring"}"#).unwrap_err().to_string(),
-///     "platform JSON: model: byte 9: must be \"scatter\", \"returns\", \"multicluster\" or \"partition\""
+///     model_of(br#"{"model": "torus"}"#).unwrap_err().to_string(),
+///     "platform JSON: model: byte 9: must be \"scatter\", \"returns\", \"multicluster\", \"partition\" or \"ring\""
 /// );
 /// ```
 pub fn model_of(json: &[u8]) -> Result<&'static ModelInfo, Error> {
@@ -711,18 +713,31 @@ mod tests {
         }
     }
 
+    /// Memory for tests: every buffer leaked (safe, and a test's memory is freed with its
+    /// process).
+    struct Leak;
+
+    impl Memory for Leak {
+        fn slice<T: Clone>(&self, _: &'static str, n: usize, fill: T) -> Result<&mut [T], Error> {
+            Ok(std::boxed::Box::leak(std::vec![fill; n].into_boxed_slice()))
+        }
+        fn value<T>(&self, _: &'static str, make: fn() -> T) -> Result<&mut T, Error> {
+            Ok(std::boxed::Box::leak(std::boxed::Box::new(make())))
+        }
+    }
+
     #[test]
     fn every_example_plans_and_the_list_is_exact() {
         for m in MODELS {
             assert_eq!(model(m.name).map(|x| x.name), Some(m.name));
-            assert_eq!(model_of(m.example().as_bytes()).unwrap().name, m.name);
-            let entries = match m.name {
-                "scatter" => scatter::sizes(m.example().as_bytes()).unwrap().entries,
-                "returns" => returns::sizes(m.example().as_bytes()).unwrap().entries,
-                "partition" => partition::sizes(m.example().as_bytes()).unwrap(),
-                _ => multicluster::sizes(m.example().as_bytes()).unwrap().clusters,
-            };
-            assert!(entries > 0, "{}", m.name);
+            let text = m.example().as_bytes();
+            assert_eq!(model_of(text).unwrap().name, m.name);
+            let planned = plan(text, &Leak).unwrap();
+            let r = planned.report;
+            assert!(r.makespan.is_finite() && r.lower_bound <= r.makespan, "{}: {r:?}", m.name);
+            let doc = core::str::from_utf8(planned.document).unwrap();
+            assert!(doc.starts_with(&["{\"version\":1,\"model\":\"", m.name, "\""].concat()), "{doc}");
+            assert!(effort(text, &Leak).unwrap().workers > 0, "{}", m.name);
             assert!(MODEL_NAMES.contains(&["\"", m.name, "\""].concat()));
         }
         let needed = write_models(&mut []).unwrap_err().needed().unwrap();

@@ -86,8 +86,10 @@ pub const METHOD: Names<Method> = Names {
         ("scenario_lp", Method::ScenarioLp),
         ("best_scenario", Method::BestScenario),
         ("biased", Method::Biased),
+        ("greedy", Method::RingGreedy),
+        ("exhaustive", Method::RingExhaustive),
     ],
-    expected: "must be \"closed_form\", \"exact_dp\", \"sampled_dp\", \"threshold\", \"lifo\", \"fifo\", \"scenario_lp\", \"best_scenario\" or \"biased\"",
+    expected: "must be \"closed_form\", \"exact_dp\", \"sampled_dp\", \"threshold\", \"lifo\", \"fifo\", \"scenario_lp\", \"best_scenario\", \"biased\", \"greedy\" or \"exhaustive\"",
 };
 
 /// The master's port in the return-message model ([`Port`]).
@@ -159,6 +161,8 @@ mod tests {
                 Method::ScenarioLp,
                 Method::BestScenario,
                 Method::Biased,
+                Method::RingGreedy,
+                Method::RingExhaustive,
             ],
         );
     }

@@ -1,0 +1,500 @@
+//! The ring model's documents (legrand2003; the solver is [`crate::ring`]): an iterative
+//! code's `work` columns and `boundary` exchange, processors with their cycle times, and
+//! the cost matrix of the links between them.
+//!
+//! ```json
+//! {"version": 1, "model": "ring", "work": 1000, "boundary": 20, "solver": "heuristic",
+//!  "processors": [{"name": "a", "cycle_time": 0.01}, {"name": "b", "cycle_time": 0.02},
+//!                 {"name": "c", "cycle_time": 0.05}],
+//!  "cost_matrix": [[0, 0.001, 0.01], [0.001, 0, 0.01], [0.01, 0.01, 0]]}
+//! ```
+//!
+//! `cycle_time` is seconds per column; `cost_matrix[i][j]` seconds per boundary unit sent
+//! from processor `i` to `j` (dedicated links; the diagonal is not read). `solver` is
+//! `"heuristic"` (the paper's greedy, corrected; the default) or `"exact"` (every ring, at
+//! most [`MAX_EXHAUSTIVE`](crate::ring::MAX_EXHAUSTIVE) processors).
+
+use crate::doc::json::{Str, Writer};
+use crate::doc::model::{written, Effort, Memory, Model, Planned};
+use crate::doc::names::Names;
+use crate::doc::{begin_result, begin_row, check_workers, missing, names, unique_names, Doc, Keys};
+use crate::error::{Detail, Error};
+use crate::ring::{self, Buffers, Member, Problem, Solver, Summary};
+
+/// The ring model in the registry.
+#[derive(Debug)]
+pub struct Ring;
+
+/// The `solver` of ring documents.
+pub const SOLVER: Names<Solver> = Names {
+    key: "solver",
+    table: &[("heuristic", Solver::Greedy), ("exact", Solver::Exhaustive)],
+    expected: "must be \"heuristic\" or \"exact\"",
+};
+
+const TOP: Keys = Keys {
+    names: &["version", "model", "work", "boundary", "solver", "processors", "cost_matrix", "comment", "description"],
+    unknown: "unknown key (expected version, model, work, boundary, solver, processors, cost_matrix, comment, description)",
+};
+
+const PROCESSOR: Keys = Keys {
+    names: &["name", "cycle_time", "comment"],
+    unknown: "unknown key (expected name, cycle_time, comment)",
+};
+
+impl Model for Ring {
+    const TITLE: &'static str =
+        "iterative codes on a ring of processors joined by links of known cost: which ring, which order, how many columns each";
+    const PAPER: &'static str = "Legrand, Renard, Robert, Vivien 2003, iterative computations on shared links (sections 2-4, clique; eq. 3-4 corrected)";
+    const EXAMPLE: &'static str = EXAMPLE;
+
+    fn effort<M: Memory>(text: &[u8], memory: &M) -> Result<Effort, Error> {
+        let file = read_into(text, memory)?;
+        let p = file.problem.cycle_times.len() as u64;
+        let work = match file.problem.solver {
+            Solver::Greedy => p.saturating_pow(3),
+            Solver::Exhaustive => 8_054u64.saturating_mul(p.saturating_pow(2)),
+        };
+        Ok(Effort { workers: p, work })
+    }
+
+    fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
+        solved(text, memory, |file, summary, members, by_size| {
+            let document = written(memory, |buf| write_result(file, summary, members, by_size, buf))?;
+            Ok(Planned { document, report: summary.report })
+        })
+    }
+
+    /// One iteration: each member's host computes its columns, then sends its boundary to
+    /// its successor and then to its predecessor, each over the dedicated link of the cost
+    /// matrix (a byte per boundary value at the rate the cost gives); each member has one
+    /// receiving actor per neighbour, so that no send waits for a receiver.
+    fn timeline<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Option<&'m [u8]>, Error> {
+        solved(text, memory, |file, _, members, _| {
+            let document = written(memory, |buf| write_timeline(file, members, buf))?;
+            Ok(Some(document))
+        })
+    }
+}
+
+/// The k-th member's two sends, successor first: (to, mailbox), mailbox `2·(i·p + j)`
+/// towards the successor and `2·(i·p + j) + 1` towards the predecessor.
+fn sends(members: &[Member], p: usize, k: usize) -> [(usize, usize); 2] {
+    let q = members.len();
+    let at = |k: usize| members.get(k % q.max(1)).map_or(0, |m| m.processor);
+    let (i, succ, pred) = (at(k), at(k + 1), at(k + q - 1));
+    [(succ, 2 * (i * p + succ)), (pred, 2 * (i * p + pred) + 1)]
+}
+
+/// See [`Ring`]'s `timeline`: hosts by processor index, one link `i·p + j` per ordered pair
+/// of neighbours.
+fn write_timeline(file: &RingFile<'_>, members: &[Member], out: &mut [u8]) -> Result<usize, Error> {
+    let got = out.len();
+    let problem = &file.problem;
+    let (p, q) = (problem.cycle_times.len(), members.len());
+    let h = problem.boundary;
+    let cost = |a: usize, b: usize| problem.costs.get(a * p + b).copied().unwrap_or(0.0);
+    let name = |i: usize| file.names.get(i).copied().unwrap_or(Str::EMPTY);
+    let pairs = || {
+        (0..if q > 1 { q } else { 0 })
+            .flat_map(move |k| sends(members, p, k).map(move |(to, _)| (members[k].processor, to)))
+    };
+    // A pair's two sends cross one link: each link and route written once.
+    let first = |n: usize, pair: (usize, usize)| !pairs().take(n).any(|x| x == pair);
+    let mut w = Writer::new(out);
+    w.begin_object();
+    w.key("hosts");
+    w.begin_array();
+    for m in members {
+        w.begin_object();
+        w.key("id");
+        w.u64(m.processor as u64);
+        w.key("name");
+        w.raw_str(name(m.processor));
+        w.end_object();
+    }
+    w.end_array();
+    w.key("links");
+    w.begin_array();
+    for (_, (i, j)) in pairs().enumerate().filter(|&(n, pair)| first(n, pair)) {
+        w.begin_object();
+        w.key("id");
+        w.u64((i * p + j) as u64);
+        w.numbers(&[("bandwidth", 1.0 / cost(i, j)), ("latency", 0.0)]);
+        w.end_object();
+    }
+    w.end_array();
+    w.key("routes");
+    w.begin_array();
+    for (_, (i, j)) in pairs().enumerate().filter(|&(n, pair)| first(n, pair)) {
+        w.begin_object();
+        w.key("from");
+        w.u64(i as u64);
+        w.key("to");
+        w.u64(j as u64);
+        w.key("links");
+        w.begin_array();
+        w.u64((i * p + j) as u64);
+        w.end_array();
+        w.end_object();
+    }
+    w.end_array();
+    w.key("actors");
+    w.begin_array();
+    for (k, m) in members.iter().enumerate() {
+        let i = m.processor;
+        w.begin_object();
+        w.key("id");
+        w.u64(3 * k as u64);
+        w.key("host");
+        w.u64(i as u64);
+        w.key("name");
+        w.raw_str(name(i));
+        w.key("do");
+        w.begin_array();
+        w.begin_object();
+        w.key("compute");
+        w.f64(m.compute_time);
+        w.end_object();
+        let (mut t, mut arrivals) = (m.compute_time, [0.0f64; 2]);
+        for (s, (to, mailbox)) in sends(members, p, k).into_iter().enumerate().filter(|_| q > 1) {
+            w.begin_object();
+            w.key("send");
+            w.u64(mailbox as u64);
+            w.key("bytes");
+            w.f64(h);
+            w.end_object();
+            t += h * cost(i, to);
+            arrivals[s] = t;
+        }
+        w.end_array();
+        w.key("end");
+        w.f64(t);
+        w.end_object();
+        // The neighbours' receivers of this member's two messages.
+        for (s, (to, mailbox)) in sends(members, p, k).into_iter().enumerate().filter(|_| q > 1) {
+            w.begin_object();
+            w.key("id");
+            w.u64(3 * k as u64 + 1 + s as u64);
+            w.key("host");
+            w.u64(to as u64);
+            w.key("name");
+            w.raw_str(name(to));
+            w.key("do");
+            w.begin_array();
+            w.begin_object();
+            w.key("recv");
+            w.u64(mailbox as u64);
+            w.end_object();
+            w.end_array();
+            w.key("end");
+            w.f64(arrivals[s]);
+            w.end_object();
+        }
+    }
+    w.end_array();
+    w.end_object();
+    w.finish().map_err(|needed| Error::buffer("timeline JSON", needed, got))
+}
+
+/// Reads and plans a document in `memory`, and hands the plan to `finish` while the
+/// buffers live: the members in ring order, the best value per ring size.
+fn solved<R, M: Memory>(
+    text: &[u8],
+    memory: &M,
+    finish: impl FnOnce(&RingFile<'_>, &Summary, &[Member], &[f64]) -> Result<R, Error>,
+) -> Result<R, Error> {
+    let file = read_into(text, memory)?;
+    let problem = file.problem;
+    let p = problem.cycle_times.len();
+    let needs = ring::needs(p, problem.solver)?;
+    let members = memory.slice("ring members", needs.processors, Member::EMPTY)?;
+    let by_size = memory.slice("ring sizes", needs.processors, 0.0f64)?;
+    let order = memory.slice("ring orders", needs.order, 0usize)?;
+    let summary = ring::plan(&problem, Buffers { members: &mut *members, by_size: &mut *by_size, order })?;
+    let (members, by_size): (&[Member], &[f64]) = (members, by_size);
+    finish(&file, &summary, &members[..summary.ring_size], by_size)
+}
+
+/// A ring document read into the front end's memory.
+#[derive(Clone, Copy, Debug)]
+pub struct RingFile<'m> {
+    /// The processors' names, in document order.
+    pub names: &'m [Str<'m>],
+    /// The problem (cycle times and costs in the front end's memory).
+    pub problem: Problem<'m>,
+}
+
+/// Reads a document: a first pass counts the processors, a second fills what the
+/// front end lends.
+fn read_into<'m, M: Memory>(text: &'m [u8], memory: &'m M) -> Result<RingFile<'m>, Error> {
+    let p = read(text, &mut [], &mut [], &mut [])?.processors;
+    check_workers("processors", p as u64)?;
+    ring::needs(p, Solver::Greedy)?;
+    let names = memory.slice("processor names", p, Str::EMPTY)?;
+    let cycle_times = memory.slice("cycle times", p, 0.0f64)?;
+    let costs = memory.slice("cost matrix", p * p, 0.0f64)?;
+    let scalars = read(text, names, cycle_times, costs)?;
+    let names: &[Str<'_>] = names;
+    unique_names(memory, "processors", p, &|i| names.get(i).copied())?;
+    Ok(RingFile {
+        names,
+        problem: Problem {
+            cycle_times,
+            costs,
+            work: scalars.work,
+            boundary: scalars.boundary,
+            solver: scalars.solver,
+        },
+    })
+}
+
+struct Scalars {
+    processors: usize,
+    work: u64,
+    boundary: f64,
+    solver: Solver,
+}
+
+/// One pass over the document; with empty buffers it only counts (and checks) what it
+/// reads.
+fn read<'a>(
+    json: &'a [u8],
+    names: &mut [Str<'a>],
+    cycle_times: &mut [f64],
+    costs: &mut [f64],
+) -> Result<Scalars, Error> {
+    let mut d = Doc::new(json);
+    d.object()?;
+    let (mut seen, mut work, mut boundary, mut solver) = (0u64, None, None, Solver::Greedy);
+    let (mut processors, mut rows) = (None, None);
+    while let Some(k) = d.top_key(&TOP, &mut seen, "ring", "must be \"ring\" for this reader")? {
+        match k {
+            "work" => {
+                let w = d.u64()?;
+                if w == 0 {
+                    return Err(Error::no_items());
+                }
+                work = Some(w);
+            }
+            "boundary" => {
+                let h = d.f64()?;
+                if !(h.is_finite() && h >= 0.0) {
+                    return Err(Error::entry_value("document", 0, "boundary", "finite and >= 0", h));
+                }
+                boundary = Some(h);
+            }
+            "solver" => solver = d.name(&SOLVER)?,
+            "processors" => processors = Some(read_processors(&mut d, names, cycle_times)?),
+            "cost_matrix" => rows = Some(read_matrix(&mut d, costs, processors)?),
+            _ => d.skip()?,
+        }
+    }
+    d.end()?;
+    let work = work.ok_or(missing("work", "missing (the number of columns to share)"))?;
+    let boundary = boundary.ok_or(missing("boundary", "missing (boundary units sent to each neighbour)"))?;
+    let p = processors.ok_or(missing("processors", "missing (the list of processors)"))?;
+    if p == 0 {
+        return Err(Error::no_workers());
+    }
+    match rows {
+        None => {
+            return Err(missing("cost_matrix", "missing (seconds per unit between processors, p rows of p)"))
+        }
+        Some((r, width)) if r != p || width != p => {
+            return Err(Error::json(
+                "must have one row per processor, each with one cost per processor",
+                Detail::Entry { list: "cost_matrix", index: usize::MAX, field: "" },
+            ))
+        }
+        Some(_) => {}
+    }
+    Ok(Scalars { processors: p, work, boundary, solver })
+}
+
+fn read_processors<'a>(
+    d: &mut Doc<'a>,
+    names: &mut [Str<'a>],
+    cycle_times: &mut [f64],
+) -> Result<usize, Error> {
+    d.array()?;
+    let mut n = 0usize;
+    while d.element()? {
+        d.at("processors", n, "");
+        let at = |field: &'static str| Detail::Entry { list: "processors", index: n, field };
+        d.object()?;
+        let (mut seen, mut name, mut cycle) = (0u64, None, None);
+        while let Some(k) = d.key(&PROCESSOR, &mut seen)? {
+            match k {
+                "name" => name = Some(d.string()?),
+                "cycle_time" => {
+                    let w = d.f64()?;
+                    if !(w.is_finite() && w > 0.0) {
+                        return Err(Error::entry_value("processors", n, "cycle_time", "finite and > 0", w));
+                    }
+                    cycle = Some(w);
+                }
+                _ => d.comment()?,
+            }
+        }
+        let name = name.ok_or(Error::json("missing", at("name")))?;
+        if name.raw().is_empty() {
+            return Err(Error::json("must be a non-empty name", at("name")));
+        }
+        let cycle = cycle.ok_or(Error::json("missing", at("cycle_time")))?;
+        if let (Some(s), Some(c)) = (names.get_mut(n), cycle_times.get_mut(n)) {
+            (*s, *c) = (name, cycle);
+        }
+        n += 1;
+    }
+    d.at("", usize::MAX, "");
+    Ok(n)
+}
+
+/// The matrix's rows, each as long as the processors list (read before it, or the
+/// matrix's own width when it comes first: checked against the processors at the end).
+fn read_matrix(
+    d: &mut Doc<'_>,
+    costs: &mut [f64],
+    processors: Option<usize>,
+) -> Result<(usize, usize), Error> {
+    d.array()?;
+    let mut width = processors;
+    let mut i = 0usize;
+    while d.element()? {
+        d.at("cost_matrix", i, "");
+        d.array()?;
+        let mut j = 0usize;
+        while d.element()? {
+            let c = d.f64()?;
+            if i != j && !(c.is_finite() && c > 0.0) {
+                return Err(Error::entry_value(
+                    "cost_matrix",
+                    i,
+                    "cost",
+                    "finite and > 0 off the diagonal",
+                    c,
+                ));
+            }
+            let p = width.unwrap_or(usize::MAX);
+            if let Some(slot) = i.checked_mul(p).and_then(|r| r.checked_add(j)).and_then(|k| costs.get_mut(k))
+            {
+                *slot = c;
+            }
+            j += 1;
+        }
+        if *width.get_or_insert(j) != j {
+            return Err(Error::json(
+                "must have one cost per processor",
+                Detail::Entry { list: "cost_matrix", index: i, field: "" },
+            ));
+        }
+        i += 1;
+    }
+    d.at("", usize::MAX, "");
+    Ok((i, width.unwrap_or(0)))
+}
+
+/// Writes the result document: `{"version": 1, "model": "ring", "work", "boundary",
+/// "solver", "method", "makespan", "rational_makespan", "lower_bound", "gap", "exact",
+/// "ring_size", "even_makespan", "speedup", "ring": [names], "by_ring_size": [{"q",
+/// "makespan"}], "plan": [{"name", "rank", "count", "displacement", "share",
+/// "compute_time", "comm_time", "finish"}]}`, `plan` in ring order.
+///
+/// # Errors
+///
+/// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) with the exact length
+/// needed.
+pub fn write_result(
+    file: &RingFile<'_>,
+    s: &Summary,
+    members: &[Member],
+    by_size: &[f64],
+    out: &mut [u8],
+) -> Result<usize, Error> {
+    let got = out.len();
+    let mut w = Writer::new(out);
+    let name = |i: usize| file.names.get(i).copied().unwrap_or(Str::EMPTY);
+    let r = s.report;
+    begin_result(&mut w, "ring");
+    w.key("work");
+    w.u64(file.problem.work);
+    w.key("boundary");
+    w.f64(file.problem.boundary);
+    w.key("solver");
+    w.str(SOLVER.name(file.problem.solver));
+    w.key("method");
+    w.str(names::METHOD.name(r.method));
+    w.numbers(&[
+        ("makespan", r.makespan),
+        ("rational_makespan", s.rational_makespan),
+        ("lower_bound", r.lower_bound),
+        ("gap", r.gap()),
+    ]);
+    w.key("exact");
+    w.bool(r.exact);
+    w.key("ring_size");
+    w.u64(s.ring_size as u64);
+    w.key("even_makespan");
+    w.f64(s.even_makespan);
+    w.key("speedup");
+    w.f64(crate::report::speedup(s.even_makespan, r.makespan));
+    w.key("ring");
+    w.begin_array();
+    for m in members {
+        w.raw_str(name(m.processor));
+    }
+    w.end_array();
+    w.key("by_ring_size");
+    w.begin_array();
+    for (q, &t) in by_size.iter().enumerate().filter(|(_, t)| t.is_finite()) {
+        w.begin_object();
+        w.key("q");
+        w.u64(q as u64 + 1);
+        w.key("makespan");
+        w.f64(t);
+        w.end_object();
+    }
+    w.end_array();
+    w.key("plan");
+    w.begin_array();
+    let mut offset = 0u64;
+    for m in members {
+        begin_row(&mut w, name(m.processor), m.processor, m.count, offset);
+        w.numbers(&[
+            ("share", m.share),
+            ("compute_time", m.compute_time),
+            ("comm_time", m.comm_time),
+            ("finish", m.compute_time + m.comm_time),
+        ]);
+        w.end_object();
+        offset += m.count;
+    }
+    w.end_array();
+    w.end_object();
+    w.finish().map_err(|needed| Error::buffer("result JSON", needed, got))
+}
+
+const EXAMPLE: &str = r#"{
+  "version": 1,
+  "model": "ring",
+  "comment": "A Jacobi-like code on 6000 columns exchanging 200 boundary values per neighbour each iteration, on five machines: two fast ones on one switch, three slower ones behind a slow uplink. cycle_time: seconds per column; cost_matrix[i][j]: seconds per boundary value from i to j. solver: heuristic (the paper's greedy, corrected) or exact (every ring, up to 8 processors).",
+  "work": 6000,
+  "boundary": 200,
+  "solver": "heuristic",
+  "processors": [
+    {"name": "fast1", "cycle_time": 0.001},
+    {"name": "fast2", "cycle_time": 0.0012},
+    {"name": "mid",   "cycle_time": 0.002},
+    {"name": "slow1", "cycle_time": 0.004},
+    {"name": "slow2", "cycle_time": 0.004}
+  ],
+  "cost_matrix": [
+    [0,      1e-5,   2e-4,   5e-4,   5e-4],
+    [1e-5,   0,      2e-4,   5e-4,   5e-4],
+    [2e-4,   2e-4,   0,      5e-5,   5e-5],
+    [5e-4,   5e-4,   5e-5,   0,      2e-5],
+    [5e-4,   5e-4,   5e-5,   2e-5,   0]
+  ]
+}
+"#;
