@@ -117,10 +117,6 @@ impl Memory for HostMemory<'_> {
             .map_err(|_| self.fail(what, n.saturating_mul(std::mem::size_of::<T>())))
     }
 
-    fn value<T>(&self, what: &'static str, make: fn() -> T) -> Result<&mut T, divload::Error> {
-        self.arena.try_alloc_with(make).map_err(|_| self.fail(what, std::mem::size_of::<T>()))
-    }
-
     fn progress(&self, done: u64, total: u64) {
         if let Some(p) = self.progress {
             p(done, total);

@@ -721,9 +721,6 @@ mod tests {
         fn slice<T: Clone>(&self, _: &'static str, n: usize, fill: T) -> Result<&mut [T], Error> {
             Ok(std::boxed::Box::leak(std::vec![fill; n].into_boxed_slice()))
         }
-        fn value<T>(&self, _: &'static str, make: fn() -> T) -> Result<&mut T, Error> {
-            Ok(std::boxed::Box::leak(std::boxed::Box::new(make())))
-        }
     }
 
     #[test]

@@ -27,15 +27,6 @@ pub trait Memory {
     #[allow(clippy::mut_from_ref)]
     fn slice<T: Clone>(&self, what: &'static str, n: usize, fill: T) -> Result<&mut [T], Error>;
 
-    /// A value built by `make` in memory of its own (a solver workspace too large for a
-    /// stack).
-    ///
-    /// # Errors
-    ///
-    /// As [`Memory::slice`].
-    #[allow(clippy::mut_from_ref)]
-    fn value<T>(&self, what: &'static str, make: fn() -> T) -> Result<&mut T, Error>;
-
     /// A long solver has done `done` of `total` steps (the exact DP's rows). Ignored unless
     /// the front end shows progress.
     fn progress(&self, _done: u64, _total: u64) {}
@@ -153,12 +144,10 @@ pub mod limits {
     /// budget stops it; the sampled DP plans such documents in bounded memory.
     pub const MAX_DP_BYTES: u64 = 4 << 30;
 
-    /// Sampled sizes of the sampled DP's workspace (allocated only when it is used). On
-    /// Table 1, 1 024 samples find the optimum (README, Solvers).
-    pub const SAMPLES: usize = 1024;
+    /// Sampled sizes of the sampled DP's workspace (allocated only when it is used, as
+    /// its two arrays: built as one value first, it would pass through the stack).
+    pub const SAMPLES: usize = 4096;
 
-    /// Most workers the sampled DP's workspace holds: with [`SAMPLES`], 512 KiB of
-    /// choices. The workspace may be built on the stack before it is moved into the front
-    /// end's memory (a test thread has 2 MiB, wasm 1 MiB), so it stays well below that.
+    /// Most workers the sampled DP's workspace holds: with [`SAMPLES`], 2 MiB of choices.
     pub const SAMPLED_WORKERS: usize = 256;
 }

@@ -345,11 +345,21 @@ fn run<'s, M: Memory>(text: &'s [u8], memory: &'s M) -> Result<Run<'s>, Error> {
     let scratch = memory.slice("scratch", needs.workers, Scratch::EMPTY)?;
     let dp_choices = memory.slice("exact DP", needs.dp_choices, 0u32)?;
     let dp_costs = memory.slice("exact DP", needs.dp_costs, 0.0f64)?;
+    // The sampled DP's workspace as its two arrays, each from the memory directly: a
+    // `Sampled` value built first would pass through the stack (wasm's is 1 MiB).
     let sampled = match solver {
-        Solver::Sampled => Some(memory.value(
-            "sampled DP workspace",
-            Sampled::<f64, { limits::SAMPLES }, { limits::SAMPLED_WORKERS }>::new,
-        )?),
+        Solver::Sampled => {
+            let choices =
+                memory.slice("sampled DP workspace", limits::SAMPLED_WORKERS, [0u16; limits::SAMPLES])?;
+            let costs = memory.slice("sampled DP workspace", limits::SAMPLES, 0.0f64)?;
+            match (
+                <&mut [_; limits::SAMPLED_WORKERS]>::try_from(choices),
+                <&mut [_; limits::SAMPLES]>::try_from(costs),
+            ) {
+                (Ok(choices), Ok(costs)) => Some(SampledMemory { choices, costs }),
+                _ => return Err(Error::buffer("sampled DP workspace", limits::SAMPLES, 0)),
+            }
+        }
         _ => None,
     };
     let buffers = Buffers {
@@ -1209,7 +1219,26 @@ pub struct Buffers<'b, N, const K: usize, const P: usize> {
     /// Cost row of the exact DP.
     pub dp_costs: &'b mut [N],
     /// Working memory of the sampled DP (`None` if the caller does not offer it).
-    pub sampled: Option<&'b mut Sampled<N, K, P>>,
+    pub sampled: Option<SampledMemory<'b, N, K, P>>,
+}
+
+/// The sampled DP's working memory as two arrays (a [`Sampled`]'s, or taken from an
+/// allocator separately: [`crate::scatter::sampled::solve_in`]).
+#[derive(Debug)]
+pub struct SampledMemory<'b, N, const K: usize, const P: usize> {
+    /// The plan DP's choices, one row of `K` per position.
+    pub choices: &'b mut [[u16; K]; P],
+    /// One DP row of costs.
+    pub costs: &'b mut [N; K],
+}
+
+impl<'b, N: Real, const K: usize, const P: usize> From<&'b mut Sampled<N, K, P>>
+    for SampledMemory<'b, N, K, P>
+{
+    fn from(s: &'b mut Sampled<N, K, P>) -> Self {
+        let (choices, costs) = s.arrays();
+        SampledMemory { choices, costs }
+    }
 }
 
 /// A solved platform file.
@@ -1327,7 +1356,7 @@ pub fn solve<'a, N: Real, const K: usize, const P: usize>(
             let Some(work) = buf.sampled else {
                 return Err(Error::buffer("sampled DP workspace", 1, 0));
             };
-            work.solve(&problem, buf.out)?
+            crate::scatter::sampled::solve_in(work.choices, work.costs, &problem, buf.out)?
         }
     };
     // The rational relaxation bounds every plan in its send order: tighten the DP's bound

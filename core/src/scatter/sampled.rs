@@ -54,6 +54,11 @@ impl<N: Real, const K: usize, const P: usize> Default for Sampled<N, K, P> {
 impl<N: Real, const K: usize, const P: usize> Sampled<N, K, P> {
     const VALID: () = assert!(K >= 2 && K <= 65_536, "K must be in 2..=65536");
 
+    /// The two arrays, for [`solve_in`].
+    pub fn arrays(&mut self) -> (&mut [[u16; K]; P], &mut [N; K]) {
+        (&mut self.choices, &mut self.costs)
+    }
+
     /// Empty working memory.
     pub const fn new() -> Self {
         let () = Self::VALID;
@@ -93,6 +98,25 @@ impl<N: Real, const K: usize, const P: usize> Sampled<N, K, P> {
         problem: &CostProblem<'_, C, D>,
         out: &mut [Assignment<N>],
     ) -> Result<Summary<N>, Error> {
+        solve_in(&mut self.choices, &mut self.costs, problem, out)
+    }
+}
+
+/// [`Sampled::solve`] in storage the caller holds elsewhere: `choices` and `costs` are a
+/// [`Sampled`]'s two arrays, so a front end can take them from an allocator separately
+/// (a `Sampled` built on a small stack before it moves, as wasm's 1 MiB, overflows it).
+///
+/// # Errors
+///
+/// As [`Sampled::solve`].
+pub fn solve_in<N: Real, C: CostFn<N>, D: CostFn<N>, const K: usize, const P: usize>(
+    choices: &mut [[u16; K]; P],
+    costs: &mut [N; K],
+    problem: &CostProblem<'_, C, D>,
+    out: &mut [Assignment<N>],
+) -> Result<Summary<N>, Error> {
+    let () = Sampled::<N, K, P>::VALID;
+    {
         let p = problem.workers.len();
         if p > P {
             return Err(Error::too_large("sampled DP: workers", P as u64, p as u64));
@@ -107,18 +131,24 @@ impl<N: Real, const K: usize, const P: usize> Sampled<N, K, P> {
 
         // The lower bound: sizes charged at the bottom of their sample interval.
         let lower = Grid { inner: &positions, h, bottom: true, base: &[] };
-        let costs = states(&mut self.costs, upper_states);
+        let costs_row = states(costs, upper_states);
         // The grid bounds this DP's work (K states, P positions), so no budget applies.
-        let _ =
-            stages::run(&lower, costs, &mut stages::NoChoices, Pruning::Monotone, u64::MAX, &mut |_, _| {});
-        let bound = costs.last().copied().unwrap_or(N::ZERO);
+        let _ = stages::run(
+            &lower,
+            costs_row,
+            &mut stages::NoChoices,
+            Pruning::Monotone,
+            u64::MAX,
+            &mut |_, _| {},
+        );
+        let bound = costs_row.last().copied().unwrap_or(N::ZERO);
 
         // The plan on multiples of h, finished item by item.
         let mut tail = [N::ZERO; P];
         let mut coarse = [0u64; P];
-        let mut rows = Rows { choices: &mut self.choices };
+        let mut rows = Rows { choices };
         let grid = Grid { inner: &positions, h, bottom: false, base: &[] };
-        level(&grid, states(&mut self.costs, q), &mut rows, &[], h, &mut coarse[..p]);
+        level(&grid, states(costs, q), &mut rows, &[], h, &mut coarse[..p]);
         finish_items(&positions, &mut coarse[..p], &mut tail[..p], n - q as u64 * h);
 
         // Refinement: around the current counts, the same recursion on a finer grid
@@ -138,7 +168,7 @@ impl<N: Real, const K: usize, const P: usize> Sampled<N, K, P> {
             }
             let units = (total / next) as usize;
             let grid = Grid { inner: &positions, h: next, bottom: false, base: &base };
-            level(&grid, states(&mut self.costs, units), &mut rows, &base[..p], next, &mut fine[..p]);
+            level(&grid, states(costs, units), &mut rows, &base[..p], next, &mut fine[..p]);
             finish_items(&positions, &mut fine[..p], &mut tail[..p], total - units as u64 * next);
             step = next;
         }
