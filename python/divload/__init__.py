@@ -28,7 +28,7 @@ import numpy as _np
 from . import _divload
 from ._errors import DivloadError
 
-__all__ = ["DivloadError", "Scatter", "example", "models", "plan", "scatter_counts"]
+__all__ = ["DivloadError", "Returns", "Scatter", "example", "models", "plan", "returns_counts", "scatter_counts"]
 
 #: DIVLOAD_INVALID_INPUT and DIVLOAD_OVERFLOW, for the checks made here before the core.
 _INVALID_INPUT = 2
@@ -129,11 +129,7 @@ def scatter_counts(
     comp = _costs("comp_per_item", comp_per_item)
     comm_lat = None if comm_latency is None else _costs("comm_latency", comm_latency)
     comp_lat = None if comp_latency is None else _costs("comp_latency", comp_latency)
-    n = _integer("items", items)
-    if n < 0:
-        raise _fail(_INVALID_INPUT, f"items: must be at least 1, got {n}")
-    if n >= 1 << 64:
-        raise _fail(_OVERFLOW, f"items: at most {2**53} can be planned with f64 arithmetic, got {n}")
+    n = _items(items)
     r = _integer("root", root)
     if r < 0 or r >= 1 << 63:
         raise _fail(_INVALID_INPUT, f"root: must be a worker index in 0..{len(comm)}, got {r}")
@@ -142,6 +138,70 @@ def scatter_counts(
         _name("order", order), _name("rounding", rounding), _name("root_mode", root_mode),
     )
     return Scatter(counts, displs, summary)
+
+
+class Returns(NamedTuple):
+    """The result of ``returns_counts``: unpack it as ``counts, displs, summary``.
+
+    ``counts[r]`` items go to rank ``r`` from item ``displacements[r]`` (numpy ``int64``
+    by rank; contiguous in send order), and rank ``r`` sends ``counts[r]`` results back.
+
+    ``summary`` is a dict: ``makespan``, ``lower_bound`` (certified over every scenario),
+    ``gap``, ``method`` (``"lifo"``, ``"fifo"``, ``"best_scenario"``, …), ``exact``,
+    ``send_order`` (every rank, members of the scenario first), ``return_order`` (the
+    members, in the order their results reach the root), ``return_position`` (by rank,
+    -1 for a rank outside the scenario), the predicted times by rank ``send_start``,
+    ``received``, ``computed``, ``return_start``, ``return_end``, ``idle`` (numpy arrays),
+    and ``rational_makespan``, ``bound``, ``throughput``, ``throughput_bound``,
+    ``rational_optimal``, ``even_split_makespan``, ``speedup``, ``participating``,
+    ``members``, ``items``, ``schedule``, ``port``.
+    """
+
+    counts: "_np.ndarray"
+    displacements: "_np.ndarray"
+    summary: Dict[str, Any]
+
+
+def returns_counts(
+    comm_per_item: Any,
+    comp_per_item: Any,
+    return_per_item: Any,
+    items: int,
+    schedule: str = "best",
+    port: str = "full_duplex",
+) -> Returns:
+    """Counts and displacements by rank when the workers send their results back.
+
+    The master sends each worker its items (``comm_per_item``, c, seconds per item), the
+    worker computes them (``comp_per_item``, w) and sends the results back
+    (``return_per_item``, d); one value per rank, numpy arrays or sequences. For an MPI
+    root that is one of the workers, give it c = d = 0 (its part is copied locally).
+    ``schedule``: ``"best"``, ``"lifo"`` or ``"fifo"``; ``port``: ``"full_duplex"``
+    (one send and one receive at a time) or ``"half_duplex"``.
+
+    Returns ``Returns(counts, displacements, summary)`` (see ``Returns``). Raises
+    ``DivloadError`` as ``scatter_counts`` does (code 2 for a bad cost, naming
+    ``worker r``, or an unknown schedule or port).
+
+    >>> counts, displs, s = returns_counts([7, 8, 12], [6, 5, 5], [7, 8, 12], 1000)
+    >>> counts.tolist(), s["makespan"], s["return_order"].tolist()
+    ([496, 401, 103], 13139.0, [1, 2, 0])
+    """
+    c = _costs("comm_per_item", comm_per_item)
+    w = _costs("comp_per_item", comp_per_item)
+    d = _costs("return_per_item", return_per_item)
+    n = _items(items)
+    counts, displs, summary = _divload.returns_counts(c, w, d, n, _name("schedule", schedule), _name("port", port))
+    return Returns(counts, displs, summary)
+
+
+def _items(items: Any) -> int:
+    n = _integer("items", items)
+    if n < 0:
+        raise _fail(_INVALID_INPUT, f"items: must be at least 1, got {n}")
+    if n >= 1 << 64:
+        raise _fail(_OVERFLOW, f"items: at most {2**53} can be planned with f64 arithmetic, got {n}")
+    return n
 
 
 def plan(document: Union[Dict[str, Any], str, bytes]) -> Dict[str, Any]:
@@ -156,9 +216,10 @@ def plan(document: Union[Dict[str, Any], str, bytes]) -> Dict[str, Any]:
     ``displacement``, predicted times). Planning runs without the GIL.
 
     Raises ``DivloadError``: code 5 for text that is not strict JSON or a document that
-    does not follow its schema (the message gives the byte offset or the key), code 2
-    for values out of range (naming ``workers[3].comp_per_item`` and the range), 4 for
-    numbers too large, 6 when the working memory cannot be allocated.
+    does not follow its schema, values out of range included (the message gives the byte
+    offset, or names ``workers[3].comp_per_item`` and its range, as the C library's
+    ``divload_plan_json`` does), 2 for a plan the model refuses, 4 for numbers too large,
+    6 when the working memory cannot be allocated.
 
     >>> result = plan(example("returns"))
     >>> result["model"], sum(row["count"] for row in result["plan"]) == result["items"]

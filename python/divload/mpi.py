@@ -32,7 +32,7 @@ from typing import Any, Callable, Dict, List, Optional
 import numpy as _np
 from mpi4py import MPI
 
-from . import DivloadError, plan as _plan_document, scatter_counts
+from . import DivloadError, returns_counts as _returns_counts, scatter_counts
 
 __all__ = ["ReturnsPlan", "ScatterPlan", "calibrate", "returns_plan", "scatter_plan"]
 
@@ -220,43 +220,38 @@ class ReturnsPlan:
     ``counts``, ``displs`` (by rank of ``comm``), ``send_counts``, ``send_displs`` (by
     send position = rank of ``send_comm``), ``positions`` (send position of each rank),
     ``return_order`` (the ranks with items, in the order their results reach the root),
-    ``rows`` (each rank's row of the result document: ``send_start``, ``received``,
-    ``computed``, ``return_start``, ``return_end``, …), ``result`` (the whole result
-    document, from ``divload.plan``), and this rank's ``my_position``,
-    ``my_return_position`` (``None`` for a rank with no items), ``my_count``,
-    ``my_displacement``. ``free()`` it collectively (or use it as a context manager).
+    ``summary`` (as ``divload.returns_counts`` gives it: the orders and each rank's
+    predicted ``send_start``, ``received``, ``computed``, ``return_start``,
+    ``return_end``), and this rank's ``my_position``, ``my_return_position`` (``None``
+    for a rank with no items), ``my_count``, ``my_displacement``,
+    ``my_predicted_computed``, ``my_predicted_return_end``. ``free()`` it collectively
+    (or use it as a context manager).
 
     The model assumes the root sends and receives while it computes its own part; a
     single-threaded root computes between the scatter and the gather, so its predicted
     times are optimistic there.
     """
 
-    def __init__(self, comm, root, result):
+    def __init__(self, comm, root, counts, displs, summary):
         self.comm = comm
         self.root = root
         self.size = comm.Get_size()
-        self.result = result
-        rows = result["plan"]
-        self.rows = [None] * self.size
-        self.counts = _np.zeros(self.size, dtype=_np.int64)
-        self.displs = _np.zeros(self.size, dtype=_np.int64)
-        self.positions = _np.zeros(self.size, dtype=_np.int64)
-        for position, row in enumerate(rows):
-            r = row["rank"]
-            self.rows[r] = row
-            self.counts[r], self.displs[r], self.positions[r] = row["count"], row["displacement"], position
-        self.send_counts = _np.array([row["count"] for row in rows], dtype=_np.int64)
-        self.send_displs = _np.array([row["displacement"] for row in rows], dtype=_np.int64)
-        returning = [row for row in rows if row["count"] > 0 and row["return_position"] is not None]
-        self.return_order = [row["rank"] for row in sorted(returning, key=lambda row: row["return_position"])]
+        self.counts = counts
+        self.displs = displs
+        self.summary = summary
+        send_order = summary["send_order"]
+        self.positions = _np.empty(self.size, dtype=_np.int64)
+        self.positions[send_order] = _np.arange(self.size)
+        self.send_counts = counts[send_order]
+        self.send_displs = displs[send_order]
+        self.return_order = [int(r) for r in summary["return_order"] if counts[r] > 0]
         rank = comm.Get_rank()
         self.my_position = int(self.positions[rank])
-        self.my_count = int(self.counts[rank])
-        self.my_displacement = int(self.displs[rank])
-        me = self.rows[rank]
+        self.my_count = int(counts[rank])
+        self.my_displacement = int(displs[rank])
         self.my_return_position = self.return_order.index(rank) if rank in self.return_order else None
-        self.my_predicted_computed = me["computed"]
-        self.my_predicted_return_end = me["return_end"]
+        self.my_predicted_computed = float(summary["computed"][rank])
+        self.my_predicted_return_end = float(summary["return_end"][rank])
         self.send_root = int(self.positions[root])
         self.send_comm = comm.Split(0, self.my_position)
 
@@ -273,17 +268,17 @@ class ReturnsPlan:
         """Collects every rank's results on the root, in the planned return order.
 
         Each rank passes its ``my_count`` results (a numpy array whose first axis is the
-        item, C-contiguous); the root receives rank r's at ``recvbuf[displs[r]:][:counts[r]]``
-        (``recvbuf`` matters only on the root: room for every item), one rank after the
-        other in ``return_order`` (a blocking receive each on ``send_comm``; ranks with no
-        items send nothing), and calls ``on_arrival(rank, count, displacement)`` after
-        each, so it can use the first results while the rest are still coming. The root
-        may pass ``sendbuf=None`` when its results are already in place. Returns
-        ``recvbuf``. Collective.
+        item); the root receives rank r's into ``recvbuf[displs[r]:displs[r] + counts[r]]``
+        (``recvbuf`` matters only on the root: a C-contiguous array with room for every
+        item), one rank after the other in ``return_order`` (a blocking receive each on
+        ``send_comm``; ranks with no items send nothing), and calls
+        ``on_arrival(rank, count, displacement)`` after each, so it can use the first
+        results while the rest are still coming. The root may pass ``sendbuf=None`` when
+        its results are already in place. Returns ``recvbuf``. Collective.
         """
         if self.send_comm.Get_rank() != self.send_root:
             if self.my_count > 0:
-                self.send_comm.Send(sendbuf, dest=self.send_root, tag=RETURN_TAG)
+                self.send_comm.Send(_np.ascontiguousarray(sendbuf), dest=self.send_root, tag=RETURN_TAG)
             return recvbuf
         for r in self.return_order:
             count, at = int(self.counts[r]), int(self.displs[r])
@@ -317,34 +312,34 @@ def returns_plan(
     Each rank gives its costs c, w, d (seconds per item to receive, to process, to send
     its results back; the root's c and d are taken as 0: its part is copied locally).
     ``schedule`` is ``"best"``, ``"lifo"`` or ``"fifo"``, ``port`` ``"full_duplex"`` or
-    ``"half_duplex"`` (read on the root, with ``items``). The root plans the returns
-    document of the ranks (``divload.plan``; worker ``"r"`` is rank r) and broadcasts it.
+    ``"half_duplex"`` (read on the root, with ``items``). The root plans with
+    ``divload.returns_counts`` and broadcasts the plan.
 
-    Raises ``DivloadError`` on every rank with the same message and code. Collective.
+    Raises ``DivloadError`` on every rank with the same message and code: a bad cost on
+    any rank (named as ``worker r``), an unknown schedule or port, a root out of range,
+    ``items`` beyond ``INT_MAX`` (code 4). Collective.
     """
     root = _check_root(comm, root)
-    rank = comm.Get_rank()
+    rank, size = comm.Get_rank(), comm.Get_size()
     mine, error = _numbers({"comm_per_item": comm_per_item, "comp_per_item": comp_per_item,
                             "return_per_item": return_per_item})
     _agree(comm, error)
     if rank == root:
         mine[0] = mine[2] = 0.0
-    everyone = comm.gather(mine, root=root)
-    failure, result = None, None
+    costs = _np.empty((size, 3), dtype=_np.float64)
+    comm.Allgather(_np.asarray(mine, dtype=_np.float64), costs)
+    failure, planned = None, None
     if rank == root:
         try:
-            document = {
-                "version": 1, "model": "returns", "items": _items(items), "schedule": schedule, "port": port,
-                "workers": [{"name": str(r), "comm_per_item": c, "comp_per_item": w, "return_per_item": d}
-                            for r, (c, w, d) in enumerate(everyone)],
-            }
-            result = _plan_document(document)
+            planned = tuple(_returns_counts(costs[:, 0], costs[:, 1], costs[:, 2], _items(items),
+                                            schedule=schedule, port=port))
         except DivloadError as e:
             failure = (e.message, e.code)
-    failure, result = comm.bcast((failure, result), root=root)
+    failure, planned = comm.bcast((failure, planned), root=root)
     if failure is not None:
         raise DivloadError(*failure)
-    return ReturnsPlan(comm, root, result)
+    counts, displs, summary = planned
+    return ReturnsPlan(comm, root, counts, displs, summary)
 
 
 def calibrate(

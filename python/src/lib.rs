@@ -6,6 +6,7 @@
 
 mod error;
 mod host;
+mod returns;
 mod scatter;
 
 use pyo3::prelude::*;
@@ -44,6 +45,7 @@ fn _divload(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(models_json, m)?)?;
     m.add_function(wrap_pyfunction!(example, m)?)?;
     m.add_function(wrap_pyfunction!(scatter::scatter_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(returns::returns_counts, m)?)?;
     m.add("INVALID_INPUT", error::INVALID_INPUT)?;
     m.add("OUT_OF_MEMORY", error::OUT_OF_MEMORY)?;
     m.add("PANIC", error::PANIC)?;

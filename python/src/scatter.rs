@@ -2,7 +2,7 @@
 //! displacements, through the core's closed form (`divload::plan`, genaud2003 Thm 1–3
 //! and §3.3) without writing or reading a document.
 
-use divload::doc::names::{self, Names};
+use divload::doc::names;
 use divload::{Assignment, Options, Problem, Root, Scratch, Summary, Worker};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
@@ -10,6 +10,7 @@ use pyo3::types::PyDict;
 
 use crate::error::{no_panic, Failure};
 use crate::host;
+use crate::returns::option;
 
 /// What `scatter_counts` hands back to Python: counts and displacements by rank, and the
 /// summary as a dict (with the send order and the predicted finish times by rank).
@@ -78,13 +79,6 @@ pub(crate) fn scatter_counts<'py>(
     dict.set_item("items", s.items)?;
     dict.set_item("root", s.root)?;
     Ok((counts.into_pyarray(py), displs.into_pyarray(py), dict))
-}
-
-/// An option by its name in documents (`-` and `_` alike, as on the command line).
-fn option<T: Copy + PartialEq>(table: &'static Names<T>, name: &str) -> Result<T, Failure> {
-    table
-        .parse_str(&name.replace('-', "_"))
-        .ok_or_else(|| Failure::invalid(format!("{}: {}, got {name:?}", table.key, table.expected)))
 }
 
 /// The core's workers from the columns, the root's link zeroed as the C library does
