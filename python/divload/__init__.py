@@ -215,11 +215,13 @@ def plan(document: Union[Dict[str, Any], str, bytes]) -> Dict[str, Any]:
     ``plan`` list with one row per worker (``name``, ``rank``, ``count``,
     ``displacement``, predicted times). Planning runs without the GIL.
 
-    Raises ``DivloadError``: code 5 for text that is not strict JSON or a document that
-    does not follow its schema, values out of range included (the message gives the byte
-    offset, or names ``workers[3].comp_per_item`` and its range, as the C library's
-    ``divload_plan_json`` does), 2 for a plan the model refuses, 4 for numbers too large,
-    6 when the working memory cannot be allocated.
+    Raises ``DivloadError`` with the code the C library's ``divload_plan_json`` returns
+    for the same document: 5 for text that is not strict JSON or a document that does
+    not follow its schema (the message gives the byte offset or the key); 2 for a value
+    out of range (the message names ``workers[3].comp_per_item`` and its range; 5 where
+    the model's reader checks the range itself, as the returns model's does); 4 for
+    numbers too large (more than 2^20 workers); 6 when the working memory cannot be
+    allocated.
 
     >>> result = plan(example("returns"))
     >>> result["model"], sum(row["count"] for row in result["plan"]) == result["items"]
