@@ -71,6 +71,9 @@ pub(crate) fn no_panic<T>(f: impl FnOnce() -> Result<T, Failure>) -> Result<T, F
             .map(|s| (*s).to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        Err(Failure::new(PANIC, format!("internal error in divload (a caught panic): {what}; please report it")))
+        Err(Failure::new(
+            PANIC,
+            format!("internal error in divload (a caught panic): {what}; please report it"),
+        ))
     })
 }

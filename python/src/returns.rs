@@ -65,11 +65,18 @@ pub(crate) fn returns_counts<'py>(
 
     let ints = |what| host::filled(what, p, 0i64).map_err(fail);
     let floats = |what| host::filled(what, p, 0.0f64).map_err(fail);
-    let (mut counts, mut displs, mut send_order) = (ints("counts")?, ints("displacements")?, ints("send order")?);
+    let (mut counts, mut displs, mut send_order) =
+        (ints("counts")?, ints("displacements")?, ints("send order")?);
     let mut return_position = ints("return positions")?;
     let mut return_order = host::filled("return order", s.members.min(p), 0i64).map_err(fail)?;
-    let [mut send_start, mut received, mut computed, mut return_start, mut return_end, mut idle] =
-        [floats("times")?, floats("times")?, floats("times")?, floats("times")?, floats("times")?, floats("times")?];
+    let [mut send_start, mut received, mut computed, mut return_start, mut return_end, mut idle] = [
+        floats("times")?,
+        floats("times")?,
+        floats("times")?,
+        floats("times")?,
+        floats("times")?,
+        floats("times")?,
+    ];
     let rank = |r: usize| i64::try_from(r).unwrap_or(i64::MAX);
     for (k, a) in plan.iter().enumerate() {
         let r = a.worker;

@@ -49,7 +49,8 @@ pub(crate) fn scatter_counts<'py>(
 
     let p = plan.len();
     let by_rank = |what| host::filled(what, p, 0i64);
-    let (mut counts, mut displs) = (by_rank("counts").map_err(fail)?, by_rank("displacements").map_err(fail)?);
+    let (mut counts, mut displs) =
+        (by_rank("counts").map_err(fail)?, by_rank("displacements").map_err(fail)?);
     let mut finish = host::filled("finish times", p, 0.0f64).map_err(fail)?;
     let mut send_order = host::filled("send order", p, 0i64).map_err(fail)?;
     for (k, a) in plan.iter().enumerate() {
