@@ -10,6 +10,8 @@ import pickle
 import pydoc
 import re
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -283,6 +285,27 @@ def test_a_million_ranks():
     assert np.array_equal(displs[order[1:]], (displs + counts)[order[:-1]])
     assert s["lower_bound"] <= s["makespan"] <= s["bound"]
     assert s["finish"].max() == s["makespan"]
+
+
+def test_the_plan_runs_without_the_gil():
+    # While another thread plans 10^6 ranks, this one keeps running Python. Holding the
+    # GIL through the plan would stop it for about the whole call; without it, the
+    # longest pause is the short phases that convert the arrays (and the scheduler's).
+    p = 10**6
+    rng = np.random.default_rng(1)
+    comm, comp = rng.uniform(1e-7, 1e-5, p), rng.uniform(1e-4, 1e-2, p)
+    t0 = time.perf_counter()
+    divload.scatter_counts(comm, comp, 10**9)
+    alone = time.perf_counter() - t0
+    worker = threading.Thread(target=divload.scatter_counts, args=(comm, comp, 10**9))
+    worker.start()
+    last = time.perf_counter()
+    longest = 0.0
+    while worker.is_alive():
+        now = time.perf_counter()
+        longest, last = max(longest, now - last), now
+    worker.join()
+    assert longest < alone / 3, (longest, alone)
 
 
 # --- returns_counts ------------------------------------------------------------------
