@@ -30,7 +30,11 @@ on the root in the planned return order.
 from typing import Any, Callable, Dict, List, Optional
 
 import numpy as _np
-from mpi4py import MPI
+
+try:
+    from mpi4py import MPI
+except ImportError as e:  # the rest of divload works without MPI
+    raise ImportError(f"divload.mpi needs mpi4py (pip install mpi4py, or divload[mpi]): {e}") from e
 
 from . import DivloadError, returns_counts as _returns_counts, scatter_counts
 

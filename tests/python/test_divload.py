@@ -10,6 +10,7 @@ import pickle
 import pydoc
 import re
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -387,3 +388,14 @@ def test_docstrings_and_stubs():
     for name in divload.__all__:
         assert re.search(rf"\b(def|class) {name}\b", stub), name
     assert (package / "mpi.pyi").exists()
+
+
+def test_divload_without_mpi4py():
+    # As where mpi4py is not installed: divload imports, divload.mpi says what it needs.
+    code = (
+        "import sys; sys.modules['mpi4py'] = None\n"
+        "import divload; assert divload.scatter_counts([0.0], [1.0], 3).counts.tolist() == [3]\n"
+        "try:\n    import divload.mpi\nexcept ImportError as e:\n    print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.startswith("divload.mpi needs mpi4py"), out
