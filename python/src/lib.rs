@@ -9,6 +9,7 @@ mod host;
 mod returns;
 mod scatter;
 
+use divload::doc::names::Names;
 use pyo3::prelude::*;
 
 use error::{no_panic, Failure};
@@ -37,6 +38,13 @@ fn example(py: Python<'_>, model: &str) -> PyResult<&'static str> {
             Err(Failure::invalid(message).into_pyerr(py))
         }
     }
+}
+
+/// An option by its name in documents (`-` and `_` alike, as on the command line).
+fn option<T: Copy + PartialEq>(table: &'static Names<T>, name: &str) -> Result<T, Failure> {
+    table
+        .parse_str(&name.replace('-', "_"))
+        .ok_or_else(|| Failure::invalid(format!("{}: {}, got {name:?}", table.key, table.expected)))
 }
 
 #[pymodule]

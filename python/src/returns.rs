@@ -3,14 +3,14 @@
 //! `divload::returns::plan` (the slides' LIFO and FIFO theorems, the scenario LP), as the
 //! C library's `divload_plan_returns` gives them to `divload_mpi.h`.
 
-use divload::doc::names::{self, Names};
+use divload::doc::names;
 use divload::returns::{self, Assignment, Problem, ReturnWorker, Scratch};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::error::{no_panic, Failure};
-use crate::host;
+use crate::{host, option};
 
 /// Counts and displacements by rank, and the summary with the orders and times.
 type Planned<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>, Bound<'py, PyDict>);
@@ -127,11 +127,4 @@ pub(crate) fn returns_counts<'py>(
     dict.set_item("schedule", names::SCHEDULE.name(schedule))?;
     dict.set_item("port", names::PORT.name(port))?;
     Ok((counts.into_pyarray(py), displs.into_pyarray(py), dict))
-}
-
-/// An option by its name in documents (`-` and `_` alike, as on the command line).
-pub(crate) fn option<T: Copy + PartialEq>(table: &'static Names<T>, name: &str) -> Result<T, Failure> {
-    table
-        .parse_str(&name.replace('-', "_"))
-        .ok_or_else(|| Failure::invalid(format!("{}: {}, got {name:?}", table.key, table.expected)))
 }

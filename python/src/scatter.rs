@@ -10,7 +10,7 @@ use pyo3::types::PyDict;
 
 use crate::error::{no_panic, Failure};
 use crate::host;
-use crate::returns::option;
+use crate::option;
 
 /// What `scatter_counts` hands back to Python: counts and displacements by rank, and the
 /// summary as a dict (with the send order and the predicted finish times by rank).
@@ -44,23 +44,9 @@ pub(crate) fn scatter_counts<'py>(
         workers(&comm_per_item, &comp_per_item, comm_latency.as_ref(), comp_latency.as_ref(), root)
     })
     .map_err(fail)?;
-    let (plan, summary) = py.detach(|| no_panic(|| solve(&workers, root, items, options))).map_err(fail)?;
+    let (by_rank, summary) =
+        py.detach(|| no_panic(|| solve(&workers, root, items, options))).map_err(fail)?;
     drop(workers);
-
-    let p = plan.len();
-    let by_rank = |what| host::filled(what, p, 0i64);
-    let (mut counts, mut displs) =
-        (by_rank("counts").map_err(fail)?, by_rank("displacements").map_err(fail)?);
-    let mut finish = host::filled("finish times", p, 0.0f64).map_err(fail)?;
-    let mut send_order = host::filled("send order", p, 0i64).map_err(fail)?;
-    for (k, a) in plan.iter().enumerate() {
-        // Counts and displacements are at most `items` ≤ 2⁵³ (the core's limit for f64).
-        counts[a.worker] = i64::try_from(a.count).unwrap_or(i64::MAX);
-        displs[a.worker] = i64::try_from(a.displacement).unwrap_or(i64::MAX);
-        finish[a.worker] = a.finish;
-        send_order[k] = i64::try_from(a.worker).unwrap_or(i64::MAX);
-    }
-    drop(plan);
     let s = summary;
     let report = s.report();
     let dict = PyDict::new(py);
@@ -69,8 +55,8 @@ pub(crate) fn scatter_counts<'py>(
     dict.set_item("gap", report.gap())?;
     dict.set_item("method", names::METHOD.name(s.method))?;
     dict.set_item("exact", report.exact)?;
-    dict.set_item("order", send_order.into_pyarray(py))?;
-    dict.set_item("finish", finish.into_pyarray(py))?;
+    dict.set_item("order", by_rank.send_order.into_pyarray(py))?;
+    dict.set_item("finish", by_rank.finish.into_pyarray(py))?;
     dict.set_item("rational_makespan", s.rational_makespan)?;
     dict.set_item("rational_exact", s.rational_exact)?;
     dict.set_item("bound", s.bound)?;
@@ -79,7 +65,7 @@ pub(crate) fn scatter_counts<'py>(
     dict.set_item("participating", s.participating)?;
     dict.set_item("items", s.items)?;
     dict.set_item("root", s.root)?;
-    Ok((counts.into_pyarray(py), displs.into_pyarray(py), dict))
+    Ok((by_rank.counts.into_pyarray(py), by_rank.displs.into_pyarray(py), dict))
 }
 
 /// The core's workers from the columns, the root's link zeroed as the C library does
@@ -119,18 +105,42 @@ fn workers(
     Ok(workers)
 }
 
+/// The plan as `scatter_counts` returns it: by rank, and the ranks in send order.
+struct ByRank {
+    counts: Vec<i64>,
+    displs: Vec<i64>,
+    finish: Vec<f64>,
+    send_order: Vec<i64>,
+}
+
 /// The core's closed form in memory allocated here (one `Assignment` and one `Scratch`
-/// per worker, 112 bytes).
+/// per worker, 112 bytes), and its plan rearranged by rank, all without the GIL.
 fn solve(
     workers: &[Worker<f64>],
     root: usize,
     items: u64,
     options: Options,
-) -> Result<(Vec<Assignment<f64>>, Summary<f64>), Failure> {
+) -> Result<(ByRank, Summary<f64>), Failure> {
     let p = workers.len();
     let mut plan = host::filled("plan", p, Assignment::EMPTY)?;
     let mut scratch = host::filled("scratch", p, Scratch::EMPTY)?;
     let problem = Problem { workers, root: Root::Fixed(root), items, options };
     let summary = divload::plan(&problem, &mut plan, &mut scratch)?;
-    Ok((plan, summary))
+    drop(scratch);
+    let mut by_rank = ByRank {
+        counts: host::filled("counts", p, 0i64)?,
+        displs: host::filled("displacements", p, 0i64)?,
+        finish: host::filled("finish times", p, 0.0f64)?,
+        send_order: host::filled("send order", p, 0i64)?,
+    };
+    // Counts and displacements are at most `items` ≤ 2⁵³ (the core's limit in f64), and
+    // ranks below the length of a slice: no conversion below saturates.
+    let int = |x: u64| i64::try_from(x).unwrap_or(i64::MAX);
+    for (k, a) in plan.iter().enumerate() {
+        by_rank.counts[a.worker] = int(a.count);
+        by_rank.displs[a.worker] = int(a.displacement);
+        by_rank.finish[a.worker] = a.finish;
+        by_rank.send_order[k] = int(a.worker as u64);
+    }
+    Ok((by_rank, summary))
 }
