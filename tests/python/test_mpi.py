@@ -73,6 +73,29 @@ for root in sorted({0, size - 1}):
     scatter(root, size // 2 + 1, {})
 
 
+def records_of_a_datatype(root, items):
+    """Items of two doubles each, named by an MPI datatype rather than numpy's dtype."""
+    pair = MPI.DOUBLE.Create_contiguous(2).Commit()
+    try:
+        with divload.mpi.scatter_plan(comm, items, root=root, **costs_of(rank)) as plan:
+            data = np.stack([np.arange(items), -np.arange(items)], axis=1).astype(np.float64) if rank == root else None
+            mine = np.zeros((plan.my_count, 2))
+            plan.scatterv(data, mine, datatype=pair)
+            first = np.arange(plan.my_displacement, plan.my_displacement + plan.my_count)
+            check(np.array_equal(mine[:, 0], first) and np.array_equal(mine[:, 1], -first),
+                  f"datatype: rank {rank} received its records")
+            back = np.zeros((items, 2)) if rank == root else None
+            plan.gatherv(mine, back, datatype=pair)
+            if rank == root:
+                check(np.array_equal(back, data), "datatype: every record back at its place")
+    finally:
+        pair.Free()
+
+
+records_of_a_datatype(0, 3001)
+records_of_a_datatype(size - 1, 3001)
+
+
 def same_error_everywhere(call, code, what):
     try:
         call()
