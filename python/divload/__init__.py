@@ -30,10 +30,10 @@ from ._errors import DivloadError
 
 __all__ = ["DivloadError", "Returns", "Scatter", "example", "models", "plan", "returns_counts", "scatter_counts"]
 
-#: DIVLOAD_INVALID_INPUT and DIVLOAD_OVERFLOW, for the checks made here before the core.
-_INVALID_INPUT = 2
-_OVERFLOW = 4
-_JSON = 5
+# The C status numbers of the checks made here before the core, from the compiled half.
+_INVALID_INPUT = _divload.INVALID_INPUT
+_OVERFLOW = _divload.OVERFLOW
+_JSON = _divload.JSON
 
 
 class Scatter(NamedTuple):

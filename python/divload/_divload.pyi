@@ -5,6 +5,8 @@ import numpy as np
 import numpy.typing as npt
 
 INVALID_INPUT: int
+OVERFLOW: int
+JSON: int
 OUT_OF_MEMORY: int
 PANIC: int
 

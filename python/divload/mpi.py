@@ -36,7 +36,7 @@ try:
 except ImportError as e:  # the rest of divload works without MPI
     raise ImportError(f"divload.mpi needs mpi4py (pip install mpi4py, or divload[mpi]): {e}") from e
 
-from . import DivloadError, returns_counts as _returns_counts, scatter_counts
+from . import _INVALID_INPUT, _OVERFLOW, DivloadError, returns_counts as _returns_counts, scatter_counts
 
 __all__ = ["ReturnsPlan", "ScatterPlan", "calibrate", "returns_plan", "scatter_plan"]
 
@@ -46,8 +46,6 @@ INT_MAX = 2**31 - 1
 #: (``DIVLOAD_MPI_RETURN_TAG``).
 RETURN_TAG = 0x6476
 
-_INVALID_INPUT = 2
-_OVERFLOW = 4
 
 
 def _check_root(comm: "MPI.Comm", root: Any) -> int:

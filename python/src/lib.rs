@@ -54,7 +54,10 @@ fn _divload(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(example, m)?)?;
     m.add_function(wrap_pyfunction!(scatter::scatter_counts, m)?)?;
     m.add_function(wrap_pyfunction!(returns::returns_counts, m)?)?;
+    // The C status numbers the Python half raises itself with (checks before the core).
     m.add("INVALID_INPUT", error::INVALID_INPUT)?;
+    m.add("OVERFLOW", divload::ErrorCode::Overflow as u32)?;
+    m.add("JSON", divload::ErrorCode::Json as u32)?;
     m.add("OUT_OF_MEMORY", error::OUT_OF_MEMORY)?;
     m.add("PANIC", error::PANIC)?;
     Ok(())

@@ -363,6 +363,7 @@ def test_codes_are_the_c_librarys():
     assert _divload.INVALID_INPUT == numbers["INVALID_INPUT"]
     assert _divload.OUT_OF_MEMORY == numbers["OUT_OF_MEMORY"]
     assert _divload.PANIC == numbers["PANIC"]
+    assert _divload.OVERFLOW == numbers["OVERFLOW"] and _divload.JSON == numbers["JSON"]
     assert raises(4, "", divload.scatter_counts, [0.0], [1.0], 2**60).code == numbers["OVERFLOW"]
     assert raises(5, "", divload.plan, "{").code == numbers["JSON"]
 
