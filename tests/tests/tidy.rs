@@ -228,7 +228,7 @@ fn core_layers_import_downwards_and_have_no_cycles() {
 #[test]
 fn front_ends_name_no_model() {
     let mut files = Vec::new();
-    for dir in ["host/src", "cli/src", "ffi/src", "wasm/src", "fuzz/src"] {
+    for dir in ["host/src", "cli/src", "ffi/src", "wasm/src", "fuzz/src", "python/src"] {
         rust_files(&root().join(dir), &mut files);
     }
     files.push(root().join("fuzz/fuzz_targets/documents.rs"));

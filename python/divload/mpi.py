@@ -1,0 +1,448 @@
+"""Balanced ``Scatterv`` for mpi4py codes: the Python counterpart of ``divload_mpi.h``.
+
+Importable only where mpi4py is (``pip install divload[mpi]``). Every function here is
+collective over the communicator it is given: every rank calls it, with the same
+``root``, and every rank returns the same outcome (a plan, or the same ``DivloadError``).
+
+    from mpi4py import MPI
+    import numpy as np
+    import divload.mpi
+
+    comm = MPI.COMM_WORLD
+    costs = divload.mpi.calibrate(comm, lambda k: work(sample[:k]), sample_items=1000)
+    plan = divload.mpi.scatter_plan(comm, items=n, **costs)    # n: read on the root
+    mine = np.empty(plan.my_count)
+    plan.scatterv(records, mine)                                # was comm.Scatter
+    work(mine)                  # items [plan.my_displacement, + plan.my_count)
+
+What happens: every rank contributes its costs (one allgather), the root plans with
+``divload.scatter_counts`` and broadcasts the counts, displacements and send positions,
+and every rank joins ``send_comm``, a communicator of the same processes ranked by their
+position in the send order (``comm.Split`` with the position as key). The scatter runs on
+``send_comm``, so an MPI whose ``Scatterv`` serves ranks in order serves them in the
+planned order (decreasing bandwidth, the root last; genaud2003 Thm 3).
+
+With results sent back to the root (the return-message model), ``returns_plan`` plans
+the best, LIFO or FIFO schedule and ``ReturnsPlan.gatherv_ordered`` receives the results
+on the root in the planned return order.
+"""
+
+from typing import Any, Callable, Dict, List, Optional
+
+import numpy as _np
+
+try:
+    from mpi4py import MPI
+except ImportError as e:  # the rest of divload works without MPI
+    raise ImportError(f"divload.mpi needs mpi4py (pip install mpi4py, or divload[mpi]): {e}") from e
+
+from . import _INVALID_INPUT, _OVERFLOW, DivloadError, returns_counts as _returns_counts, scatter_counts
+
+__all__ = ["ReturnsPlan", "ScatterPlan", "calibrate", "returns_plan", "scatter_plan"]
+
+#: MPI's ``int`` counts: the scatter refuses more items, as ``divload_mpi_plan_create`` does.
+INT_MAX = 2**31 - 1
+#: The tag of the result messages on a returns plan's own ``send_comm``
+#: (``DIVLOAD_MPI_RETURN_TAG``).
+RETURN_TAG = 0x6476
+
+
+
+def _check_root(comm: "MPI.Comm", root: Any) -> int:
+    """The same answer on every rank, so no rank is left waiting in a collective."""
+    size = comm.Get_size()
+    if isinstance(root, bool) or not isinstance(root, (int, _np.integer)) or not 0 <= int(root) < size:
+        raise DivloadError(f"root: must be a rank in 0..{size}, got {root!r}", _INVALID_INPUT)
+    return int(root)
+
+
+def _agree(comm: "MPI.Comm", error: Optional[DivloadError]) -> None:
+    """Raises on every rank the first rank's error, if any rank has one."""
+    errors = comm.allgather(None if error is None else (error.message, error.code))
+    for rank, e in enumerate(errors):
+        if e is not None:
+            message, code = e
+            raise DivloadError(message if errors.count(e) == len(errors) else f"rank {rank}: {message}", code)
+
+
+def _numbers(values: Dict[str, Any]) -> "tuple[Optional[List[float]], Optional[DivloadError]]":
+    try:
+        return [float(v) for v in values.values()], None
+    except (TypeError, ValueError, OverflowError):
+        bad = next(k for k, v in values.items() if not _is_number(v))
+        return None, DivloadError(f"{bad}: must be a number, got {values[bad]!r}", _INVALID_INPUT)
+
+
+def _is_number(v: Any) -> bool:
+    try:
+        float(v)
+        return True
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def _items(items: Any) -> int:
+    if isinstance(items, bool) or not isinstance(items, (int, _np.integer)):
+        raise DivloadError(f"items: must be an integer, got {items!r}", _INVALID_INPUT)
+    n = int(items)
+    if n > INT_MAX:
+        raise DivloadError(
+            f"items: at most INT_MAX = {INT_MAX} fit MPI_Scatterv's int counts, got {n}", _OVERFLOW)
+    return n
+
+
+class ScatterPlan:
+    """A balanced scatter, known on every rank of ``comm``.
+
+    By rank of ``comm`` (numpy arrays): ``counts``, ``displs`` (for ``comm.Scatterv`` on
+    ``comm`` itself), ``positions`` (send position of each rank), ``predicted_finish``
+    (seconds after the scatter starts), ``costs`` (the costs planned with, one row
+    ``comm_latency, comm_per_item, comp_latency, comp_per_item`` per rank; the root's link
+    zeroed). By rank of ``send_comm`` (= send position): ``send_counts``, ``send_displs``.
+    This rank: ``my_position``, ``my_count``, ``my_displacement``,
+    ``my_predicted_finish``. ``summary``: as ``divload.scatter_counts`` gives it.
+    ``send_comm`` is owned by the plan: ``free()`` it (or use the plan as a context
+    manager), collectively.
+    """
+
+    def __init__(self, comm, root, costs, counts, displs, positions, finish, summary):
+        self.comm = comm
+        self.root = root
+        self.size = comm.Get_size()
+        self.costs = costs
+        self.counts = counts
+        self.displs = displs
+        self.positions = positions
+        self.predicted_finish = finish
+        self.summary = summary
+        by_position = _np.argsort(positions, kind="stable")
+        self.send_counts = counts[by_position]
+        self.send_displs = displs[by_position]
+        rank = comm.Get_rank()
+        self.my_position = int(positions[rank])
+        self.my_count = int(counts[rank])
+        self.my_displacement = int(displs[rank])
+        self.my_predicted_finish = float(finish[rank])
+        self.send_root = int(positions[root])
+        self.send_comm = comm.Split(0, self.my_position)
+
+    def scatterv(self, sendbuf: Any, recvbuf: Any, datatype: Optional["MPI.Datatype"] = None) -> Any:
+        """``Scatterv`` of the plan on ``send_comm``: the root sends ``sendbuf`` (all the
+        items in their original order; ignored elsewhere), every rank receives its
+        ``my_count`` items into ``recvbuf``, which it returns. ``datatype`` is the MPI type
+        of one item when numpy's dtype does not give it. Collective."""
+        counts, displs = self.send_counts, self.send_displs
+        spec = [sendbuf, (counts, displs)] if datatype is None else [sendbuf, (counts, displs), datatype]
+        recv = recvbuf if datatype is None else [recvbuf, self.my_count, datatype]
+        self.send_comm.Scatterv(spec if self.comm.Get_rank() == self.root else None, recv, root=self.send_root)
+        return recvbuf
+
+    def gatherv(self, sendbuf: Any, recvbuf: Any, datatype: Optional["MPI.Datatype"] = None) -> Any:
+        """The reverse of ``scatterv``: every rank sends its ``my_count`` results, the root
+        receives each rank's at its displacement of ``recvbuf`` (ignored elsewhere) and
+        returns it. Collective."""
+        counts, displs = self.send_counts, self.send_displs
+        spec = [recvbuf, (counts, displs)] if datatype is None else [recvbuf, (counts, displs), datatype]
+        send = sendbuf if datatype is None else [sendbuf, self.my_count, datatype]
+        self.send_comm.Gatherv(send, spec if self.comm.Get_rank() == self.root else None, root=self.send_root)
+        return recvbuf
+
+    def free(self) -> None:
+        """Frees ``send_comm``. Collective."""
+        if self.send_comm != MPI.COMM_NULL:
+            self.send_comm.Free()
+
+    def __enter__(self) -> "ScatterPlan":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.free()
+
+
+def scatter_plan(
+    comm: "MPI.Comm",
+    items: int,
+    comm_per_item: float,
+    comp_per_item: float,
+    comm_latency: float = 0.0,
+    comp_latency: float = 0.0,
+    root: int = 0,
+    order: str = "bandwidth",
+    rounding: str = "greedy",
+    root_mode: str = "after_send",
+) -> ScatterPlan:
+    """Plans the scatter of ``items`` items held by ``root`` over all ranks of ``comm``.
+
+    Each rank gives its own costs (seconds: receiving ``x`` items takes
+    ``comm_latency + comm_per_item·x``, processing them ``comp_latency + comp_per_item·x``;
+    ``calibrate`` measures them). The root's link is never used, so its ``comm_*`` values
+    are ignored. ``items`` and the options are read on the root (see ``scatter_counts``).
+
+    Raises ``DivloadError`` on every rank, with the same message and code: a bad cost on
+    any rank (the core's message names the rank as ``worker r``), a root out of range,
+    ``items`` beyond ``INT_MAX`` (code 4: MPI counts are ``int``). Collective.
+    """
+    root = _check_root(comm, root)
+    rank, size = comm.Get_rank(), comm.Get_size()
+    mine, error = _numbers({"comm_latency": comm_latency, "comm_per_item": comm_per_item,
+                            "comp_latency": comp_latency, "comp_per_item": comp_per_item})
+    _agree(comm, error)
+    if rank == root:
+        mine[0] = mine[1] = 0.0
+    costs = _np.empty((size, 4), dtype=_np.float64)
+    comm.Allgather(_np.asarray(mine, dtype=_np.float64), costs)
+
+    failure, summary = None, None
+    table = _np.zeros((3, size), dtype=_np.int64)
+    finish = _np.zeros(size, dtype=_np.float64)
+    if rank == root:
+        try:
+            counts, displs, summary = scatter_counts(
+                costs[:, 1], costs[:, 3], _items(items), root=root, order=order, rounding=rounding,
+                root_mode=root_mode, comm_latency=costs[:, 0], comp_latency=costs[:, 2])
+            table[0], table[1] = counts, displs
+            table[2][summary["order"]] = _np.arange(size)
+            finish[:] = summary["finish"]
+            summary = {k: v for k, v in summary.items() if k not in ("order", "finish")}
+        except DivloadError as e:
+            failure = (e.message, e.code)
+    failure, summary = comm.bcast((failure, summary), root=root)
+    if failure is not None:
+        raise DivloadError(*failure)
+    comm.Bcast(table, root=root)
+    comm.Bcast(finish, root=root)
+    summary["order"] = _np.argsort(table[2], kind="stable").astype(_np.int64)
+    summary["finish"] = finish
+    return ScatterPlan(comm, root, costs, table[0], table[1], table[2], finish, summary)
+
+
+class ReturnsPlan:
+    """A scatter whose results come back to the root, known on every rank of ``comm``.
+
+    ``counts``, ``displs`` (by rank of ``comm``), ``send_counts``, ``send_displs`` (by
+    send position = rank of ``send_comm``), ``positions`` (send position of each rank),
+    ``return_order`` (the ranks with items, in the order their results reach the root),
+    ``summary`` (as ``divload.returns_counts`` gives it: the orders and each rank's
+    predicted ``send_start``, ``received``, ``computed``, ``return_start``,
+    ``return_end``), and this rank's ``my_position``, ``my_return_position`` (``None``
+    for a rank with no items), ``my_count``, ``my_displacement``,
+    ``my_predicted_computed``, ``my_predicted_return_end``. ``free()`` it collectively
+    (or use it as a context manager).
+
+    The model assumes the root sends and receives while it computes its own part; a
+    single-threaded root computes between the scatter and the gather, so its predicted
+    times are optimistic there.
+    """
+
+    def __init__(self, comm, root, counts, displs, summary):
+        self.comm = comm
+        self.root = root
+        self.size = comm.Get_size()
+        self.counts = counts
+        self.displs = displs
+        self.summary = summary
+        send_order = summary["send_order"]
+        self.positions = _np.empty(self.size, dtype=_np.int64)
+        self.positions[send_order] = _np.arange(self.size)
+        self.send_counts = counts[send_order]
+        self.send_displs = displs[send_order]
+        self.return_order = [int(r) for r in summary["return_order"] if counts[r] > 0]
+        rank = comm.Get_rank()
+        self.my_position = int(self.positions[rank])
+        self.my_count = int(counts[rank])
+        self.my_displacement = int(displs[rank])
+        self.my_return_position = self.return_order.index(rank) if rank in self.return_order else None
+        self.my_predicted_computed = float(summary["computed"][rank])
+        self.my_predicted_return_end = float(summary["return_end"][rank])
+        self.send_root = int(self.positions[root])
+        self.send_comm = comm.Split(0, self.my_position)
+
+    def scatterv(self, sendbuf: Any, recvbuf: Any, datatype: Optional["MPI.Datatype"] = None) -> Any:
+        """``Scatterv`` in the planned send order, as ``ScatterPlan.scatterv``. Collective."""
+        return ScatterPlan.scatterv(self, sendbuf, recvbuf, datatype)
+
+    def gatherv_ordered(
+        self,
+        sendbuf: Optional["_np.ndarray"],
+        recvbuf: Optional["_np.ndarray"],
+        on_arrival: Optional[Callable[[int, int, int], None]] = None,
+    ) -> Optional["_np.ndarray"]:
+        """Collects every rank's results on the root, in the planned return order.
+
+        Each rank passes its ``my_count`` results (a numpy array whose first axis is the
+        item); the root receives rank r's into ``recvbuf[displs[r]:displs[r] + counts[r]]``
+        (``recvbuf`` matters only on the root: a C-contiguous array with room for every
+        item), one rank after the other in ``return_order`` (a blocking receive each on
+        ``send_comm``; ranks with no items send nothing), and calls
+        ``on_arrival(rank, count, displacement)`` after each, so it can use the first
+        results while the rest are still coming. The root may pass ``sendbuf=None`` when
+        its results are already in place. Returns ``recvbuf``. Collective.
+        """
+        if self.send_comm.Get_rank() != self.send_root:
+            if self.my_count > 0:
+                self.send_comm.Send(_np.ascontiguousarray(sendbuf), dest=self.send_root, tag=RETURN_TAG)
+            return recvbuf
+        for r in self.return_order:
+            count, at = int(self.counts[r]), int(self.displs[r])
+            target = recvbuf[at:at + count]
+            if r == self.root:
+                if sendbuf is not None:
+                    target[...] = sendbuf[:count]
+            else:
+                self.send_comm.Recv(target, source=int(self.positions[r]), tag=RETURN_TAG)
+            if on_arrival is not None:
+                on_arrival(r, count, at)
+        return recvbuf
+
+    free = ScatterPlan.free
+    __enter__ = ScatterPlan.__enter__
+    __exit__ = ScatterPlan.__exit__
+
+
+def returns_plan(
+    comm: "MPI.Comm",
+    items: int,
+    comm_per_item: float,
+    comp_per_item: float,
+    return_per_item: float,
+    root: int = 0,
+    schedule: str = "best",
+    port: str = "full_duplex",
+) -> ReturnsPlan:
+    """Plans a scatter of ``items`` items from ``root`` whose results come back to it.
+
+    Each rank gives its costs c, w, d (seconds per item to receive, to process, to send
+    its results back; the root's c and d are taken as 0: its part is copied locally).
+    ``schedule`` is ``"best"``, ``"lifo"`` or ``"fifo"``, ``port`` ``"full_duplex"`` or
+    ``"half_duplex"`` (read on the root, with ``items``). The root plans with
+    ``divload.returns_counts`` and broadcasts the plan.
+
+    Raises ``DivloadError`` on every rank with the same message and code: a bad cost on
+    any rank (named as ``worker r``), an unknown schedule or port, a root out of range,
+    ``items`` beyond ``INT_MAX`` (code 4). Collective.
+    """
+    root = _check_root(comm, root)
+    rank, size = comm.Get_rank(), comm.Get_size()
+    mine, error = _numbers({"comm_per_item": comm_per_item, "comp_per_item": comp_per_item,
+                            "return_per_item": return_per_item})
+    _agree(comm, error)
+    if rank == root:
+        mine[0] = mine[2] = 0.0
+    costs = _np.empty((size, 3), dtype=_np.float64)
+    comm.Allgather(_np.asarray(mine, dtype=_np.float64), costs)
+    failure, planned = None, None
+    if rank == root:
+        try:
+            planned = tuple(_returns_counts(costs[:, 0], costs[:, 1], costs[:, 2], _items(items),
+                                            schedule=schedule, port=port))
+        except DivloadError as e:
+            failure = (e.message, e.code)
+    failure, planned = comm.bcast((failure, planned), root=root)
+    if failure is not None:
+        raise DivloadError(*failure)
+    counts, displs, summary = planned
+    return ReturnsPlan(comm, root, counts, displs, summary)
+
+
+def calibrate(
+    comm: "MPI.Comm",
+    compute: Callable[[int], Any],
+    sample_items: int,
+    root: int = 0,
+    item_bytes: int = 8,
+) -> Dict[str, float]:
+    """Measures this rank's costs, for ``scatter_plan(comm, items, **costs)``.
+
+    Computation: every rank times ``compute(k)`` (your code processing ``k`` items of a
+    sample) for ``k = sample_items // 2`` and ``sample_items``, best of 3 each, and fits
+    ``comp_latency + comp_per_item·k``. Communication: the root sends ``k·item_bytes``
+    bytes to each rank in turn, which answers with an empty message, and fits
+    ``comm_latency + comm_per_item·k`` to the best of 3 round trips; the root's own is 0.
+    The messages go over a duplicate of ``comm``, so they never match the caller's. A
+    line that noise makes fall is taken through the origin instead.
+
+    Returns ``{"comm_latency", "comm_per_item", "comp_latency", "comp_per_item"}``. Raises
+    ``DivloadError`` (code 2) on every rank for ``sample_items < 2`` or a ``compute`` that
+    is not callable on any rank, or that raised on any rank (that rank re-raises its own
+    exception). Collective: every rank passes the same ``root`` and ``sample_items``.
+    """
+    root = _check_root(comm, root)
+    rank, size = comm.Get_rank(), comm.Get_size()
+    error = None
+    if isinstance(sample_items, bool) or not isinstance(sample_items, (int, _np.integer)) or sample_items < 2:
+        error = DivloadError(f"sample_items: must be an integer >= 2, got {sample_items!r}", _INVALID_INPUT)
+    elif not callable(compute):
+        error = DivloadError(f"compute: must be callable, got {type(compute).__name__}", _INVALID_INPUT)
+    elif isinstance(item_bytes, bool) or not isinstance(item_bytes, (int, _np.integer)) or item_bytes < 1:
+        error = DivloadError(f"item_bytes: must be an integer >= 1, got {item_bytes!r}", _INVALID_INPUT)
+    _agree(comm, error)
+    dup = comm.Dup()
+    try:
+        k = (int(sample_items) // 2, int(sample_items))
+        t = [0.0, 0.0]
+        raised = None
+        for s in range(2):
+            best = None
+            for _ in range(3):
+                t0 = MPI.Wtime()
+                try:
+                    compute(k[s])
+                except Exception as e:  # noqa: BLE001 (re-raised below, after every rank agrees)
+                    raised = raised or e
+                dt = MPI.Wtime() - t0
+                best = dt if best is None or dt < best else best
+            t[s] = best
+        flags = dup.allgather(None if raised is None else f"{type(raised).__name__}: {raised}")
+        failed = [(r, f) for r, f in enumerate(flags) if f is not None]
+        if failed:
+            if raised is not None:
+                raise raised
+            r, what = failed[0]
+            raise DivloadError(f"compute: raised on rank {r} ({what})", _INVALID_INPUT)
+        comp_latency, comp_per_item = _fit(k, t, through_first=False)
+        if not comp_per_item > 0.0:
+            comp_per_item = 1e-12  # a compute function too fast to time
+
+        sample = _np.zeros(k[1] * int(item_bytes), dtype=_np.uint8)
+        links = _np.zeros((size, 2), dtype=_np.float64)
+        for r in range(size):
+            if r == root:
+                continue
+            for s in range(2):
+                best = None
+                part = sample[:k[s] * int(item_bytes)]
+                for _ in range(3):
+                    if rank == root:
+                        t0 = MPI.Wtime()
+                        dup.Send(part, dest=r, tag=0)
+                        dup.Recv(_np.empty(0, dtype=_np.uint8), source=r, tag=1)
+                        dt = MPI.Wtime() - t0
+                        best = dt if best is None or dt < best else best
+                    elif rank == r:
+                        dup.Recv(part, source=root, tag=0)
+                        dup.Send(_np.empty(0, dtype=_np.uint8), dest=root, tag=1)
+                t[s] = best or 0.0
+            if rank == root:
+                latency, per_item = _fit(k, t, through_first=True)
+                links[r] = latency, max(per_item, 0.0)
+        mine = _np.zeros(2, dtype=_np.float64)
+        dup.Scatter(links, mine, root=root)
+    finally:
+        dup.Free()
+    return {
+        "comm_latency": 0.0 if rank == root else float(mine[0]),
+        "comm_per_item": 0.0 if rank == root else float(mine[1]),
+        "comp_latency": comp_latency,
+        "comp_per_item": comp_per_item,
+    }
+
+
+def _fit(k, t, through_first):
+    """``latency + per_item·k`` through the two timings; through the origin when noise
+    makes the line fall or the latency negative (as ``divload_mpi_calibrate``)."""
+    slope = (t[1] - t[0]) / (k[1] - k[0])
+    intercept = (t[0] - slope * k[0]) if through_first else (t[1] - slope * k[1])
+    if not slope > 0.0 or intercept < 0.0:
+        slope, intercept = t[1] / k[1], 0.0
+    return intercept, slope
+

@@ -1,0 +1,30 @@
+//! Every call this crate makes to `divload-host`, and nothing else: if the host's API
+//! changes shape, this file is the only one to adapt.
+
+use divload_host::HostError;
+
+use crate::error::{Failure, OUT_OF_MEMORY};
+
+/// Any model's document to its result document (`divload_host::plan_json`: the same
+/// path, and the same sampled DP workspace, as `divload plan --json`).
+pub(crate) fn plan_json(text: &[u8]) -> Result<Vec<u8>, Failure> {
+    divload_host::plan_json(text).map_err(failure)
+}
+
+/// `[{"name", "title", "paper"}, …]`: the models a document can name.
+pub(crate) fn models_json() -> Result<Vec<u8>, Failure> {
+    divload_host::models_json().map_err(failure)
+}
+
+/// `n` copies of `value`, allocated fallibly: out of memory is a failure, not an abort
+/// of the interpreter.
+pub(crate) fn filled<T: Clone>(what: &'static str, n: usize, value: T) -> Result<Vec<T>, Failure> {
+    divload_host::filled(what, n, value).map_err(failure)
+}
+
+fn failure(e: HostError) -> Failure {
+    match e {
+        HostError::Core(e) => e.into(),
+        e @ HostError::OutOfMemory { .. } => Failure::new(OUT_OF_MEMORY, e.to_string()),
+    }
+}

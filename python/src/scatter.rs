@@ -1,0 +1,146 @@
+//! The typed fast path: per-rank costs as numpy arrays to `MPI_Scatterv` counts and
+//! displacements, through the core's closed form (`divload::plan`, genaud2003 Thm 1–3
+//! and §3.3) without writing or reading a document.
+
+use divload::doc::names;
+use divload::{Assignment, Options, Problem, Root, Scratch, Summary, Worker};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::error::{no_panic, Failure};
+use crate::host;
+use crate::option;
+
+/// What `scatter_counts` hands back to Python: counts and displacements by rank, and the
+/// summary as a dict (with the send order and the predicted finish times by rank).
+type Planned<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>, Bound<'py, PyDict>);
+
+/// Plans `items` items over the workers whose costs are given by rank; see
+/// `divload.scatter_counts` (Python) for the arguments. The costs are copied into the
+/// core's workers with the GIL held; the plan runs without it.
+#[pyfunction]
+#[pyo3(signature = (comm_per_item, comp_per_item, comm_latency, comp_latency, items, root, order, rounding, root_mode))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scatter_counts<'py>(
+    py: Python<'py>,
+    comm_per_item: PyReadonlyArray1<'py, f64>,
+    comp_per_item: PyReadonlyArray1<'py, f64>,
+    comm_latency: Option<PyReadonlyArray1<'py, f64>>,
+    comp_latency: Option<PyReadonlyArray1<'py, f64>>,
+    items: u64,
+    root: usize,
+    order: &str,
+    rounding: &str,
+    root_mode: &str,
+) -> PyResult<Planned<'py>> {
+    let fail = |f: Failure| f.into_pyerr(py);
+    let options = Options {
+        order: option(&names::ORDER, order).map_err(fail)?,
+        rounding: option(&names::ROUNDING, rounding).map_err(fail)?,
+        root_mode: option(&names::ROOT_MODE, root_mode).map_err(fail)?,
+    };
+    let workers = no_panic(|| {
+        workers(&comm_per_item, &comp_per_item, comm_latency.as_ref(), comp_latency.as_ref(), root)
+    })
+    .map_err(fail)?;
+    let (by_rank, summary) =
+        py.detach(|| no_panic(|| solve(&workers, root, items, options))).map_err(fail)?;
+    drop(workers);
+    let s = summary;
+    let report = s.report();
+    let dict = PyDict::new(py);
+    dict.set_item("makespan", s.makespan)?;
+    dict.set_item("lower_bound", s.lower_bound)?;
+    dict.set_item("gap", report.gap())?;
+    dict.set_item("method", names::METHOD.name(s.method))?;
+    dict.set_item("exact", report.exact)?;
+    dict.set_item("order", by_rank.send_order.into_pyarray(py))?;
+    dict.set_item("finish", by_rank.finish.into_pyarray(py))?;
+    dict.set_item("rational_makespan", s.rational_makespan)?;
+    dict.set_item("rational_exact", s.rational_exact)?;
+    dict.set_item("bound", s.bound)?;
+    dict.set_item("uniform_makespan", s.uniform_makespan)?;
+    dict.set_item("speedup", s.speedup())?;
+    dict.set_item("participating", s.participating)?;
+    dict.set_item("items", s.items)?;
+    dict.set_item("root", s.root)?;
+    Ok((by_rank.counts.into_pyarray(py), by_rank.displs.into_pyarray(py), dict))
+}
+
+/// The core's workers from the columns, the root's link zeroed as the C library does
+/// (its part is never sent, so any value is accepted there, NaN included). A root out of
+/// range zeroes nothing and the core names it, after any bad cost, as in C.
+fn workers(
+    comm_per_item: &PyReadonlyArray1<'_, f64>,
+    comp_per_item: &PyReadonlyArray1<'_, f64>,
+    comm_latency: Option<&PyReadonlyArray1<'_, f64>>,
+    comp_latency: Option<&PyReadonlyArray1<'_, f64>>,
+    root: usize,
+) -> Result<Vec<Worker<f64>>, Failure> {
+    let (comm, comp) = (comm_per_item.as_array(), comp_per_item.as_array());
+    let p = comm.len();
+    let same_length = |name: &str, len: usize| {
+        if len == p {
+            Ok(())
+        } else {
+            Err(Failure::invalid(format!("{name}: {len} values, but comm_per_item has {p} (one per rank)")))
+        }
+    };
+    same_length("comp_per_item", comp.len())?;
+    let comm_latency = comm_latency.map(|a| a.as_array());
+    let comp_latency = comp_latency.map(|a| a.as_array());
+    if let Some(a) = &comm_latency {
+        same_length("comm_latency", a.len())?;
+    }
+    if let Some(a) = &comp_latency {
+        same_length("comp_latency", a.len())?;
+    }
+    let mut workers = host::filled("workers", p, Worker::linear(0.0, 1.0))?;
+    for (i, w) in workers.iter_mut().enumerate() {
+        let at = |a: &Option<numpy::ndarray::ArrayView1<'_, f64>>| a.as_ref().map_or(0.0, |a| a[i]);
+        let (comm_latency, comm_per_item) = if i == root { (0.0, 0.0) } else { (at(&comm_latency), comm[i]) };
+        *w = Worker { comm_latency, comm_per_item, comp_latency: at(&comp_latency), comp_per_item: comp[i] };
+    }
+    Ok(workers)
+}
+
+/// The plan as `scatter_counts` returns it: by rank, and the ranks in send order.
+struct ByRank {
+    counts: Vec<i64>,
+    displs: Vec<i64>,
+    finish: Vec<f64>,
+    send_order: Vec<i64>,
+}
+
+/// The core's closed form in memory allocated here (one `Assignment` and one `Scratch`
+/// per worker, 112 bytes), and its plan rearranged by rank, all without the GIL.
+fn solve(
+    workers: &[Worker<f64>],
+    root: usize,
+    items: u64,
+    options: Options,
+) -> Result<(ByRank, Summary<f64>), Failure> {
+    let p = workers.len();
+    let mut plan = host::filled("plan", p, Assignment::EMPTY)?;
+    let mut scratch = host::filled("scratch", p, Scratch::EMPTY)?;
+    let problem = Problem { workers, root: Root::Fixed(root), items, options };
+    let summary = divload::plan(&problem, &mut plan, &mut scratch)?;
+    drop(scratch);
+    let mut by_rank = ByRank {
+        counts: host::filled("counts", p, 0i64)?,
+        displs: host::filled("displacements", p, 0i64)?,
+        finish: host::filled("finish times", p, 0.0f64)?,
+        send_order: host::filled("send order", p, 0i64)?,
+    };
+    // Counts and displacements are at most `items` ≤ 2⁵³ (the core's limit in f64), and
+    // ranks below the length of a slice: no conversion below saturates.
+    let int = |x: u64| i64::try_from(x).unwrap_or(i64::MAX);
+    for (k, a) in plan.iter().enumerate() {
+        by_rank.counts[a.worker] = int(a.count);
+        by_rank.displs[a.worker] = int(a.displacement);
+        by_rank.finish[a.worker] = a.finish;
+        by_rank.send_order[k] = int(a.worker as u64);
+    }
+    Ok((by_rank, summary))
+}
