@@ -154,6 +154,15 @@ fn number(v: &serde_json::Value) -> f64 {
     }
 }
 
+/// A clique document of the cases file: cycle times, the cost matrix (row-major),
+/// boundary, work.
+fn clique(doc: &serde_json::Value) -> (Vec<f64>, Vec<f64>, f64, u64) {
+    let w = doc["processors"].as_array().unwrap().iter().map(|x| number(&x["cycle_time"])).collect();
+    let rows = doc["cost_matrix"].as_array().unwrap();
+    let c = rows.iter().flat_map(|r| r.as_array().unwrap().iter().map(number)).collect();
+    (w, c, number(&doc["boundary"]), doc["work"].as_u64().unwrap())
+}
+
 #[test]
 fn the_derivations_cases() {
     let cases: serde_json::Value =
@@ -166,15 +175,7 @@ fn the_derivations_cases() {
             continue;
         }
         let name = case["name"].as_str().unwrap();
-        let w: Vec<f64> =
-            doc["processors"].as_array().unwrap().iter().map(|x| number(&x["cycle_time"])).collect();
-        let c: Vec<f64> = doc["cost_matrix"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .flat_map(|r| r.as_array().unwrap().iter().map(number))
-            .collect();
-        let (h, work) = (number(&doc["boundary"]), doc["work"].as_u64().unwrap());
+        let (w, c, h, work) = clique(doc);
         let base = Problem { cycle_times: &w, costs: &c, work, boundary: h, solver: Solver::Exhaustive };
         let exact = plan(&base).unwrap();
         let want = number(&case["exact"]["makespan"]);
@@ -210,15 +211,7 @@ fn a_negative_alpha_ring_is_valued_at_its_communication() {
         serde_json::from_str(include_str!("../../docs/derivations/ring_cases.json")).unwrap();
     let case = cases["cases"].as_array().unwrap().iter().find(|c| c["name"] == "negative_alpha").unwrap();
     let doc = &case["document"];
-    let w: Vec<f64> =
-        doc["processors"].as_array().unwrap().iter().map(|x| number(&x["cycle_time"])).collect();
-    let c: Vec<f64> = doc["cost_matrix"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|r| r.as_array().unwrap().iter().map(number))
-        .collect();
-    let (h, work) = (number(&doc["boundary"]), doc["work"].as_u64().unwrap());
+    let (w, c, h, work) = clique(doc);
     // All three on the ring: the greedy's full ring at q = 3.
     let p = w.len();
     let ring = [0usize, 1, 2];

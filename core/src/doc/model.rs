@@ -9,6 +9,7 @@
 //! The registry in [`crate::doc`] lists the models, one line each; the front ends call
 //! [`crate::doc::plan`] and print what comes back.
 
+use crate::doc::json::{Str, Writer};
 use crate::error::Error;
 use crate::report::Report;
 
@@ -130,6 +131,107 @@ pub fn written<M: Memory>(
     let out = memory.slice("result document", needed, 0u8)?;
     let n = write(out)?;
     Ok(out.get(..n).unwrap_or(&[]))
+}
+
+/// Writes the parts of a timeline ([`Model::timeline`]): each model lists its hosts,
+/// links, routes and actors through these, so the format is written in one place.
+pub(crate) struct Timeline<'w, 'b>(pub &'w mut Writer<'b>);
+
+/// An actor's or a host's name: as a document spelt it, or a label.
+#[derive(Clone, Copy)]
+pub(crate) enum Name<'a> {
+    /// A name read from the document.
+    Doc(Str<'a>),
+    /// A label of the model's (`"master sends"`).
+    Label(&'static str),
+}
+
+impl Timeline<'_, '_> {
+    fn name(&mut self, name: Name<'_>) {
+        self.0.key("name");
+        match name {
+            Name::Doc(s) => self.0.raw_str(s),
+            Name::Label(s) => self.0.str(s),
+        }
+    }
+
+    /// `{"id", "name"}` in `hosts`.
+    pub fn host(&mut self, id: u64, name: Name<'_>) {
+        self.0.begin_object();
+        self.0.key("id");
+        self.0.u64(id);
+        self.name(name);
+        self.0.end_object();
+    }
+
+    /// `{"id", "bandwidth", "latency"}` in `links`.
+    pub fn link(&mut self, id: u64, bandwidth: f64, latency: f64) {
+        self.0.begin_object();
+        self.0.key("id");
+        self.0.u64(id);
+        self.0.numbers(&[("bandwidth", bandwidth), ("latency", latency)]);
+        self.0.end_object();
+    }
+
+    /// `{"from", "to", "links": [link]}` in `routes`: one link per route here.
+    pub fn route(&mut self, from: u64, to: u64, link: u64) {
+        self.0.begin_object();
+        self.0.key("from");
+        self.0.u64(from);
+        self.0.key("to");
+        self.0.u64(to);
+        self.0.key("links");
+        self.0.begin_array();
+        self.0.u64(link);
+        self.0.end_array();
+        self.0.end_object();
+    }
+
+    /// Opens an actor and its actions; [`Timeline::end`] closes it.
+    pub fn actor(&mut self, id: u64, host: u64, name: Name<'_>) {
+        self.0.begin_object();
+        self.0.key("id");
+        self.0.u64(id);
+        self.0.key("host");
+        self.0.u64(host);
+        self.name(name);
+        self.0.key("do");
+        self.0.begin_array();
+    }
+
+    /// A blocking send of `bytes` to `mailbox`.
+    pub fn send(&mut self, mailbox: u64, bytes: f64) {
+        self.0.begin_object();
+        self.0.key("send");
+        self.0.u64(mailbox);
+        self.0.key("bytes");
+        self.0.f64(bytes);
+        self.0.end_object();
+    }
+
+    /// A blocking receive from `mailbox`.
+    pub fn recv(&mut self, mailbox: u64) {
+        self.0.begin_object();
+        self.0.key("recv");
+        self.0.u64(mailbox);
+        self.0.end_object();
+    }
+
+    /// A computation of `seconds`.
+    pub fn compute(&mut self, seconds: f64) {
+        self.0.begin_object();
+        self.0.key("compute");
+        self.0.f64(seconds);
+        self.0.end_object();
+    }
+
+    /// Closes an actor: the time its last action ends, as the model predicts.
+    pub fn end(&mut self, predicted: f64) {
+        self.0.end_array();
+        self.0.key("end");
+        self.0.f64(predicted);
+        self.0.end_object();
+    }
 }
 
 /// The limits every front end plans within, declared once.

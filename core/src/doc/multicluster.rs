@@ -41,15 +41,7 @@ impl Model for Multicluster {
     /// Linear in the processors (with the largest addition), the ring order search over
     /// at most 8 clusters aside.
     fn effort<M: Memory>(text: &[u8], memory: &M) -> Result<Effort, Error> {
-        let sizes = sizes(text)?;
-        let mut lists = Lists {
-            clusters: memory.slice("cluster entries", sizes.clusters, ClusterEntry::EMPTY)?,
-            pairs: memory.slice("pair entries", sizes.pairs, PairEntry::EMPTY)?,
-            costs: memory.slice("cost entries", sizes.costs, StepCost { per_load: 0.0, fixed: 0.0 })?,
-            additions: memory.slice("what_if entries", sizes.additions, AdditionEntry::EMPTY)?,
-            extra: memory.slice("what_if clusters", sizes.extra, ClusterEntry::EMPTY)?,
-        };
-        parse(text, &mut lists)?;
+        let (_, lists, _) = read_in(text, memory)?;
         let count = |c: &[ClusterEntry<'_>]| c.iter().map(|e| u64::from(e.cluster.processors)).sum::<u64>();
         let p = count(lists.clusters).saturating_add(count(lists.extra));
         Ok(Effort { workers: p, work: p.saturating_mul(64).saturating_add(40_320) })
@@ -82,14 +74,11 @@ pub fn processors<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<(&'m [Pro
     })
 }
 
-/// Reads a multicluster document, plans it (and its `what_if` additions when `what_if`)
-/// in `memory`, and hands the plan to `finish` while the buffers live.
-fn planned<R, M: Memory>(
-    text: &[u8],
-    memory: &M,
-    what_if: bool,
-    finish: impl FnOnce(&MulticlusterFile, &Summary, &Written<'_, '_>) -> Result<R, Error>,
-) -> Result<R, Error> {
+/// Reads a document into lists taken from `memory`, sized by a first reading.
+fn read_in<'m, M: Memory>(
+    text: &'m [u8],
+    memory: &'m M,
+) -> Result<(Sizes, Lists<'m, 'm>, MulticlusterFile), Error> {
     let sizes = sizes(text)?;
     let mut lists = Lists {
         clusters: memory.slice("cluster entries", sizes.clusters, ClusterEntry::EMPTY)?,
@@ -99,6 +88,18 @@ fn planned<R, M: Memory>(
         extra: memory.slice("what_if clusters", sizes.extra, ClusterEntry::EMPTY)?,
     };
     let file = parse(text, &mut lists)?;
+    Ok((sizes, lists, file))
+}
+
+/// Reads a multicluster document, plans it (and its `what_if` additions when `what_if`)
+/// in `memory`, and hands the plan to `finish` while the buffers live.
+fn planned<R, M: Memory>(
+    text: &[u8],
+    memory: &M,
+    what_if: bool,
+    finish: impl FnOnce(&MulticlusterFile, &Summary, &Written<'_, '_>) -> Result<R, Error>,
+) -> Result<R, Error> {
+    let (sizes, lists, file) = read_in(text, memory)?;
     // The front ends' limit, checked before the model's larger one (2²⁴) could name another.
     let processors = file.processors(&lists, what_if);
     if processors > limits::MAX_WORKERS as u64 {

@@ -20,7 +20,7 @@
 //! [`ReturnsFile::scenario`] expand them, [`ReturnsFile::needs`] says what the solver needs.
 
 use crate::doc::json::{Kind, Str, Writer};
-use crate::doc::model::{written, Effort, Memory, Model, Planned};
+use crate::doc::model::{written, Effort, Memory, Model, Name, Planned, Timeline};
 use crate::doc::{
     begin_result, begin_row, check_workers, items_and_workers, missing, names, unique_names, Doc, Keys,
 };
@@ -88,140 +88,78 @@ impl Model for Returns {
             let document = written(memory, |buf| {
                 let got = buf.len();
                 let mut w = Writer::new(buf);
-                let send = |w: &mut Writer<'_>, mailbox: u64, bytes: f64| {
-                    w.begin_object();
-                    w.key("send");
-                    w.u64(mailbox);
-                    w.key("bytes");
-                    w.f64(bytes);
-                    w.end_object();
-                };
-                let recv = |w: &mut Writer<'_>, mailbox: u64| {
-                    w.begin_object();
-                    w.key("recv");
-                    w.u64(mailbox);
-                    w.end_object();
-                };
-                // A worker's actor has its name; the master's say which of its ports they are.
-                let actor = |w: &mut Writer<'_>, id: u64, host: u64, name: Result<Str<'_>, &str>| {
-                    w.begin_object();
-                    w.key("id");
-                    w.u64(id);
-                    w.key("host");
-                    w.u64(host);
-                    w.key("name");
-                    match name {
-                        Ok(name) => w.raw_str(name),
-                        Err(label) => w.str(label),
-                    }
-                    w.key("do");
-                    w.begin_array();
-                };
-                let end = |w: &mut Writer<'_>, t: f64| {
-                    w.end_array();
-                    w.key("end");
-                    w.f64(t);
-                    w.end_object();
-                };
                 w.begin_object();
-                w.key("hosts");
-                w.begin_array();
-                for rank in 0..=p {
-                    w.begin_object();
-                    w.key("id");
-                    w.u64(rank);
-                    w.key("name");
-                    if rank == master {
-                        w.str("master");
-                    } else {
-                        w.raw_str(name_of(entries, rank as usize));
-                    }
-                    w.end_object();
+                let mut t = Timeline(&mut w);
+                t.0.key("hosts");
+                t.0.begin_array();
+                for rank in 0..p {
+                    t.host(rank, Name::Doc(name_of(entries, rank as usize)));
                 }
-                w.end_array();
-                w.key("links");
-                w.begin_array();
+                t.host(master, Name::Label("master"));
+                t.0.end_array();
+                t.0.key("links");
+                t.0.begin_array();
                 for a in active() {
-                    for (id, (bandwidth, _)) in [(2 * a.worker, down(a)), (2 * a.worker + 1, up(a))] {
-                        w.begin_object();
-                        w.key("id");
-                        w.u64(id as u64);
-                        w.numbers(&[("bandwidth", bandwidth), ("latency", 0.0)]);
-                        w.end_object();
-                    }
+                    t.link(2 * a.worker as u64, down(a).0, 0.0);
+                    t.link(2 * a.worker as u64 + 1, up(a).0, 0.0);
                 }
-                w.end_array();
-                w.key("routes");
-                w.begin_array();
+                t.0.end_array();
+                t.0.key("routes");
+                t.0.begin_array();
                 for a in active() {
                     let k = a.worker as u64;
-                    for (from, to, link) in [(master, k, 2 * k), (k, master, 2 * k + 1)] {
-                        w.begin_object();
-                        w.key("from");
-                        w.u64(from);
-                        w.key("to");
-                        w.u64(to);
-                        w.key("links");
-                        w.begin_array();
-                        w.u64(link);
-                        w.end_array();
-                        w.end_object();
-                    }
+                    t.route(master, k, 2 * k);
+                    t.route(k, master, 2 * k + 1);
                 }
-                w.end_array();
-                w.key("actors");
-                w.begin_array();
+                t.0.end_array();
+                t.0.key("actors");
+                t.0.begin_array();
                 // Mailboxes: `k` carries worker k's items, `p + k` its results.
                 let by_return = |r: usize| active().find(|a| a.return_rank == Some(r));
                 let returns = || (0..out.len()).filter_map(by_return);
                 match file.port {
                     Port::FullDuplex => {
-                        actor(&mut w, 0, master, Err("master sends"));
+                        t.actor(0, master, Name::Label("master sends"));
                         for a in active() {
-                            send(&mut w, a.worker as u64, down(a).1);
+                            t.send(a.worker as u64, down(a).1);
                         }
-                        end(&mut w, sent);
-                        actor(&mut w, 1, master, Err("master receives"));
+                        t.end(sent);
+                        t.actor(1, master, Name::Label("master receives"));
                         for a in returns() {
-                            recv(&mut w, p + a.worker as u64);
+                            t.recv(p + a.worker as u64);
                         }
-                        end(&mut w, makespan);
+                        t.end(makespan);
                     }
                     Port::HalfDuplex => {
                         // The one port's operations in the order the plan starts them.
-                        actor(&mut w, 0, master, Err("master"));
+                        t.actor(0, master, Name::Label("master"));
                         let (mut sends, mut rets) = (active().peekable(), returns().peekable());
                         loop {
-                            let next_send = sends.peek().map(|a| a.send_start);
-                            let next_ret = rets.peek().map(|a| a.return_start);
-                            let send_first = match (next_send, next_ret) {
+                            let send_first = match (sends.peek(), rets.peek()) {
                                 (None, None) => break,
-                                (Some(s), Some(r)) => s <= r,
+                                (Some(s), Some(r)) => s.send_start <= r.return_start,
                                 (s, _) => s.is_some(),
                             };
                             if send_first {
                                 if let Some(a) = sends.next() {
-                                    send(&mut w, a.worker as u64, down(a).1);
+                                    t.send(a.worker as u64, down(a).1);
                                 }
                             } else if let Some(a) = rets.next() {
-                                recv(&mut w, p + a.worker as u64);
+                                t.recv(p + a.worker as u64);
                             }
                         }
-                        end(&mut w, makespan);
+                        t.end(makespan);
                     }
                 }
                 for a in active() {
                     let k = a.worker as u64;
-                    actor(&mut w, 2 + k, k, Ok(name_of(entries, a.worker)));
-                    recv(&mut w, k);
-                    w.begin_object();
-                    w.key("compute");
-                    w.f64(a.computed - a.received);
-                    w.end_object();
-                    send(&mut w, p + k, up(a).1);
-                    end(&mut w, a.return_end);
+                    t.actor(2 + k, k, Name::Doc(name_of(entries, a.worker)));
+                    t.recv(k);
+                    t.compute(a.computed - a.received);
+                    t.send(p + k, up(a).1);
+                    t.end(a.return_end);
                 }
-                w.end_array();
+                t.0.end_array();
                 w.end_object();
                 w.finish().map_err(|needed| Error::buffer("timeline JSON", needed, got))
             })?;

@@ -15,7 +15,7 @@
 //! most [`MAX_EXHAUSTIVE`](crate::ring::MAX_EXHAUSTIVE) processors).
 
 use crate::doc::json::{Str, Writer};
-use crate::doc::model::{written, Effort, Memory, Model, Planned};
+use crate::doc::model::{written, Effort, Memory, Model, Name, Planned, Timeline};
 use crate::doc::names::Names;
 use crate::doc::{begin_result, begin_row, check_workers, missing, names, unique_names, Doc, Keys};
 use crate::error::{Detail, Error};
@@ -103,96 +103,46 @@ fn write_timeline(file: &RingFile<'_>, members: &[Member], out: &mut [u8]) -> Re
     let first = |n: usize, pair: (usize, usize)| !pairs().take(n).any(|x| x == pair);
     let mut w = Writer::new(out);
     w.begin_object();
-    w.key("hosts");
-    w.begin_array();
+    let mut t = Timeline(&mut w);
+    t.0.key("hosts");
+    t.0.begin_array();
     for m in members {
-        w.begin_object();
-        w.key("id");
-        w.u64(m.processor as u64);
-        w.key("name");
-        w.raw_str(name(m.processor));
-        w.end_object();
+        t.host(m.processor as u64, Name::Doc(name(m.processor)));
     }
-    w.end_array();
-    w.key("links");
-    w.begin_array();
+    t.0.end_array();
+    t.0.key("links");
+    t.0.begin_array();
     for (_, (i, j)) in pairs().enumerate().filter(|&(n, pair)| first(n, pair)) {
-        w.begin_object();
-        w.key("id");
-        w.u64((i * p + j) as u64);
-        w.numbers(&[("bandwidth", 1.0 / cost(i, j)), ("latency", 0.0)]);
-        w.end_object();
+        t.link((i * p + j) as u64, 1.0 / cost(i, j), 0.0);
     }
-    w.end_array();
-    w.key("routes");
-    w.begin_array();
+    t.0.end_array();
+    t.0.key("routes");
+    t.0.begin_array();
     for (_, (i, j)) in pairs().enumerate().filter(|&(n, pair)| first(n, pair)) {
-        w.begin_object();
-        w.key("from");
-        w.u64(i as u64);
-        w.key("to");
-        w.u64(j as u64);
-        w.key("links");
-        w.begin_array();
-        w.u64((i * p + j) as u64);
-        w.end_array();
-        w.end_object();
+        t.route(i as u64, j as u64, (i * p + j) as u64);
     }
-    w.end_array();
-    w.key("actors");
-    w.begin_array();
+    t.0.end_array();
+    t.0.key("actors");
+    t.0.begin_array();
     for (k, m) in members.iter().enumerate() {
         let i = m.processor;
-        w.begin_object();
-        w.key("id");
-        w.u64(3 * k as u64);
-        w.key("host");
-        w.u64(i as u64);
-        w.key("name");
-        w.raw_str(name(i));
-        w.key("do");
-        w.begin_array();
-        w.begin_object();
-        w.key("compute");
-        w.f64(m.compute_time);
-        w.end_object();
-        let (mut t, mut arrivals) = (m.compute_time, [0.0f64; 2]);
+        t.actor(3 * k as u64, i as u64, Name::Doc(name(i)));
+        t.compute(m.compute_time);
+        let (mut now, mut arrivals) = (m.compute_time, [0.0f64; 2]);
         for (s, (to, mailbox)) in sends(members, p, k).into_iter().enumerate().filter(|_| q > 1) {
-            w.begin_object();
-            w.key("send");
-            w.u64(mailbox as u64);
-            w.key("bytes");
-            w.f64(h);
-            w.end_object();
-            t += h * cost(i, to);
-            arrivals[s] = t;
+            t.send(mailbox as u64, h);
+            now += h * cost(i, to);
+            arrivals[s] = now;
         }
-        w.end_array();
-        w.key("end");
-        w.f64(t);
-        w.end_object();
+        t.end(now);
         // The neighbours' receivers of this member's two messages.
         for (s, (to, mailbox)) in sends(members, p, k).into_iter().enumerate().filter(|_| q > 1) {
-            w.begin_object();
-            w.key("id");
-            w.u64(3 * k as u64 + 1 + s as u64);
-            w.key("host");
-            w.u64(to as u64);
-            w.key("name");
-            w.raw_str(name(to));
-            w.key("do");
-            w.begin_array();
-            w.begin_object();
-            w.key("recv");
-            w.u64(mailbox as u64);
-            w.end_object();
-            w.end_array();
-            w.key("end");
-            w.f64(arrivals[s]);
-            w.end_object();
+            t.actor(3 * k as u64 + 1 + s as u64, to as u64, Name::Doc(name(to)));
+            t.recv(mailbox as u64);
+            t.end(arrivals[s]);
         }
     }
-    w.end_array();
+    t.0.end_array();
     w.end_object();
     w.finish().map_err(|needed| Error::buffer("timeline JSON", needed, got))
 }

@@ -31,7 +31,7 @@
 //! expands the entries into a slice of workers.
 
 use crate::doc::json::{Str, Writer};
-use crate::doc::model::{limits, written, Effort, Memory, Model, Planned};
+use crate::doc::model::{limits, written, Effort, Memory, Model, Name, Planned, Timeline};
 use crate::doc::{begin_result, begin_row, check_workers, missing, names, unique_names, Doc, Keys};
 use crate::error::{Detail, Error, Field};
 use crate::kernel::columns::Words;
@@ -103,123 +103,59 @@ impl Model for Scatter {
         };
         let root_row = plan.iter().find(|a| a.worker == root);
         let sent = served().map(|a| a.received).fold(0.0, f64::max);
+        let root_busy = root_row.is_some_and(|a| a.count > 0);
+        let root_comp = root_row.map_or(0.0, |a| a.finish - a.received);
         let document = written(memory, |buf| {
             let got = buf.len();
             let mut w = Writer::new(buf);
             w.begin_object();
-            w.key("hosts");
-            w.begin_array();
+            let mut t = Timeline(&mut w);
+            t.0.key("hosts");
+            t.0.begin_array();
             for rank in 0..run.file.workers {
-                w.begin_object();
-                w.key("id");
-                w.u64(rank as u64);
-                w.key("name");
-                w.raw_str(name_of(run.entries, rank));
-                w.end_object();
+                t.host(rank as u64, Name::Doc(name_of(run.entries, rank)));
             }
-            w.end_array();
-            w.key("links");
-            w.begin_array();
+            t.0.end_array();
+            t.0.key("links");
+            t.0.begin_array();
             for a in served() {
                 let (bandwidth, latency, _) = link(a);
-                w.begin_object();
-                w.key("id");
-                w.u64(a.worker as u64);
-                w.numbers(&[("bandwidth", bandwidth), ("latency", latency)]);
-                w.end_object();
+                t.link(a.worker as u64, bandwidth, latency);
             }
-            w.end_array();
-            w.key("routes");
-            w.begin_array();
+            t.0.end_array();
+            t.0.key("routes");
+            t.0.begin_array();
             for a in served() {
-                w.begin_object();
-                w.key("from");
-                w.u64(root as u64);
-                w.key("to");
-                w.u64(a.worker as u64);
-                w.key("links");
-                w.begin_array();
-                w.u64(a.worker as u64);
-                w.end_array();
-                w.end_object();
+                t.route(root as u64, a.worker as u64, a.worker as u64);
             }
-            w.end_array();
-            w.key("actors");
-            w.begin_array();
-            let root_comp = root_row.map_or(0.0, |a| a.finish - a.received);
-            let root_name = name_of(run.entries, root);
-            // The root: its sends in order, then its own share (after_send).
-            w.begin_object();
-            w.key("id");
-            w.u64(0);
-            w.key("host");
-            w.u64(root as u64);
-            w.key("name");
-            w.raw_str(root_name);
-            w.key("do");
-            w.begin_array();
+            t.0.end_array();
+            t.0.key("actors");
+            t.0.begin_array();
+            let root_name = Name::Doc(name_of(run.entries, root));
+            // The root: its sends in order, then its own share (after_send), or its share
+            // in a second actor from the start (overlap).
+            t.actor(0, root as u64, root_name);
             for a in served() {
-                w.begin_object();
-                w.key("send");
-                w.u64(a.worker as u64);
-                w.key("bytes");
-                w.f64(link(a).2);
-                w.end_object();
+                t.send(a.worker as u64, link(a).2);
             }
-            let root_busy = root_row.is_some_and(|a| a.count > 0);
             if root_busy && !overlap {
-                w.begin_object();
-                w.key("compute");
-                w.f64(root_comp);
-                w.end_object();
+                t.compute(root_comp);
+                t.end(root_row.map_or(sent, |a| a.finish));
+            } else {
+                t.end(sent);
             }
-            w.end_array();
-            w.key("end");
-            w.f64(if root_busy && !overlap { root_row.map_or(sent, |a| a.finish) } else { sent });
-            w.end_object();
             if root_busy && overlap {
-                w.begin_object();
-                w.key("id");
-                w.u64(1);
-                w.key("host");
-                w.u64(root as u64);
-                w.key("name");
-                w.raw_str(root_name);
-                w.key("do");
-                w.begin_array();
-                w.begin_object();
-                w.key("compute");
-                w.f64(root_comp);
-                w.end_object();
-                w.end_array();
-                w.key("end");
-                w.f64(root_row.map_or(0.0, |a| a.finish));
-                w.end_object();
+                t.actor(1, root as u64, root_name);
+                t.compute(root_comp);
+                t.end(root_row.map_or(0.0, |a| a.finish));
             }
             for a in served() {
-                w.begin_object();
-                w.key("id");
-                w.u64(a.worker as u64 + 2);
-                w.key("host");
-                w.u64(a.worker as u64);
-                w.key("name");
-                w.raw_str(name_of(run.entries, a.worker));
-                w.key("do");
-                w.begin_array();
-                w.begin_object();
-                w.key("recv");
-                w.u64(a.worker as u64);
-                w.end_object();
-                w.begin_object();
-                w.key("compute");
-                w.f64(a.finish - a.received);
-                w.end_object();
-                w.end_array();
-                w.key("end");
-                w.f64(a.finish);
-                w.end_object();
+                t.actor(a.worker as u64 + 2, a.worker as u64, Name::Doc(name_of(run.entries, a.worker)));
+                t.recv(a.worker as u64);
+                t.compute(a.finish - a.received);
+                t.end(a.finish);
             }
-            w.end_array();
+            t.0.end_array();
             w.end_object();
             w.finish().map_err(|needed| Error::buffer("timeline JSON", needed, got))
         })?;
