@@ -1454,7 +1454,7 @@ mod multicluster_tests {
         assert_eq!(last_error(), "platform JSON: clusters[0].processors: must be in 1..=16777216");
         let returns = r#"{"model": "returns", "items": 3, "workers": []}"#;
         assert_eq!(plan(returns, &mut out, &mut n, &mut s), DIVLOAD_JSON);
-        assert!(last_error().contains("model: byte 9: must be \"multicluster\""), "{}", last_error());
+        assert!(last_error().contains("model: must be \"multicluster\" for this entry point"), "{}", last_error());
 
         let st =
             unsafe { divload_plan_multicluster(std::ptr::null(), 0, out.as_mut_ptr(), 16, &mut n, &mut s) };

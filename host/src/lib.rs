@@ -324,7 +324,7 @@ mod tests {
         assert!(doc.contains(&format!("\"makespan\":{},", summary.report.makespan)), "{doc}");
 
         let e = processors(b"{\"model\": \"returns\", \"items\": 3}").unwrap_err();
-        assert!(e.to_string().contains("model: byte 9: must be \"multicluster\""), "{e}");
+        assert!(e.to_string().contains("model: must be \"multicluster\" for this entry point"), "{e}");
         let e = processors(b"{\"model\": \"multicluster\", \"clusters\": []}").unwrap_err();
         assert!(e.to_string().contains("clusters"), "{e}");
     }

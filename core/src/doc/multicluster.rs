@@ -67,11 +67,20 @@ impl Model for Multicluster {
 /// As [`Model::plan`]; the reader's errors for a document of another model
 /// (`model: must be "multicluster"`, or an unknown key when `model` is left out).
 pub fn processors<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<(&'m [Processor], Summary), Error> {
-    planned(text, memory, false, |_, summary, written_| {
+    let planned = planned(text, memory, false, |_, summary, written_| {
         let copy = memory.slice("processors", written_.processors.len(), Processor::EMPTY)?;
         copy.copy_from_slice(written_.processors);
         Ok((&*copy, *summary))
-    })
+    });
+    // A document of another model (a scatter document has no "model") fails on its first
+    // key the reader does not know: name the mistake instead.
+    match planned {
+        Err(_) if super::model_of(text).map(|m| m.name) != Ok("multicluster") => Err(Error::json(
+            "must be \"multicluster\" for this entry point (plan other models' documents with divload_plan_json)",
+            Detail::Entry { list: "model", index: usize::MAX, field: "" },
+        )),
+        other => other,
+    }
 }
 
 /// Reads a document into lists taken from `memory`, sized by a first reading.
