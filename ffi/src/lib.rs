@@ -675,7 +675,7 @@ pub unsafe extern "C" fn divload_plan_json(
     })
 }
 
-/// Writes `[{"name", "title", "paper"}, …]`, the models a document can name in
+/// Writes `[{"name", "title", "paper", "fields", "timeline"}, …]`, the models a document can name in
 /// `"model"`, into `out` as a NUL-terminated string; sizes as [`divload_plan_json`].
 ///
 /// # Safety

@@ -13,6 +13,7 @@ pub mod names;
 pub mod partition;
 pub mod returns;
 pub mod scatter;
+pub mod schema;
 
 use crate::error::{Detail, Error};
 use json::{JsonError, Reader, Str, Writer};
@@ -27,6 +28,10 @@ pub struct ModelInfo {
     pub title: &'static str,
     /// The paper and sections it follows.
     pub paper: &'static str,
+    /// Its document's fields ([`Model::SCHEMA`]).
+    pub fields: &'static [schema::Field],
+    /// How its plan is drawn ([`Model::TIMELINE`]).
+    pub timeline: &'static [schema::Phase],
 }
 
 /// The registry: one line per model, `module => type`, where `doc::module` holds the
@@ -39,6 +44,8 @@ macro_rules! registry {
             name: stringify!($module),
             title: <$module::$entry as Model>::TITLE,
             paper: <$module::$entry as Model>::PAPER,
+            fields: <$module::$entry as Model>::SCHEMA,
+            timeline: <$module::$entry as Model>::TIMELINE,
         }),+];
 
         /// The valid values of `"model"`, for error messages.
@@ -335,7 +342,8 @@ pub fn model(name: &str) -> Option<&'static ModelInfo> {
     MODELS.iter().find(|m| m.name == name)
 }
 
-/// Writes `[{"name", "title", "paper"}, …]` for every model into `out`; returns the length.
+/// Writes `[{"name", "title", "paper", "fields", "timeline"}, …]` for every model into
+/// `out` (fields and timeline as [`schema`] describes them); returns the length.
 ///
 /// # Errors
 ///
@@ -353,6 +361,10 @@ pub fn write_models(out: &mut [u8]) -> Result<usize, Error> {
         w.str(m.title);
         w.key("paper");
         w.str(m.paper);
+        w.key("fields");
+        schema::write_fields(&mut w, m.fields);
+        w.key("timeline");
+        schema::write_timeline(&mut w, m.timeline);
         w.end_object();
     }
     w.end_array();
@@ -712,7 +724,7 @@ mod tests {
             assert!(MODEL_NAMES.contains(&["\"", m.name, "\""].concat()));
         }
         let needed = write_models(&mut []).unwrap_err().needed().unwrap();
-        let mut buf = [0u8; 4096];
+        let mut buf = [0u8; 16384];
         assert_eq!(write_models(&mut buf).unwrap(), needed);
         assert!(model("nonsense").is_none());
     }

@@ -21,6 +21,8 @@
 
 use crate::doc::json::{Kind, Str, Writer};
 use crate::doc::model::{written, Effort, Memory, Model, Planned};
+use crate::doc::scatter::{COUNT, ITEMS, NAME};
+use crate::doc::schema::{field, Field as Key, Kind as Shape, Phase, NON_NEGATIVE, POSITIVE};
 use crate::doc::{
     begin_result, begin_row, check_workers, items_and_workers, missing, names, unique_names, Doc, Keys,
 };
@@ -36,6 +38,33 @@ impl Model for Returns {
     const PAPER: &'static str =
         "Slides \"Divisible loads: bus, star, return messages\" (LIFO and FIFO theorems, scenario LP)";
     const EXAMPLE: &'static str = EXAMPLE;
+    const SCHEMA: &'static [Key] = &[
+        ITEMS,
+        Key {
+            default: "\"best\"",
+            ..field("schedule", Shape::Choice(&names::SCHEDULE), "or {send, return} orders")
+        },
+        Key {
+            default: "\"full_duplex\"",
+            ..field("port", Shape::Choice(&names::PORT), "master sends and receives at once?")
+        },
+        field(
+            "workers",
+            Shape::List(&[
+                NAME,
+                COUNT,
+                Key { unit: "s/item", ..field("comm_per_item", Shape::Number(NON_NEGATIVE), "c") },
+                Key { unit: "s/item", ..field("comp_per_item", Shape::Number(POSITIVE), "w") },
+                Key { unit: "s/item", ..field("return_per_item", Shape::Number(NON_NEGATIVE), "d") },
+            ]),
+            "",
+        ),
+    ];
+    const TIMELINE: &'static [Phase] = &[
+        Phase { label: "receive", start: "send_start", end: "received" },
+        Phase { label: "compute", start: "received", end: "computed" },
+        Phase { label: "return", start: "return_start", end: "return_end" },
+    ];
 
     /// Every result compares the best scenario: exhaustive over FIFO orders up to 8
     /// workers (p! scenario LPs), a local search of about 4 000 LPs up to 32, the closed
