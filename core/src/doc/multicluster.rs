@@ -42,7 +42,7 @@ impl Model for Multicluster {
         field("clusters", Kind::List(CLUSTER_FIELDS), ""),
         field("links", Kind::Object(LINKS_FIELDS), "LogP"),
         field("application", Kind::Json, "{pattern: ring, all_to_all or custom, ...}"),
-        Key { default: "\"balanced\"", ..field("fixed_costs", Kind::Choice(&names::FIXED_COSTS), "") },
+        field("fixed_costs", Kind::Choice(&names::FIXED_COSTS), ""),
         field("what_if", Kind::List(ADDITION_FIELDS), "clusters that may be added"),
     ];
     const TIMELINE: &'static [Phase] = &[Phase { label: "step", start: "", end: "step_time" }];

@@ -40,14 +40,8 @@ impl Model for Returns {
     const EXAMPLE: &'static str = EXAMPLE;
     const SCHEMA: &'static [Key] = &[
         ITEMS,
-        Key {
-            default: "\"best\"",
-            ..field("schedule", Shape::Choice(&names::SCHEDULE), "or {send, return} orders")
-        },
-        Key {
-            default: "\"full_duplex\"",
-            ..field("port", Shape::Choice(&names::PORT), "master sends and receives at once?")
-        },
+        field("schedule", Shape::Choice(&names::SCHEDULE), "or {send, return} orders"),
+        field("port", Shape::Choice(&names::PORT), "master sends and receives at once?"),
         field(
             "workers",
             Shape::List(&[

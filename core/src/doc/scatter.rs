@@ -59,16 +59,10 @@ impl Model for Scatter {
     const SCHEMA: &'static [Key] = &[
         ITEMS,
         field("root", Kind::Text, "the worker holding the data"),
-        Key {
-            default: "\"after_send\"",
-            ..field("root_mode", Kind::Choice(&names::ROOT_MODE), "root computes after or while sending")
-        },
-        Key { default: "\"bandwidth\"", ..field("order", Kind::Choice(&names::ORDER), "send order") },
-        Key {
-            default: "\"greedy\"",
-            ..field("rounding", Kind::Choice(&names::ROUNDING), "rounding to whole items")
-        },
-        Key { default: "\"auto\"", ..field("solver", Kind::Choice(&names::SOLVER), "closed form or DP") },
+        field("root_mode", Kind::Choice(&names::ROOT_MODE), "root computes after or while sending"),
+        field("order", Kind::Choice(&names::ORDER), "send order"),
+        field("rounding", Kind::Choice(&names::ROUNDING), "rounding to whole items"),
+        field("solver", Kind::Choice(&names::SOLVER), "closed form or DP"),
         field("workers", Kind::List(WORKER_FIELDS), ""),
         field(
             "root_candidates",

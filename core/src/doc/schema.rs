@@ -19,8 +19,9 @@ pub struct Field {
     pub kind: Kind,
     /// The unit of a number (`s`, `s/item`), or empty.
     pub unit: &'static str,
-    /// The value the reader takes when the key is left out, as JSON text; empty when the
-    /// key is required or leaving it out means something of its own.
+    /// The number the reader takes when the key is left out, as JSON text; empty when the
+    /// key is required or leaving it out means something of its own. (A choice's default
+    /// is its first name.)
     pub default: &'static str,
     /// What it means, in a line.
     pub help: &'static str,
@@ -35,7 +36,8 @@ pub enum Kind {
     Integer(&'static Range),
     /// A string.
     Text,
-    /// One of an option's names (`doc::names`).
+    /// One of an option's names (`doc::names`); its first name is what the reader takes
+    /// when the key is left out.
     Choice(&'static dyn Choices),
     /// `true` or `false`.
     Flag,
@@ -121,8 +123,6 @@ pub(crate) fn write_fields(w: &mut Writer<'_>, fields: &[Field]) {
     w.begin_array();
     for f in fields {
         w.begin_object();
-        w.key("key");
-        w.str(f.key);
         let (kind, range, nested) = match &f.kind {
             Kind::Number(r) => ("number", Some(r), None),
             Kind::Integer(r) => ("integer", Some(r), None),
@@ -133,31 +133,29 @@ pub(crate) fn write_fields(w: &mut Writer<'_>, fields: &[Field]) {
             Kind::Object(fields) => ("object", None, Some(fields)),
             Kind::Json => ("json", None, None),
         };
-        w.key("kind");
-        w.str(kind);
-        for (key, text) in [("unit", f.unit), ("help", f.help)] {
-            if !text.is_empty() {
-                w.key(key);
-                w.str(text);
-            }
+        for (key, text) in [("key", f.key), ("kind", kind), ("unit", f.unit), ("help", f.help)] {
+            member(w, key, text);
         }
         if !f.default.is_empty() {
             w.key("default");
             w.raw_value(f.default.as_bytes());
         }
         if let Some(r) = range {
-            for (key, bound, open) in [("min", r.min, r.min_open), ("max", r.max, r.max_open)] {
+            for (key, bound, open, open_key) in
+                [("min", r.min, r.min_open, "min_open"), ("max", r.max, r.max_open, "max_open")]
+            {
                 if bound.is_finite() {
                     w.key(key);
                     w.f64(bound);
                     if open {
-                        w.key(if key == "min" { "min_open" } else { "max_open" });
+                        w.key(open_key);
                         w.bool(true);
                     }
                 }
             }
         }
         if let Kind::Choice(names) = f.kind {
+            member(w, "default", names.name_at(0).unwrap_or(""));
             w.key("choices");
             w.begin_array();
             let mut i = 0;
@@ -176,14 +174,23 @@ pub(crate) fn write_fields(w: &mut Writer<'_>, fields: &[Field]) {
     w.end_array();
 }
 
+/// `"key": "text"`, left out when the text is empty. Not inlined: one copy serves every
+/// member of the schemas and timelines (the wasm module's size).
+#[inline(never)]
+fn member(w: &mut Writer<'_>, key: &str, text: &str) {
+    if !text.is_empty() {
+        w.key(key);
+        w.str(text);
+    }
+}
+
 /// Writes `phases` as `[{"label", "start", "end"}, …]`.
 pub(crate) fn write_timeline(w: &mut Writer<'_>, phases: &[Phase]) {
     w.begin_array();
     for p in phases {
         w.begin_object();
         for (key, text) in [("label", p.label), ("start", p.start), ("end", p.end)] {
-            w.key(key);
-            w.str(text);
+            member(w, key, text);
         }
         w.end_object();
     }
