@@ -350,8 +350,7 @@ fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [ReturnEntry<'a>]) -> Result<(usi
                         "comp_per_item" => (&mut e.comp_per_item, true),
                         _ => (&mut e.return_per_item, false),
                     };
-                    let ok = v.is_finite() && if positive { v > 0.0 } else { v >= 0.0 };
-                    if !ok {
+                    if !(if positive { POSITIVE } else { NON_NEGATIVE }).contains(v) {
                         let range =
                             if positive { "must be finite and > 0" } else { "must be finite and >= 0" };
                         return Err(Error::json(
