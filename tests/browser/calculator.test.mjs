@@ -33,6 +33,8 @@ assert.ok(cliModels.length >= 4, `divload models listed ${cliModels.length} mode
 const exampleOf = (m) => JSON.parse(readFileSync(join(cliDir, `example-${m}.json`), 'utf8'));
 const cliOf = (m) => JSON.parse(readFileSync(join(cliDir, `cli-${m}.json`), 'utf8'));
 const MAX_ROWS_DRAWN = 200;
+// models() as the page's module gives it: every model's schema and timeline.
+let schemas = [];
 
 const server = spawn(process.execPath, [join(repo, 'wasm', 'www', 'serve.mjs'), '--port', '0'],
                      { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -73,6 +75,23 @@ async function sameAsCli(page, model, cli) {
   const rows = Math.min(cli.plan.length, MAX_ROWS_DRAWN);
   assert.deepEqual(counts, cli.plan.slice(0, rows).map((r) => r.count), `${model}: counts`);
   assert.equal(await page.locator('#gantt-plan .gantt-row').count(), rows, `${model}: one Gantt row per plan row`);
+  // The bars of a row are the model's timeline over the row's own columns: one per phase
+  // that lasts, as long as the phase (to the chart's scale, the same for every bar).
+  const timeline = schemas.find((m) => m.name === model).timeline;
+  for (const i of [0, rows - 1]) {
+    const r = cli.plan[i];
+    const want = timeline.map((p, j) => [j, r[p.end] - (p.start ? r[p.start] : 0)]).filter(([, d]) => d > 0);
+    const bars = await page.$$eval(`#gantt-plan .gantt-row:nth-of-type(${i + 1}) rect[class^=phase]`,
+      (rs) => rs.map((b) => [Number(b.getAttribute('class').slice(5)), Number(b.getAttribute('width'))]));
+    assert.deepEqual(bars.map(([j]) => j), want.map(([j]) => j), `${model}: row ${i}'s phases`);
+    const longest = want.reduce((a, b, k) => (b[1] > want[a][1] ? k : a), 0);
+    const perSecond = bars[longest][1] / want[longest][1];
+    bars.forEach(([j, w], k) => {
+      if (want[k][1] * perSecond > 1) {
+        assert.ok(Math.abs(w - want[k][1] * perSecond) <= 1e-6 * w, `${model}: row ${i}, phase ${j}: ${w} px`);
+      }
+    });
+  }
 }
 
 // Every bounded number of a schema, with the id of its input in the example's form:
@@ -108,7 +127,7 @@ try {
   step = 'load the page';
   await page.goto(url);
   await page.waitForSelector('body[data-ready=true]', { timeout: 20000 });
-  const schemas = JSON.parse(await page.evaluate(async () => (await import('./pkg/divload_wasm.js')).models()));
+  schemas = JSON.parse(await page.evaluate(async () => (await import('./pkg/divload_wasm.js')).models()));
 
   step = 'the model choice is models(), the command line\'s list';
   assert.deepEqual(await page.$$eval('#model option', (os) => os.map((o) => o.value)), cliModels);
