@@ -184,7 +184,7 @@ contains
   end function plan_json
 
   ! The models a document can name in "model", as the JSON list
-  ! [{"name", "title", "paper"}, ...] of divload_models_json.
+  ! [{"name", "title", "paper", "fields", "timeline"}, ...] of divload_models_json.
   function models_json(result) result(status)
     character(len=:), allocatable, intent(out) :: result
     integer(c_int32_t) :: status

@@ -506,7 +506,8 @@ module divload_c
     end function divload_plan_json
 
     ! C: divload_status divload_models_json(char *out, size_t out_len, size_t *out_n);
-    ! Writes `[{"name", "title", "paper"}, …]`, the models a document can name in
+    ! Writes `[{"name", "title", "paper", "fields", "timeline"}, …]`, the models a document can name
+    ! in
     ! `"model"`, into `out` as a NUL-terminated string; sizes as [`divload_plan_json`].
     !
     ! # Safety

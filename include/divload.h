@@ -455,13 +455,15 @@ divload_status divload_plan_json(const char *json,
                                  size_t out_len,
                                  size_t *out_n);
 
-// Writes `[{"name", "title", "paper"}, …]`, the models a document can name in
+// Writes `[{"name", "title", "paper", "fields", "timeline"}, …]`, the models a document can name in
 // `"model"`, into `out` as a NUL-terminated string; sizes as [`divload_plan_json`].
 //
 // # Safety
 //
 // `out` must be valid for `out_len` bytes, `out_n` for one `size_t`.
-divload_status divload_models_json(char *out, size_t out_len, size_t *out_n);
+divload_status divload_models_json(char *out,
+                                   size_t out_len,
+                                   size_t *out_n);
 
 // Plans a multi-cluster document (`"model": "multicluster"`, the JSON format of
 // `divload plan`; see the README) and writes one `divload_multicluster_processor` per

@@ -675,7 +675,7 @@ pub unsafe extern "C" fn divload_plan_json(
     })
 }
 
-/// Writes `[{"name", "title", "paper"}, …]`, the models a document can name in
+/// Writes `[{"name", "title", "paper", "fields", "timeline"}, …]`, the models a document can name in
 /// `"model"`, into `out` as a NUL-terminated string; sizes as [`divload_plan_json`].
 ///
 /// # Safety
@@ -1454,7 +1454,11 @@ mod multicluster_tests {
         assert_eq!(last_error(), "platform JSON: clusters[0].processors: must be in 1..=16777216");
         let returns = r#"{"model": "returns", "items": 3, "workers": []}"#;
         assert_eq!(plan(returns, &mut out, &mut n, &mut s), DIVLOAD_JSON);
-        assert!(last_error().contains("model: must be \"multicluster\" for this entry point"), "{}", last_error());
+        assert!(
+            last_error().contains("model: must be \"multicluster\" for this entry point"),
+            "{}",
+            last_error()
+        );
 
         let st =
             unsafe { divload_plan_multicluster(std::ptr::null(), 0, out.as_mut_ptr(), 16, &mut n, &mut s) };

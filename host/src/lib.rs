@@ -139,7 +139,7 @@ pub fn with_memory<R>(
     f(&memory).map_err(|e| memory.error(e))
 }
 
-/// `[{"name", "title", "paper"}, …]`: every model a document can name.
+/// `[{"name", "title", "paper", "fields", "timeline"}, …]`: every model a document can name.
 ///
 /// # Errors
 ///

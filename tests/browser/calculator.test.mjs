@@ -1,19 +1,19 @@
 // End-to-end test of the calculator page in real headless Chromium (Debian's
 // /usr/bin/chromium, driven by playwright-core; no browser download).
 //
-// Serves wasm/www on 127.0.0.1, loads the paper's Table 1, computes, and checks the
-// makespan against the command line's result for the same file (CLI_JSON), the Gantt rows,
-// the C arrays, keyboard use, errors shown next to the fields for bad input, and export.
-// Then the returns model: the slides' platform B (RETURNS_EXAMPLE, from `divload example
-// returns`) against the command line's result (RETURNS_CLI_JSON), the three Gantt charts
-// (chosen, LIFO, FIFO) and an error at its field. Then the multicluster model: heien Table 4
-// (MULTICLUSTER_EXAMPLE, from `divload example multicluster`) against the command line's
-// result (MULTICLUSTER_CLI_JSON): the ring drawing, the what-if answers, errors at their
-// fields. Finally every view at a phone's width (390 px) without horizontal scrolling, and
-// every control of every view reached by the keyboard (Tab) and on screen when focused.
-// MODELS_TXT is `divload models`. Saves screenshots into OUT_DIR. Exits non-zero on the first failure.
+// The page knows no model: it builds each model's form and charts from `models()`. So
+// this test runs the same steps for EVERY model that `divload models` lists (MODELS_TXT),
+// with the command line's example (CLI_DIR/example-MODEL.json) and its result
+// (CLI_DIR/cli-MODEL.json): the example planned on the page gives the command line's
+// makespan, envelope and counts; a value outside its schema range is refused at its field
+// with the schema's rule, and an error only divload finds (a repeated name) is shown at
+// the field it names; a list row added and removed; export, then import of the exported
+// file, gives the same document and plan; a phone-sized viewport does not scroll sideways,
+// every control is reached by Tab. Then the scatter's baselines (even split, reversed
+// order) against the command line, and the bindings themselves (strict JSON, errors,
+// the dynamic programs). Screenshots go to OUT_DIR. Exits non-zero on the first failure.
 import { spawn } from 'node:child_process';
-import { readFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
@@ -21,14 +21,20 @@ import { chromium } from 'playwright-core';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..');
-const cli = JSON.parse(readFileSync(process.env.CLI_JSON, 'utf8'));
-const returnsCli = JSON.parse(readFileSync(process.env.RETURNS_CLI_JSON, 'utf8'));
-const returnsExample = JSON.parse(readFileSync(process.env.RETURNS_EXAMPLE, 'utf8'));
-const mcExample = JSON.parse(readFileSync(process.env.MULTICLUSTER_EXAMPLE, 'utf8'));
-const mcCli = JSON.parse(readFileSync(process.env.MULTICLUSTER_CLI_JSON, 'utf8'));
+const cliDir = process.env.CLI_DIR;
+const table1Cli = JSON.parse(readFileSync(process.env.CLI_JSON, 'utf8'));
 const cli_version = () => /^version = "([^"]+)"/m.exec(readFileSync(join(repo, 'Cargo.toml'), 'utf8'))[1];
 const outDir = process.env.OUT_DIR ?? join(repo, 'target', 'browser');
 mkdirSync(outDir, { recursive: true });
+// `divload models`: one unindented line per model, its name first.
+const cliModels = readFileSync(process.env.MODELS_TXT, 'utf8').split('\n').filter((l) => /^\S/.test(l))
+  .map((l) => l.split(/\s+/)[0]);
+assert.ok(cliModels.length >= 4, `divload models listed ${cliModels.length} models`);
+const exampleOf = (m) => JSON.parse(readFileSync(join(cliDir, `example-${m}.json`), 'utf8'));
+const cliOf = (m) => JSON.parse(readFileSync(join(cliDir, `cli-${m}.json`), 'utf8'));
+const MAX_ROWS_DRAWN = 200;
+// models() as the page's module gives it: every model's schema and timeline.
+let schemas = [];
 
 const server = spawn(process.execPath, [join(repo, 'wasm', 'www', 'serve.mjs'), '--port', '0'],
                      { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -47,6 +53,63 @@ const browser = await chromium.launch({
 });
 const pageErrors = [];
 let step = 'start';
+const report = [];
+
+// The value the page shows for an envelope term, as divload wrote it.
+const shown = async (page, key) => JSON.parse(await page.getAttribute(`#r-${key}`, 'data-value'));
+
+// Chooses `model` and waits for its example's plan.
+async function choose(page, model) {
+  await page.evaluate(() => { document.querySelector('#r-makespan')?.removeAttribute('data-value'); });
+  await page.selectOption('#model', model);
+  await page.waitForFunction((m) => document.body.dataset.model === m
+    && document.querySelector('#r-makespan')?.dataset.value !== undefined, model);
+}
+
+// The page's plan against the command line's result: envelope, counts, rows drawn.
+async function sameAsCli(page, model, cli) {
+  for (const key of ['method', 'makespan', 'lower_bound', 'gap', 'exact']) {
+    assert.deepEqual(await shown(page, key), cli[key], `${model}: ${key} on the page`);
+  }
+  const counts = await page.$$eval('#plan-table tbody td[data-key=count]', (tds) => tds.map((td) => Number(td.textContent)));
+  const rows = Math.min(cli.plan.length, MAX_ROWS_DRAWN);
+  assert.deepEqual(counts, cli.plan.slice(0, rows).map((r) => r.count), `${model}: counts`);
+  assert.equal(await page.locator('#gantt-plan .gantt-row').count(), rows, `${model}: one Gantt row per plan row`);
+  // The bars of a row are the model's timeline over the row's own columns: one per phase
+  // that lasts, as long as the phase (to the chart's scale, the same for every bar).
+  const timeline = schemas.find((m) => m.name === model).gantt;
+  for (const i of [0, rows - 1]) {
+    const r = cli.plan[i];
+    const want = timeline.map((p, j) => [j, r[p.end] - (p.start ? r[p.start] : 0)]).filter(([, d]) => d > 0);
+    const bars = await page.$$eval(`#gantt-plan .gantt-row:nth-of-type(${i + 1}) rect[class^=phase]`,
+      (rs) => rs.map((b) => [Number(b.getAttribute('class').slice(5)), Number(b.getAttribute('width'))]));
+    assert.deepEqual(bars.map(([j]) => j), want.map(([j]) => j), `${model}: row ${i}'s phases`);
+    const longest = want.reduce((a, b, k) => (b[1] > want[a][1] ? k : a), 0);
+    const perSecond = bars[longest][1] / want[longest][1];
+    bars.forEach(([j, w], k) => {
+      if (want[k][1] * perSecond > 1) {
+        assert.ok(Math.abs(w - want[k][1] * perSecond) <= 1e-6 * w, `${model}: row ${i}, phase ${j}: ${w} px`);
+      }
+    });
+  }
+}
+
+// Every bounded number of a schema, with the id of its input in the example's form:
+// `f-items`, `f-workers-0-comp_per_item`, `f-links-fast-gap`.
+function bounded(fields, doc, path, out) {
+  for (const f of fields) {
+    const here = [...path, f.key];
+    const v = doc?.[f.key];
+    if ((f.kind === 'number' || f.kind === 'integer') && f.min !== undefined) out.push({ f, id: `f-${here.join('-')}` });
+    if (f.kind === 'object' && v) bounded(f.fields, v, here, out);
+    if (f.kind === 'list' && Array.isArray(v) && v.length) {
+      const i = v.findIndex((r) => r.comp_table === undefined && r.comp_power === undefined);
+      if (i >= 0) bounded(f.fields.filter((g) => g.kind !== 'list' && g.kind !== 'object'), v[i], [...here, i], out);
+    }
+  }
+  return out;
+}
+
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   page.on('pageerror', (e) => pageErrors.push(e.message));
@@ -64,67 +127,136 @@ try {
   step = 'load the page';
   await page.goto(url);
   await page.waitForSelector('body[data-ready=true]', { timeout: 20000 });
+  schemas = JSON.parse(await page.evaluate(async () => (await import('./pkg/divload_wasm.js')).models()));
 
-  step = 'load Table 1 and compute';
-  await page.click('#load-table1');
-  await page.waitForSelector('#results:not([hidden])');
-  const makespan = Number(await page.getAttribute('#makespan', 'data-seconds'));
-  assert.ok(Math.abs(makespan - cli.makespan) <= 1e-9 * cli.makespan,
-            `page makespan ${makespan} != command line ${cli.makespan}`);
-  const uniform = Number(await page.getAttribute('#uniform', 'data-seconds'));
-  assert.ok(Math.abs(uniform - cli.uniform_makespan) <= 1e-9 * uniform);
-  assert.match(await page.textContent('#makespan'), /^403\.9\d s$/);
-  assert.equal(await page.locator('#gantt-plan .gantt-row').count(), 16, 'one Gantt row per worker');
-  assert.equal(await page.locator('#gantt-even .gantt-row').count(), 16);
-  assert.equal(await page.locator('#gantt-reversed .gantt-row').count(), 16);
-  assert.equal(await page.locator('#plan-table tbody tr').count(), 16);
-  const reversed = Number(await page.getAttribute('#reversed-makespan', 'data-seconds'));
-  assert.ok(reversed >= makespan, 'the reversed order is not better than the optimal one');
+  step = 'the model choice is models(), the command line\'s list';
+  assert.deepEqual(await page.$$eval('#model option', (os) => os.map((o) => o.value)), cliModels);
+  assert.deepEqual(schemas.map((m) => m.name), cliModels);
+  assert.equal(await page.inputValue('#model'), cliModels[0], 'the first model is shown first');
+
+  let addedRowsPlanned = 0;
+  for (const schema of schemas) {
+    const model = schema.name;
+    const cli = cliOf(model);
+    const example = exampleOf(model);
+
+    step = `${model}: its example planned on the page is the command line's plan`;
+    if (model !== (await page.inputValue('#model'))) await choose(page, model);
+    else {
+      await page.click('#load-example');
+      await page.waitForFunction(() => document.querySelector('#r-makespan')?.dataset.value !== undefined);
+    }
+    await sameAsCli(page, model, cli);
+    assert.equal(await page.locator('#legend .swatch').count(), schema.gantt.length, `${model}: one legend entry per phase`);
+    await page.screenshot({ path: join(outDir, `calculator-${model}.png`), fullPage: true });
+
+    step = `${model}: every bounded field refuses a value outside its range, at the field`;
+    const fields = bounded(schema.fields, example, [], []);
+    assert.ok(fields.length > 0, `${model}: no bounded field in the form`);
+    for (const { f, id } of fields) {
+      const before = await page.inputValue(`#${id}`);
+      const out = f.min_open ? f.min : f.min - 1;
+      await page.fill(`#${id}`, String(out));
+      await page.click('#compute');
+      assert.equal(await page.getAttribute(`#${id}`, 'aria-invalid'), 'true', `${model}: ${id} = ${out} not marked`);
+      const err = await page.textContent(`#${id}-error`);
+      assert.ok(err.startsWith(`${f.key}: must be`) && err.includes(`${f.min_open ? '>' : '≥'} ${f.min}`),
+                `${model}: ${id} = ${out}: ${err}`);
+      await page.fill(`#${id}`, 'many');
+      await page.click('#compute');
+      assert.match(await page.textContent(`#${id}-error`), /must be a number/);
+      await page.fill(`#${id}`, before);
+    }
+    await page.click('#compute');
+    assert.equal(await page.locator('#doc [aria-invalid]').count(), 0, `${model}: errors left after the fix`);
+    await sameAsCli(page, model, cli);
+
+    step = `${model}: an error only divload finds is shown at the field it names`;
+    const list = schema.fields.find((f) => f.kind === 'list' && (example[f.key]?.length ?? 0) >= 2
+      && f.fields.some((g) => g.key === 'name'));
+    if (list) {
+      const first = await page.inputValue(`#f-${list.key}-0-name`);
+      await page.fill(`#f-${list.key}-1-name`, first);
+      await page.click('#compute');
+      const err = await page.textContent(`#f-${list.key}-1-name-error`);
+      assert.match(err, new RegExp(`${list.key}\\[1\\]\\.name`), `${model}: ${err}`);
+      assert.equal(await page.getAttribute(`#f-${list.key}-1-name`, 'aria-invalid'), 'true');
+      await page.screenshot({ path: join(outDir, `calculator-${model}-error.png`) });
+      await page.fill(`#f-${list.key}-1-name`, example[list.key][1].name);
+    }
+
+    step = `${model}: a row added to a list, then removed`;
+    const table = schema.fields.find((f) => f.kind === 'list' && (example[f.key]?.length ?? 0) >= 1);
+    const n = example[table.key].length;
+    await page.click(`#f-${table.key} .toolbar button`);
+    assert.equal(await page.locator(`#f-${table.key} tbody tr`).count(), n + 1);
+    const added = await page.inputValue(`#f-${table.key}-${n}-name`).catch(() => null);
+    if (added !== null) assert.notEqual(added, example[table.key][n - 1].name, 'a new row gets a name of its own');
+    await page.click('#compute');
+    // The added row plans, unless another field must change with it (a ring's cost matrix
+    // has a row per processor): then divload's error is shown at that field.
+    const invalid = await page.locator('#doc [aria-invalid]').count();
+    const formError = await page.textContent('#form-error');
+    if (invalid === 0 && formError === '') {
+      assert.notDeepEqual(await shown(page, 'makespan'), undefined);
+      addedRowsPlanned += 1;
+    } else {
+      assert.ok(invalid > 0, `${model}: the added row's error is shown at a field (${formError})`);
+    }
+    await page.click(`#f-${table.key} tbody tr:last-child td:last-child button`);
+    assert.equal(await page.locator(`#f-${table.key} tbody tr`).count(), n);
+    await page.click('#compute');
+    await sameAsCli(page, model, cli);
+
+    step = `${model}: export, then import the exported file`;
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export')]);
+    const exported = JSON.parse(readFileSync(await download.path(), 'utf8'));
+    // The form writes a choice's default out; everything else is the example as it was.
+    const expected = structuredClone(example);
+    for (const f of schema.fields) {
+      if (f.kind === 'choice' && expected[f.key] === undefined && f.default !== undefined) expected[f.key] = f.default;
+    }
+    assert.deepEqual(exported, expected, `${model}: the exported document`);
+    const file = join(outDir, `exported-${model}.json`);
+    writeFileSync(file, JSON.stringify(exported));
+    await page.evaluate(() => { document.querySelector('#r-makespan').removeAttribute('data-value'); });
+    await page.setInputFiles('#import-file', file);
+    await page.waitForFunction(() => document.querySelector('#r-makespan')?.dataset.value !== undefined);
+    await sameAsCli(page, model, cli);
+    const [again] = await Promise.all([page.waitForEvent('download'), page.click('#export')]);
+    assert.deepEqual(JSON.parse(readFileSync(await again.path(), 'utf8')), exported, `${model}: import then export`);
+    report.push(`${model} ${cli.makespan} s, ${cli.plan.length} rows, ${fields.length} bounded fields`);
+  }
+  assert.ok(addedRowsPlanned >= schemas.length - 1, `an added row planned in only ${addedRowsPlanned} models`);
+
+  step = 'a document that is not JSON is refused at the import button';
+  const junk = join(outDir, 'junk.json');
+  writeFileSync(junk, '{"items": .5}');
+  await page.setInputFiles('#import-file', junk);
+  await page.waitForFunction(() => document.querySelector('#io-error').textContent !== '');
+  assert.match(await page.textContent('#io-error'), /^junk\.json: /);
+
+  step = 'the scatter baselines: even split and reversed order beside the plan';
+  const scatter = cliOf('scatter');
+  await choose(page, 'scatter');
+  const baselines = await page.$$eval('#baselines figure', (fs) => fs.map((f) => [f.dataset.baseline, Number(f.dataset.makespan)]));
+  assert.deepEqual(baselines.map(([k]) => k), ['even', 'reversed']);
+  const [[, even], [, reversed]] = baselines;
+  assert.ok(Math.abs(even - scatter.uniform_makespan) <= 1e-9 * even, `even split ${even} != ${scatter.uniform_makespan}`);
+  assert.ok(reversed >= scatter.makespan, 'the reversed order is not better than the optimal one (Thm 3)');
+  for (const key of ['even', 'reversed']) {
+    assert.equal(await page.locator(`#gantt-${key} .gantt-row`).count(), scatter.plan.length);
+  }
+  assert.equal(await page.locator('#bars rect').count(), 3, 'the plan and its two baselines compared');
   // The C arrays are the command line's counts by rank.
   const c = await page.inputValue('#c-arrays');
-  const byRank = [...cli.plan].sort((a, b) => a.rank - b.rank);
-  assert.ok(c.includes(`int counts[16] = {${byRank.map((r) => r.count).join(', ')}};`), c);
-  assert.ok(c.includes(`int displs[16] = {${byRank.map((r) => r.displacement).join(', ')}};`), c);
-  await page.screenshot({ path: join(outDir, 'calculator.png'), fullPage: true });
-
-  step = 'keyboard: change the item count and press Enter';
-  await page.fill('#items', '1000');
-  await page.press('#items', 'Enter');
-  await page.waitForFunction(() => document.querySelector('#plan-table tbody').textContent.length > 0
-    && [...document.querySelectorAll('#plan-table tbody tr')]
-      .reduce((s, tr) => s + Number(tr.cells[3].textContent), 0) === 1000);
-
-  step = 'a negative cost is shown next to its field';
-  await page.fill('#w2-comp_per_item', '-1');
-  await page.click('#compute');
-  const err = await page.textContent('#w2-comp_per_item-error');
-  assert.equal(err, 'platform JSON: workers[2].comp_per_item must be finite and > 0, got -1');
-  assert.equal(await page.getAttribute('#w2-comp_per_item', 'aria-invalid'), 'true');
-  await page.screenshot({ path: join(outDir, 'calculator-error.png') });
-
-  step = 'text where a number belongs is shown next to its field';
-  await page.fill('#w2-comp_per_item', 'fast');
-  await page.fill('#w4-count', '2.5');
-  await page.fill('#items', '');
-  await page.click('#compute');
-  assert.equal(await page.textContent('#w2-comp_per_item-error'), 'must be a number');
-  assert.equal(await page.textContent('#w4-count-error'), 'a whole number, at least 1');
-  assert.equal(await page.textContent('#items-error'), 'a whole number of items, at least 1');
-
-  step = 'a zero compute time and a removed root';
-  await page.fill('#w2-comp_per_item', '0');
-  await page.fill('#w4-count', '2');
-  await page.fill('#items', '500');
-  await page.click('#compute');
-  assert.match(await page.textContent('#w2-comp_per_item-error'), /comp_per_item must be finite and > 0, got 0/);
-
-  step = 'export gives the platform back';
-  await page.fill('#w2-comp_per_item', '0.004629');
-  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export')]);
-  const exported = JSON.parse(readFileSync(await download.path(), 'utf8'));
-  assert.equal(exported.items, 500);
-  assert.equal(exported.workers.length, 7);
-  assert.equal(exported.workers[4].count, 2);
+  const byRank = [...scatter.plan].sort((a, b) => a.rank - b.rank);
+  assert.ok(c.includes(`int counts[${byRank.length}] = {${byRank.map((r) => r.count).join(', ')}};`), c);
+  // Without baselines (measured costs) the plan is still drawn, with the reason.
+  await page.setInputFiles('#import-file', join(repo, 'examples', 'measured.json'));
+  await page.waitForFunction(() => document.querySelector('#baseline-note').textContent !== '');
+  assert.match(await page.textContent('#baseline-note'), /affine costs only/);
+  assert.equal(await page.locator('#baselines figure').count(), 0);
 
   step = 'the bindings: objects and strings in, JS Errors with the core message out';
   const api = await page.evaluate(async () => {
@@ -186,23 +318,9 @@ try {
   assert.ok(api.table < 1000, `5000 failed conversions grew the externref table by ${api.table}`);
   // The bindings list the core's registry, the same as `divload models` (MODELS_TXT: one
   // unindented line per model, its name first).
-  const cliModels = readFileSync(process.env.MODELS_TXT, 'utf8').split('\n').filter((l) => /^\S/.test(l))
-    .map((l) => l.split(/\s+/)[0]);
   assert.deepEqual(api.models, cliModels);
   assert.deepEqual(api.models.slice(0, 2), ['scatter', 'returns']);
   assert.equal(api.version, cli_version());
-
-  step = 'the solver select: the exact DP from the page';
-  await page.click('#load-table1').catch(() => {});
-  await page.selectOption('#solver', 'exact');
-  await page.click('#compute');
-  await page.waitForFunction(() => document.querySelector('#method')?.dataset.method === 'exact_dp');
-  const exactMakespan = Number(await page.getAttribute('#makespan', 'data-seconds'));
-  assert.ok(Number(await page.getAttribute('#method', 'data-gap')) < 1e-9);
-  await page.selectOption('#solver', 'closed_form');
-  await page.click('#compute');
-  await page.waitForFunction(() => document.querySelector('#method')?.dataset.method === 'closed_form');
-  assert.ok(exactMakespan <= Number(await page.getAttribute('#makespan', 'data-seconds')) + 1e-9);
 
   step = 'the dynamic programs in the browser: measured costs, exact and sampled';
   const measured = readFileSync(new URL('../../examples/measured.json', import.meta.url), 'utf8');
@@ -222,211 +340,27 @@ try {
   assert.equal(dp.sampled.method, 'sampled_dp');
   assert.ok(dp.sampled.lower_bound <= dp.exact.makespan && dp.exact.makespan <= dp.sampled.makespan);
   assert.equal(dp.paper.method, 'exact_dp');
-  assert.ok(dp.paper.makespan <= makespan + 1e-9, `exact ${dp.paper.makespan} vs closed form ${makespan}`);
+  assert.ok(dp.paper.makespan <= table1Cli.makespan + 1e-9, `exact ${dp.paper.makespan} vs closed form ${table1Cli.makespan}`);
   assert.match(dp.schedules, /affine costs only/);
 
-  step = 'the returns model in the bindings: platform B';
-  const rApi = await page.evaluate(async (doc) => {
-    const m = await import('./pkg/divload_wasm.js');
-    const best = JSON.parse(m.plan(doc));
-    let bad = null;
-    try {
-      m.plan({ ...doc, workers: doc.workers.map((w, i) => (i === 1 ? { ...w, comp_per_item: 0 } : w)) });
-    } catch (e) { bad = [e instanceof Error, e.message]; }
-    return { best, bad };
-  }, returnsExample);
-  assert.equal(rApi.best.method, 'best_scenario');
-  assert.ok(Math.abs(rApi.best.throughput - 38 / 499) <= 1e-12, `throughput ${rApi.best.throughput} != 38/499`);
-  assert.deepEqual(rApi.best, returnsCli, 'plan() in the browser gives the command line\'s document');
-  assert.equal(rApi.bad?.[0], true);
-  assert.match(rApi.bad[1], /workers\[1\]\.comp_per_item.*> 0, got 0/);
 
-  step = 'the model choice comes from models()';
-  assert.deepEqual(await page.$$eval('#model option', (os) => os.map((o) => o.value)), api.models);
-  // Models without a view on this page are listed but cannot be chosen.
-  assert.deepEqual(await page.$$eval('#model option:not([disabled])', (os) => os.map((o) => o.value)),
-                   ['scatter', 'returns', 'multicluster']);
-  assert.equal(await page.inputValue('#model'), 'scatter');
-  assert.equal(await page.isVisible('#view-returns'), false);
-  await page.selectOption('#model', 'returns');
-  assert.equal(await page.isVisible('#view-scatter'), false);
-  assert.equal(await page.isVisible('#returns-platform'), true);
-
-  step = 'the returns view: the page\'s platform B is the command line\'s example';
-  const pageExample = JSON.parse(readFileSync(join(repo, 'wasm', 'www', 'returns-b.json'), 'utf8'));
-  assert.deepEqual({ ...pageExample, comment: null }, { ...returnsExample, comment: null });
-
-  step = 'the returns view: load platform B and compute';
-  await page.click('#load-returns-b');
-  await page.waitForSelector('#returns-results:not([hidden])');
-  const rMakespan = Number(await page.getAttribute('#r-makespan', 'data-seconds'));
-  assert.equal(rMakespan, returnsCli.makespan, `page makespan ${rMakespan} != command line ${returnsCli.makespan}`);
-  assert.equal(rMakespan, 13139);
-  assert.equal(await page.getAttribute('#r-method', 'data-method'), 'best_scenario');
-  assert.equal(Number(await page.getAttribute('#r-method', 'data-gap')), returnsCli.gap);
-  assert.equal(Number(await page.getAttribute('#r-lower-bound', 'data-seconds')), returnsCli.lower_bound);
-  assert.equal(Number(await page.getAttribute('#r-throughput', 'data-value')), returnsCli.throughput);
-  assert.equal(Number(await page.getAttribute('#r-speedup', 'data-value')), returnsCli.speedup);
-  assert.equal(Number(await page.getAttribute('#r-even', 'data-seconds')), returnsCli.even_split_makespan);
-  assert.deepEqual(JSON.parse(await page.getAttribute('#r-send-order', 'data-names')), returnsCli.send_order);
-  assert.deepEqual(JSON.parse(await page.getAttribute('#r-return-order', 'data-names')), returnsCli.return_order);
-  assert.equal(await page.locator('#r-charts figure').count(), 3, 'chosen, LIFO and FIFO charts');
-  for (const key of ['chosen', 'lifo', 'fifo']) {
-    assert.equal(await page.locator(`#r-gantt-${key} .gantt-row`).count(), 3, `${key}: one Gantt row per worker`);
-    for (const cls of ['recv', 'comp', 'ret']) {
-      assert.equal(await page.locator(`#r-gantt-${key} .gantt-row rect.${cls}`).count(), 3, `${key}: ${cls} bars`);
-    }
-  }
-  const chartMakespan = async (key) => Number(await page.getAttribute(`#r-charts figure[data-schedule=${key}]`, 'data-makespan'));
-  assert.equal(await chartMakespan('chosen'), 13139);
-  assert.equal(await chartMakespan('lifo'), 14983);
-  assert.equal(await chartMakespan('lifo'), returnsCli.compare.lifo);
-  assert.equal(await chartMakespan('fifo'), 13448);
-  assert.equal(await chartMakespan('fifo'), returnsCli.compare.fifo);
-  // p1 waits 11 s for the master's receiving port in the best scenario.
-  assert.equal(await page.locator('#r-gantt-chosen rect.idle').count(), 1);
-  assert.equal(await page.locator('#r-plan-table tbody tr').count(), 3);
-  await page.screenshot({ path: join(outDir, 'calculator-returns.png'), fullPage: true });
-
-  step = 'the returns view: the schedule select';
-  await page.selectOption('#r-schedule', 'lifo');
-  await page.click('#r-compute');
-  await page.waitForFunction(() => document.querySelector('#r-makespan')?.dataset.seconds === '14983');
-  assert.equal(await chartMakespan('chosen'), 14983);
-  await page.selectOption('#r-schedule', 'best');
-
-  step = 'the returns view: a zero compute time is shown next to its field';
-  await page.fill('#r-w1-comp_per_item', '0');
-  await page.press('#r-w1-comp_per_item', 'Enter');
-  await page.waitForFunction(() => document.querySelector('#r-w1-comp_per_item-error')?.textContent !== '');
-  assert.equal(await page.textContent('#r-w1-comp_per_item-error'), rApi.bad[1]);
-  assert.equal(await page.getAttribute('#r-w1-comp_per_item', 'aria-invalid'), 'true');
-  await page.screenshot({ path: join(outDir, 'calculator-returns-error.png') });
-  await page.fill('#r-w1-comp_per_item', '5');
-  await page.click('#r-compute');
-  assert.equal(await page.textContent('#r-w1-comp_per_item-error'), '');
-  assert.equal(Number(await page.getAttribute('#r-makespan', 'data-seconds')), 13139);
-
-  step = 'back to the scatter view';
-  await page.selectOption('#model', 'scatter');
-  assert.equal(await page.isVisible('#view-returns'), false);
-  assert.equal(await page.isVisible('#platform'), true);
-
-  step = 'the multicluster view: the page\'s Table 4 is the command line\'s example';
-  assert.deepEqual(JSON.parse(readFileSync(join(repo, 'wasm', 'www', 'multicluster-table4.json'), 'utf8')), mcExample);
-  await page.selectOption('#model', 'multicluster');
-  assert.equal(await page.isVisible('#view-scatter'), false);
-  assert.equal(await page.isVisible('#m-platform'), true);
-
-  step = 'the multicluster view: load Table 4 and compute';
-  await page.click('#load-table4');
-  await page.waitForSelector('#m-results:not([hidden])');
-  // The form shows link times in µs; the document (and the result) keeps seconds.
-  assert.equal(await page.inputValue('#m-fast-latency'), '45');
-  assert.equal(await page.inputValue('#m-slow-gap'), '0.5');
-  assert.equal(await page.inputValue('#m-flip_time'), '0.55');
-  const mcMakespan = Number(await page.getAttribute('#m-makespan', 'data-seconds'));
-  assert.equal(mcMakespan, mcCli.makespan, `page makespan ${mcMakespan} != command line ${mcCli.makespan}`);
-  assert.match(await page.textContent('#m-makespan'), /^54\.444 s$/);
-  assert.equal(await page.getAttribute('#m-method', 'data-method'), mcCli.method);
-  for (const [selector, attribute, want] of [['#m-method', 'data-gap', mcCli.gap], ['#m-even', 'data-seconds', mcCli.even_makespan],
-    ['#m-speedup', 'data-value', mcCli.speedup], ['#m-steps-compared', 'data-biased', mcCli.step_time],
-    ['#m-steps-compared', 'data-even', mcCli.even_step_time]]) {
-    assert.equal(Number(await page.getAttribute(selector, attribute)), want, `${selector} ${attribute}`);
-  }
-  assert.deepEqual(JSON.parse(await page.getAttribute('#m-ring-order', 'data-names')), mcCli.ring_order);
-  assert.equal(await page.locator('#m-ring .cluster-arc').count(), 2, 'one arc per cluster');
-  assert.equal(await page.locator('#m-ring .proc').count(), 16, 'one mark per processor');
-  assert.equal(await page.locator('#m-ring .idle-proc').count(), 0);
-  assert.equal(await page.locator('#m-ring .slow-link').count(), 2, 'two slow links close the ring of two clusters');
-  for (const [i, name] of mcCli.ring_order.entries()) {
-    const counts = await page.$$eval(`#m-ring [data-cluster="${name}"] .proc`, (ms) => ms.map((m) => Number(m.dataset.count)));
-    assert.deepEqual(counts, mcCli.plan.filter((p) => p.cluster === name).map((p) => p.count), `cluster ${i} counts`);
-  }
-  assert.equal(await page.locator('#m-bars rect').count(), 2, 'EVEN and BIASED step times');
-  assert.equal(await page.locator('#m-class-table tbody tr').count(), mcCli.classes.length);
-  const byRankMc = [...mcCli.plan].sort((a, b) => a.rank - b.rank);
-  assert.ok((await page.inputValue('#m-c-arrays')).includes(`int counts[16] = {${byRankMc.map((r) => r.count).join(', ')}};`));
-
-  step = 'the multicluster view: the what-if answers';
-  const answers = await page.$$eval('#m-what-if-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.candidate,
-    100 * Number(tr.dataset.speedup), tr.cells[4].textContent]));
-  assert.deepEqual(answers.map((a) => a[0]), ['+8P', '+3x4P']);
-  for (const [[, pct, text], want] of answers.map((a, i) => [a, [28.3, 33.4][i]])) {
-    assert.ok(Math.abs(pct - want) <= 0.1, `speedup ${pct} % != ${want} %`);
-    assert.equal(text, `${want.toFixed(1)} %`);
-  }
-  assert.deepEqual(answers.map((a) => a[1] / 100), mcCli.what_if.map((w) => w.speedup));
-  await page.screenshot({ path: join(outDir, 'calculator-multicluster.png'), fullPage: true });
-
-  step = 'the multicluster view: a cluster that takes no load is drawn apart';
-  await page.fill('#m-slow-gap', '1e15');
-  await page.click('#m-compute');
-  await page.waitForFunction(() => document.querySelectorAll('#m-ring .idle-proc').length === 8);
-  assert.equal(await page.locator('#m-ring .proc').count(), 16);
-  await page.fill('#m-slow-gap', '0.5');
-
-  step = 'the multicluster view: bad values are shown next to their fields';
-  const mcBad = await page.evaluate(async (doc) => {
-    const m = await import('./pkg/divload_wasm.js');
-    try { m.plan({ ...doc, clusters: [{ name: 'a', processors: 0 }, doc.clusters[1]] }); } catch (e) { return e.message; }
-    return null;
-  }, mcExample);
-  assert.equal(mcBad, 'platform JSON: clusters[0].processors: must be in 1..=16777216');
-  await page.fill('#m-c0-processors', '0');
-  await page.click('#m-compute');
-  assert.equal(await page.textContent('#m-c0-processors-error'), mcBad);
-  assert.equal(await page.getAttribute('#m-c0-processors', 'aria-invalid'), 'true');
-  await page.screenshot({ path: join(outDir, 'calculator-multicluster-error.png') });
-  await page.fill('#m-c0-processors', '8');
-  await page.fill('#m-fast-overhead', '-1');
-  await page.click('#m-compute');
-  assert.match(await page.textContent('#m-fast-overhead-error'), /links\.fast\.overhead: must be finite and >= 0/);
-  await page.fill('#m-fast-overhead', '5');
-  await page.fill('#m-steps', '0');
-  await page.click('#m-compute');
-  assert.match(await page.textContent('#m-steps-error'), /application: steps: missing or 0/);
-  await page.fill('#m-steps', '2.5');
-  await page.fill('#m-slow-latency', 'slow');
-  await page.click('#m-compute');
-  assert.equal(await page.textContent('#m-steps-error'), 'a whole number');
-  assert.equal(await page.textContent('#m-slow-latency-error'), 'must be a number');
-  await page.fill('#m-slow-latency', '400');
-  await page.fill('#m-steps', '20');
-  await page.click('#m-compute');
-  assert.equal(await page.locator('#m-platform [aria-invalid]').count(), 0);
-  assert.equal(Number(await page.getAttribute('#m-makespan', 'data-seconds')), mcCli.makespan);
-
-  step = 'the multicluster view: the all-to-all pattern, sort time in ms';
-  const sort = { pattern: 'all_to_all', objects: 10000000, chunk: 4096, sort_time: 3.42e-3, words_per_object: 25 };
-  const sortCli = await page.evaluate(async (doc) => JSON.parse((await import('./pkg/divload_wasm.js')).plan(doc)),
-                                      { ...mcExample, application: sort });
-  await page.selectOption('#m-pattern', 'all_to_all');
-  assert.equal(await page.isVisible('#m-lattice'), false);
-  await page.fill('#m-objects', '10000000');
-  await page.fill('#m-chunk', '4096');
-  await page.fill('#m-sort_time', '3.42');
-  await page.fill('#m-words_per_object', '25');
-  await page.click('#m-compute');
-  await page.waitForFunction((t) => document.querySelector('#m-makespan')?.dataset.seconds === String(t), sortCli.makespan);
-  await page.selectOption('#m-pattern', 'ring');
-  await page.click('#m-compute');
-  assert.equal(Number(await page.getAttribute('#m-makespan', 'data-seconds')), mcCli.makespan);
-
-  step = 'a phone\'s width: no view scrolls sideways (tables scroll in their own box)';
+  step = 'a phone\'s width: no model\'s page scrolls sideways (tables scroll in their own box)';
   await page.setViewportSize({ width: 390, height: 844 });
   const widths = {};
-  for (const model of ['scatter', 'returns', 'multicluster']) {
-    await page.selectOption('#model', model);
+  for (const model of cliModels) {
+    await choose(page, model);
     widths[model] = await page.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(widths[model] <= 390, `${model}: the page is ${widths[model]} px wide at a 390 px viewport`);
+    await page.screenshot({ path: join(outDir, `calculator-${model}-390.png`), fullPage: true });
   }
-  await page.screenshot({ path: join(outDir, 'calculator-multicluster-390.png'), fullPage: true });
 
-  step = 'a phone\'s width: every control of every view is reached by Tab, and shown when focused';
+  step = 'a phone\'s width: every control of every model\'s form is labelled, reached by Tab, and shown when focused';
   const tabbed = {};
-  for (const model of ['scatter', 'returns', 'multicluster']) {
-    await page.selectOption('#model', model);
+  for (const model of cliModels) {
+    await choose(page, model);
+    const unlabelled = await page.$$eval('[data-kind]', (es) => es.filter((e) => !e.getAttribute('aria-label')
+      && !document.querySelector(`label[for="${e.id}"]`)).map((e) => e.id));
+    assert.deepEqual(unlabelled, [], `${model}: inputs without a label`);
     // Every visible control (and every table box that scrolls, which a keyboard user must
     // be able to scroll), numbered so that Tab's path can be checked against it.
     const controls = await page.evaluate(() => {
@@ -462,12 +396,10 @@ try {
 
   step = 'no JavaScript errors';
   assert.deepEqual(pageErrors, []);
-  console.log(`browser test: passed (makespan ${makespan} s = command line; 16 Gantt rows; `
-    + `errors shown at their fields; returns: makespan ${rMakespan} s = command line, LIFO 14983, FIFO 13448, `
-    + `3 charts × 3 Gantt rows; multicluster: makespan ${mcMakespan} s = command line, 16 processors on 2 arcs, `
-    + `what-if ${mcCli.what_if.map((w) => `${w.name} ${(100 * w.speedup).toFixed(1)} %`).join(', ')}; `
-    + `390 px wide: ${Object.values(widths).join('/')} px, Tab reaches all ${Object.values(tabbed).join('/')} `
-    + `controls; screenshots in ${outDir})`);
+  console.log(`browser test: passed for every model (${report.join('; ')}): the command line's envelope and `
+    + `counts, range errors at their fields, rows added and removed, export/import round trips; scatter baselines `
+    + `even ${even} s, reversed ${reversed} s; 390 px wide: ${Object.values(widths).join('/')} px, Tab reaches all `
+    + `${Object.values(tabbed).join('/')} controls; screenshots in ${outDir})`);
 } catch (e) {
   console.error(`browser test failed at step "${step}": ${e.message}`);
   if (pageErrors.length) console.error('page errors:', pageErrors);

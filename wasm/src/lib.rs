@@ -83,7 +83,9 @@ pub fn schedules(platform: JsValue) -> Result<String, JsError> {
     schedules_json(&text).map_err(|e| JsError::new(&e))
 }
 
-/// The models a document can name: `[{"name", "title", "paper"}, …]` as a JSON string.
+/// The models a document can name: `[{"name", "title", "paper", "fields", "timeline"}, …]`
+/// as a JSON string, with each document's schema and how its plan is drawn
+/// (`divload::doc::schema`), from which the page builds its forms and charts.
 ///
 /// # Errors
 ///

@@ -1,298 +1,398 @@
-// The calculator page: a form for the platform, divload (wasm) for the numbers, SVG for
-// the charts. Every number shown comes from divload; this file only translates.
+// The calculator page: divload (wasm) describes every model (`models()`: its document's
+// fields with their kinds, ranges and help, and how a plan row is drawn), this file turns
+// that description into a form, a result table and Gantt charts. It knows no model: a
+// model added to divload's registry appears here with its form and chart.
 import init, { models, plan, schedules, version } from './pkg/divload_wasm.js';
 
 const $ = (id) => document.getElementById(id);
 const MAX_ROWS_DRAWN = 200;
-let table1 = null;
-let returnsExample = null;
-let table4 = null;
+// The terms every model answers in, shown first.
+const ENVELOPE = ['method', 'makespan', 'lower_bound', 'gap', 'exact'];
+let MODELS = [];
+// The model shown and the document the form was built from: keys the form does not edit
+// (version, comment, a row's comment) are kept from it.
+let current = { model: null, doc: {} };
+const examples = new Map();
 
-// One table of rows (workers, clusters) per model view: the fields of its document, the ids of its inputs
-// (`${prefix}${row}-${key}`) and the fields divload's messages may name.
-const SCATTER = {
-  table: 'workers', prefix: 'w', list: 'workers', noun: 'Worker', items: 'items', formError: 'form-error',
-  fields: [
-    // [key in the platform JSON, column label]
-    ['name', 'Name'],
-    ['count', 'Copies'],
-    ['comm_per_item', 'Comm per item (s)'],
-    ['comm_latency', 'Comm latency (s)'],
-    ['comp_per_item', 'Compute per item (s)'],
-    ['comp_latency', 'Compute latency (s)'],
-  ],
-  defaults: { count: 1 }, cost: 0, selects: { root: 'root' }, changed: () => refreshRoots(),
-};
-const RETURNS = {
-  table: 'r-workers', prefix: 'r-w', list: 'workers', noun: 'Worker', items: 'r-items', formError: 'r-form-error',
-  fields: [
-    ['name', 'Name'],
-    ['count', 'Copies'],
-    ['comm_per_item', 'Comm per item (s)'],
-    ['comp_per_item', 'Comp per item (s)'],
-    ['return_per_item', 'Return per item (s)'],
-  ],
-  defaults: { count: 1 }, cost: 1, selects: { schedule: 'r-schedule', port: 'r-port' }, changed: () => {},
-};
-// The multicluster view's table is its clusters; links and application are single fields
-// (`m-${key}`, `m-${link}-${key}`) that divload's messages name as `links.fast.gap`,
-// `application.flip_time` or `application: steps`.
-const CLUSTERS = {
-  table: 'm-clusters', prefix: 'm-c', list: 'clusters', noun: 'Cluster', formError: 'm-form-error',
-  fields: [['name', 'Name'], ['processors', 'Processors'], ['speed', 'Speed']],
-  defaults: { processors: 8, speed: 1 }, optional: ['speed'],
-  selects: { pattern: 'm-pattern', fixed_costs: 'm-fixed_costs' }, changed: () => {},
-  fieldsNamed: [[/links\.(fast|slow)\.(\w+)/, (m) => `m-${m[1]}-${m[2]}`],
-                [/application(?:\.|: )(\w+)/, (m) => `m-${m[1]}`]],
-};
-const LINK_KEYS = [['latency', 'latency L'], ['overhead', 'overhead o'], ['gap', 'gap g per word']];
-// Each pattern's fields: [key, the field's unit as a power of ten below the second (µs: 6)
-// or 0 for plain numbers, whole number].
-const APPLICATION = {
-  ring: [['lattice', 0, true], ['flip_time', 6, false], ['steps', 0, true]],
-  all_to_all: [['objects', 0, true], ['chunk', 0, true], ['sort_time', 3, false], ['words_per_object', 0, false]],
-};
-// The what-if candidates and per-pair slow links of the loaded document: shown and sent
-// back as they are.
-let whatIf = [];
-let pairs = [];
-// The views this page has, by model name; the list of models itself comes from divload.
-const VIEWS = { scatter: 'view-scatter', returns: 'view-returns', multicluster: 'view-multicluster' };
+const modelNamed = (name) => MODELS.find((m) => m.name === name);
+const idOf = (path) => `f-${path.join('-')}`;
 
-// ---- the workers tables ----------------------------------------------------------------
-
-function addRow(view, w = {}) {
-  const tbody = $(view.table).tBodies[0];
-  const tr = tbody.insertRow();
-  for (const [key, label] of view.fields) {
-    const td = tr.insertCell();
-    const input = document.createElement('input');
-    input.dataset.key = key;
-    input.value = w[key] ?? view.defaults[key] ?? (key === 'name' ? `${view.noun.toLowerCase()}${tbody.rows.length}` : view.cost);
-    if (key !== 'name') input.inputMode = 'decimal';
-    const err = document.createElement('span');
-    err.className = 'field-error';
-    err.setAttribute('role', 'alert');
-    td.append(input, err);
-    input.addEventListener('change', view.changed);
-    input.dataset.label = label;
-  }
-  tr.insertCell().append(button('Remove', () => { tr.remove(); relabel(view); view.changed(); }));
-  relabel(view);
+function make(tag, props = {}, ...children) {
+  const e = Object.assign(document.createElement(tag), props);
+  e.append(...children);
+  return e;
 }
 
 function button(text, onClick) {
-  const b = document.createElement('button');
-  b.type = 'button';
-  b.textContent = text;
+  const b = make('button', { type: 'button', textContent: text });
   b.addEventListener('click', onClick);
   return b;
 }
 
-// Accessible names and ids follow the row number.
-function relabel(view) {
-  [...$(view.table).tBodies[0].rows].forEach((tr, i) => {
-    for (const input of tr.querySelectorAll('input')) {
-      input.id = `${view.prefix}${i}-${input.dataset.key}`;
-      const err = input.nextElementSibling;
-      err.id = `${input.id}-error`;
-      input.setAttribute('aria-label', `${view.noun} ${i + 1} ${input.dataset.label}`);
-      input.setAttribute('aria-describedby', err.id);
+// ---- the form, from the schema ------------------------------------------------------
+
+// The rule a number must follow, in words, from the schema's range.
+function rangeText(f) {
+  const parts = [];
+  if (f.min !== undefined) parts.push(`${f.min_open ? '>' : '≥'} ${f.min}`);
+  if (f.max !== undefined) parts.push(`${f.max_open ? '<' : '≤'} ${f.max}`);
+  return parts.length ? `must be ${f.kind === 'integer' ? 'a whole number ' : ''}${parts.join(' and ')}` : '';
+}
+
+const isScalar = (f) => !['list', 'object'].includes(f.kind);
+
+// The input for one value: `kind` on its dataset says how it is read back. A choice whose
+// value is not one of its names (a given scenario written as an object) and a list or
+// object inside a table row are edited as JSON text.
+function control(f, value, id, nested) {
+  let kind = nested ? 'json' : f.kind;
+  if (kind === 'choice' && value !== undefined && !f.choices.includes(value)) kind = 'json';
+  let input;
+  if (kind === 'choice') {
+    input = make('select');
+    if (f.default === undefined) input.append(new Option('', ''));
+    input.append(...f.choices.map((c) => new Option(c, c)));
+    input.value = value ?? f.default ?? '';
+  } else if (kind === 'flag') {
+    input = make('input', { type: 'checkbox', checked: value === true });
+  } else if (kind === 'json') {
+    input = make('textarea', { rows: 2, value: value === undefined ? '' : JSON.stringify(value) });
+  } else {
+    input = make('input', { value: value === undefined ? '' : String(value) });
+    if (kind !== 'text') input.inputMode = kind === 'integer' ? 'numeric' : 'decimal';
+    if (f.default !== undefined) input.placeholder = String(f.default);
+  }
+  Object.assign(input, { id });
+  input.dataset.kind = kind;
+  input.dataset.key = f.key;
+  input.field = f;
+  const err = make('span', { id: `${id}-error`, className: 'field-error' });
+  err.setAttribute('role', 'alert');
+  input.setAttribute('aria-describedby', `${id}-error${f.help && !nested ? ` ${id}-help` : ''}`);
+  return { input, err };
+}
+
+// A top-level or nested scalar: label, input, help, error.
+function scalarField(f, value, path) {
+  const id = idOf(path);
+  const { input, err } = control(f, value, id, false);
+  const label = make('label', { htmlFor: id, textContent: f.unit ? `${f.key} (${f.unit})` : f.key });
+  const box = make('div', { className: 'field' }, label, input);
+  if (f.help) box.append(make('span', { id: `${id}-help`, className: 'help', textContent: f.help }));
+  box.append(err);
+  return box;
+}
+
+// Scalars side by side, then each object as a fieldset and each list as a table.
+function fieldsOf(fields, obj, path) {
+  const settings = make('div', { className: 'settings' });
+  const rest = [];
+  for (const f of fields) {
+    const here = [...path, f.key];
+    if (f.kind === 'list') rest.push(listTable(f, obj?.[f.key], here));
+    else if (f.kind === 'object') rest.push(fieldset(f, obj?.[f.key], here));
+    else settings.append(scalarField(f, obj?.[f.key], here));
+  }
+  return [settings, ...rest];
+}
+
+function fieldset(f, value, path) {
+  const id = idOf(path);
+  const box = make('fieldset', { id, className: 'object' });
+  box.field = f;
+  const err = make('span', { id: `${id}-error`, className: 'field-error' });
+  err.setAttribute('role', 'alert');
+  box.append(make('legend', { textContent: f.help ? `${f.key}: ${f.help}` : f.key }), ...fieldsOf(f.fields, value ?? {}, path), err);
+  return box;
+}
+
+// An editable table: one row per object, one column per field, add and remove.
+function listTable(f, rows, path) {
+  const id = idOf(path);
+  const table = make('table', { className: 'workers' });
+  table.append(make('caption', { textContent: f.help ? `${f.key}: ${f.help}` : f.key }));
+  const head = table.createTHead().insertRow();
+  for (const g of f.fields) {
+    const th = make('th', { scope: 'col', textContent: g.key, title: g.help ?? '' });
+    if (g.unit) th.append(make('small', { textContent: ` (${g.unit})` }));
+    head.append(th);
+  }
+  head.append(make('th', { scope: 'col' }, make('span', { className: 'visually-hidden', textContent: 'Remove' })));
+  table.createTBody();
+  const box = make('div', { id, className: 'list' });
+  box.field = f;
+  box.path = path;
+  box.table = table;
+  const scroll = make('div', { className: 'scroll', tabIndex: 0 }, table);
+  scroll.setAttribute('role', 'region');
+  scroll.setAttribute('aria-label', `${f.key} table (scrolls sideways on a narrow screen)`);
+  const err = make('span', { id: `${id}-error`, className: 'field-error' });
+  err.setAttribute('role', 'alert');
+  const add = button(`Add a row to ${f.key}`, () => addRow(box, nextRow(box)));
+  box.append(scroll, make('div', { className: 'toolbar' }, add), err);
+  for (const r of Array.isArray(rows) ? rows : []) addRow(box, r);
+  return box;
+}
+
+function addRow(box, obj) {
+  const tr = box.table.tBodies[0].insertRow();
+  tr.orig = obj;
+  for (const g of box.field.fields) {
+    const { input, err } = control(g, obj?.[g.key], '', !isScalar(g));
+    tr.insertCell().append(input, err);
+  }
+  tr.insertCell().append(button('Remove', () => { tr.remove(); relabel(box); }));
+  relabel(box);
+}
+
+// A new row: the last one's values, its names made unique, or the schema's defaults.
+function nextRow(box) {
+  const rows = box.table.tBodies[0].rows;
+  const n = rows.length + 1;
+  if (n === 1) {
+    return Object.fromEntries(box.field.fields.filter((g) => g.default !== undefined).map((g) => [g.key, g.default]));
+  }
+  const last = readRow(rows[n - 2], () => {});
+  for (const g of box.field.fields) if (g.kind === 'text' && typeof last[g.key] === 'string') last[g.key] += `-${n}`;
+  return last;
+}
+
+// Ids and accessible names follow the row number: `f-workers-2-comp_per_item`, as
+// divload's messages name the field (`workers[2].comp_per_item`).
+function relabel(box) {
+  [...box.table.tBodies[0].rows].forEach((tr, i) => {
+    for (const input of tr.querySelectorAll('[data-kind]')) {
+      input.id = idOf([...box.path, i, input.dataset.key]);
+      input.nextElementSibling.id = `${input.id}-error`;
+      input.setAttribute('aria-describedby', `${input.id}-error`);
+      input.setAttribute('aria-label', `${box.field.key} ${i + 1} ${input.dataset.key}`);
     }
-    tr.querySelector('button').setAttribute('aria-label', `Remove ${view.noun.toLowerCase()} ${i + 1}`);
+    tr.lastElementChild.firstElementChild.setAttribute('aria-label', `Remove ${box.field.key} ${i + 1}`);
   });
 }
 
-function refreshRoots() {
-  const select = $('root');
-  const keep = select.value;
-  const names = [...$('workers').tBodies[0].rows].map((tr) => tr.querySelector('[data-key=name]').value);
-  select.replaceChildren(...names.map((n) => new Option(n, n)));
-  if (names.includes(keep)) select.value = keep;
+function buildForm(model, doc) {
+  current = { model, doc };
+  $('model').value = model.name;
+  $('model-paper').textContent = model.paper;
+  $('doc-comment').textContent = typeof doc.comment === 'string' ? doc.comment : '';
+  $('fields').replaceChildren(...fieldsOf(model.fields, doc, []));
+  document.body.dataset.model = model.name;
 }
 
-function fill(platform) {
-  $('workers').tBodies[0].replaceChildren();
-  for (const w of platform.workers ?? []) addRow(SCATTER, w);
-  $('items').value = platform.items ?? '';
-  for (const [id, key, dflt] of [['root-mode', 'root_mode', 'after_send'], ['order', 'order', 'bandwidth'],
-                                  ['rounding', 'rounding', 'greedy'], ['solver', 'solver', 'closed_form']]) {
-    $(id).value = platform[key] ?? dflt;
-  }
-  refreshRoots();
-  $('root').value = platform.root ?? $('root').value;
-}
-
-function fillReturns(doc) {
-  $('r-workers').tBodies[0].replaceChildren();
-  for (const w of doc.workers ?? []) addRow(RETURNS, w);
-  $('r-items').value = doc.items ?? '';
-  $('r-schedule').value = typeof doc.schedule === 'string' ? doc.schedule : 'best';
-  $('r-port').value = doc.port ?? 'full_duplex';
-}
-
-// ---- reading the forms, with errors next to the fields -------------------------------
+// ---- reading the form back, checked against the schema --------------------------------
 
 function clearErrors() {
   for (const e of document.querySelectorAll('.field-error')) e.textContent = '';
   for (const e of document.querySelectorAll('[aria-invalid]')) e.removeAttribute('aria-invalid');
 }
 
-function fieldError(input, message) {
-  input.setAttribute('aria-invalid', 'true');
-  $(`${input.id}-error`).textContent = message;
+function fieldError(el, message) {
+  el.setAttribute('aria-invalid', 'true');
+  const err = $(`${el.id}-error`);
+  if (err) err.textContent = message;
 }
 
-// The item count and the workers of a view's form, marking every field that is not a
-// number (`ok` false then). Ranges are checked by divload itself, whose messages name the
-// field.
-function readWorkers(view) {
-  let ok = true;
-  const items = $(view.items);
-  const n = Number(items.value.trim());
-  if (items.value.trim() === '' || !Number.isSafeInteger(n) || n < 1) {
-    fieldError(items, 'a whole number of items, at least 1');
-    ok = false;
-  }
-  const { ok: rowsOk, rows } = readRows(view);
-  return { ok: ok && rowsOk, items: n, workers: rows };
-}
-
-// The rows of a view's table as objects; an optional field left empty is left out.
-function readRows(view) {
-  let ok = true;
-  const rows = [...$(view.table).tBodies[0].rows].map((tr) => {
-    const w = {};
-    for (const input of tr.querySelectorAll('input')) {
-      const key = input.dataset.key;
-      const text = input.value.trim();
-      if (key === 'name') {
-        if (text === '' || /["\\]/.test(text)) {
-          fieldError(input, 'a name without quotes or backslashes');
-          ok = false;
-        }
-        w.name = text;
-        continue;
-      }
-      if (text === '' && view.optional?.includes(key)) continue;
-      const v = Number(text);
-      if (text === '' || !Number.isFinite(v)) {
-        fieldError(input, 'must be a number');
-        ok = false;
-      } else if (key === 'count' && !(Number.isSafeInteger(v) && v >= 1)) {
-        fieldError(input, 'a whole number, at least 1');
-        ok = false;
-      }
-      w[key] = v;
-    }
-    return w;
-  });
-  if (rows.length === 0) {
-    $(view.formError).textContent = `Add at least one ${view.noun.toLowerCase()}.`;
-    ok = false;
-  }
-  return { ok, rows };
-}
-
-// Seconds from a field written in 10^-exp seconds. The decimal point is shifted in the
-// text, so that 0.05 µs is the document's 0.05e-6 to the last bit.
-const toSeconds = (text, exp) => (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text) ? Number(`${text}e-${exp}`) : Number(text) / 10 ** exp);
-const fromSeconds = (seconds, exp) => String(Number((seconds * 10 ** exp).toPrecision(12)));
-
-// A single number field (in 10^-exp seconds when exp > 0), or null after marking it.
-function readNumber(id, exp, whole) {
-  const input = $(id);
+// One input's value (undefined: leave the key out), or `bad(message)`.
+function readInput(input, bad) {
+  const f = input.field;
+  const kind = input.dataset.kind;
+  if (kind === 'flag') return input.checked ? true : undefined;
+  if (kind === 'choice') return input.value === '' ? undefined : input.value;
   const text = input.value.trim();
+  if (text === '') return undefined;
+  if (kind === 'text') return input.value;
+  if (kind === 'json') {
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      return bad(`not JSON: ${e.message}`);
+    }
+  }
   const v = Number(text);
-  if (text === '' || !Number.isFinite(v)) {
-    fieldError(input, 'must be a number');
-    return null;
-  }
-  if (whole && !(Number.isSafeInteger(v) && v >= 0)) {
-    fieldError(input, 'a whole number');
-    return null;
-  }
-  return toSeconds(text, exp);
+  const range = rangeText(f);
+  if (!Number.isFinite(v)) return bad(`must be a number${range ? `; ${range}` : ''}`);
+  const inRange = (f.min === undefined || (f.min_open ? v > f.min : v >= f.min))
+    && (f.max === undefined || (f.max_open ? v < f.max : v <= f.max));
+  if ((kind === 'integer' && !Number.isSafeInteger(v)) || !inRange) return bad(range || 'must be a whole number');
+  return v;
 }
 
-// The scatter platform document from the form, or null after marking the bad fields.
+function setKey(obj, key, v) {
+  if (v === undefined) delete obj[key];
+  else obj[key] = v;
+}
+
+function readRow(tr, bad) {
+  const row = { ...(tr.orig ?? {}) };
+  for (const input of tr.querySelectorAll('[data-kind]')) setKey(row, input.dataset.key, readInput(input, (m) => bad(input, m)));
+  return row;
+}
+
+// The fields of `container` into `obj` (a copy of what was loaded).
+function readFields(fields, obj, path, bad) {
+  for (const f of fields) {
+    const el = $(idOf([...path, f.key]));
+    if (!el) continue;
+    if (f.kind === 'list') {
+      const rows = [...el.table.tBodies[0].rows].map((tr) => readRow(tr, bad));
+      setKey(obj, f.key, rows.length ? rows : undefined);
+    } else if (f.kind === 'object') {
+      const inner = readFields(f.fields, { ...(obj[f.key] ?? {}) }, [...path, f.key], bad);
+      setKey(obj, f.key, Object.keys(inner).length ? inner : undefined);
+    } else {
+      setKey(obj, f.key, readInput(el, (m) => bad(el, m)));
+    }
+  }
+  return obj;
+}
+
+// The document from the form, or null after marking every field that breaks its schema.
 function readForm() {
-  const { ok, items, workers } = readWorkers(SCATTER);
-  if (!ok) return null;
-  return {
-    version: 1, items, root: $('root').value, root_mode: $('root-mode').value,
-    order: $('order').value, rounding: $('rounding').value, solver: $('solver').value, workers,
+  let ok = true;
+  const bad = (input, message) => {
+    fieldError(input, `${input.dataset.key}: ${message}`);
+    ok = false;
+    return undefined;
   };
+  const doc = readFields(current.model.fields, structuredClone(current.doc), [], bad);
+  doc.model = current.model.name;
+  return ok ? doc : null;
 }
 
-// The returns document from its form, or null after marking the bad fields.
-function readReturnsForm() {
-  const { ok, items, workers } = readWorkers(RETURNS);
-  if (!ok) return null;
-  return { version: 1, model: 'returns', items, schedule: $('r-schedule').value, port: $('r-port').value, workers };
-}
-
-// Puts divload's message next to the field it names, or under the view's form. A row is
-// named `workers[2]` or `clusters[0]`, not `what_if.clusters[0]` (a candidate's).
-function showError(view, message) {
-  const row = `(?<![.\\w])${view.list}\\[(\\d+)\\]`;
-  const fields = [
-    [new RegExp(`${row}\\.(\\w+)`), (m) => `${view.prefix}${m[1]}-${m[2]}`],
-    [new RegExp(row), (m) => `${view.prefix}${m[1]}-name`],
-    ...(view.items ? [[/(^|: )items\b/, () => view.items]] : []),
-    ...(view.fieldsNamed ?? []),
-    ...Object.entries(view.selects).map(([key, id]) => [new RegExp(`(^|: )${key}\\b`), () => id]),
-  ];
-  for (const [re, id] of fields) {
-    const m = re.exec(message);
-    if (m && $(id(m))) return fieldError($(id(m)), message);
+// Puts divload's message next to the field it names (`workers[2].comp_per_item`,
+// `links.fast.gap`, `items`), or the nearest enclosing one, else under the form.
+function showError(message) {
+  for (const m of message.matchAll(/[a-z_]+(?:\[\d+\])?(?:\.[a-z_]+(?:\[\d+\])?)*/g)) {
+    const parts = m[0].replace(/\[(\d+)\]/g, '.$1').split('.');
+    for (; parts.length; parts.pop()) {
+      const el = $(idOf(parts));
+      if (el) return fieldError(el, message);
+    }
   }
-  $(view.formError).textContent = message;
+  $('form-error').textContent = message;
 }
 
-// Reads a view's form and runs a binding on its document: { doc, result }, or null after
-// showing what was wrong next to its field.
-function run(view, read, binding) {
+// ---- planning and the results -------------------------------------------------------------
+
+function compute(event) {
+  event?.preventDefault();
   clearErrors();
-  const doc = read();
-  if (!doc) return null;
+  const doc = readForm();
+  if (!doc) {
+    $('form-error').textContent = 'Fix the marked fields.';
+    return;
+  }
+  const text = JSON.stringify(doc);
+  let all, note = '';
   try {
-    return { doc, result: JSON.parse(binding(JSON.stringify(doc))) };
+    all = JSON.parse(schedules(text));
   } catch (e) {
-    showError(view, e.message ?? String(e));
-    return null;
+    // A document may plan without the comparisons (costs the baselines do not cover).
+    try {
+      all = { plan: JSON.parse(plan(text)) };
+      note = `No comparison: ${e.message ?? e}`;
+    } catch (e2) {
+      showError(e2.message ?? String(e2));
+      $('results').hidden = true;
+      return;
+    }
   }
+  const { plan: result, ...baselines } = all;
+  render(current.model, result, baselines, note);
 }
 
-// ---- results ---------------------------------------------------------------------------
+const fmt = (t) => (Number.isInteger(t) ? String(t) : Math.abs(t) >= 100 ? t.toFixed(2) : Math.abs(t) >= 1 ? t.toFixed(3) : t.toPrecision(4));
+const show = (v) => (typeof v === 'number' ? fmt(v) : typeof v === 'boolean' ? (v ? 'yes' : 'no') : v === null ? '' : String(v));
 
-const fmt = (t) => (t >= 100 ? t.toFixed(2) : t >= 1 ? t.toFixed(3) : t.toPrecision(4));
+function render(model, result, baselines, note) {
+  $('results').hidden = false;
+  $('summary').replaceChildren(...ENVELOPE.filter((k) => k in result).map((k) => {
+    const dd = make('dd', { id: `r-${k}`, textContent: show(result[k]) + (k === 'makespan' || k === 'lower_bound' || k === 'gap' ? ' s' : '') });
+    dd.dataset.value = JSON.stringify(result[k]);
+    return make('div', {}, make('dt', { textContent: k }), dd);
+  }));
 
-function setTime(id, seconds, extra = '') {
-  $(id).textContent = `${fmt(seconds)} s${extra}`;
-  $(id).dataset.seconds = String(seconds);
-}
-
-function setMethod(id, name, { method, gap }, gapText) {
-  $(id).textContent = `${name}, ${gap === 0 ? '0' : gapText(gap)} s`;
-  $(id).dataset.method = method;
-  $(id).dataset.gap = String(gap);
-}
-
-const gainText = (speedup) => `${speedup.toFixed(2)}× faster (${(100 * (1 - 1 / speedup)).toFixed(1)}% shorter)`;
-
-// One table row per entry (at most MAX_ROWS_DRAWN), its cells' texts given.
-function fillTable(id, rows) {
-  const tbody = $(id).tBodies[0];
-  tbody.replaceChildren();
-  for (const cells of rows.slice(0, MAX_ROWS_DRAWN)) {
-    const tr = tbody.insertRow();
-    for (const v of cells) tr.insertCell().textContent = v;
+  // Every other value: scalars, objects of scalars (`compare.lifo`) and lists of names as
+  // rows of one table; lists of objects other than the plan as tables of their own.
+  const scalars = [];
+  const lists = [];
+  for (const [k, v] of Object.entries(result)) {
+    if (ENVELOPE.includes(k) || k === 'plan') continue;
+    if (Array.isArray(v) && v.some((x) => x !== null && typeof x === 'object')) lists.push([k, v]);
+    else if (Array.isArray(v)) scalars.push([k, v.join(' → ')]);
+    else if (v !== null && typeof v === 'object') for (const [j, x] of Object.entries(v)) scalars.push([`${k}.${j}`, show(x)]);
+    else scalars.push([k, show(v)]);
   }
-  return tbody;
+  const tbody = $('scalars').tBodies[0];
+  tbody.replaceChildren(...scalars.map(([k, v]) => {
+    const tr = make('tr', {}, make('th', { scope: 'row', textContent: k }), make('td', { textContent: v }));
+    tr.dataset.key = k;
+    return tr;
+  }));
+  $('lists').replaceChildren(...lists.map(([k, rows]) => {
+    const table = make('table', { className: 'plan', id: `list-${k}` });
+    table.append(make('caption', { textContent: k }));
+    fillRows(table, rows);
+    const scroll = make('div', { className: 'scroll', tabIndex: 0 }, table);
+    scroll.setAttribute('role', 'region');
+    scroll.setAttribute('aria-label', `${k} (scrolls sideways on a narrow screen)`);
+    return scroll;
+  }));
+
+  const rows = result.plan ?? [];
+  fillRows($('plan-table'), rows);
+  $('truncated').textContent = rows.length > MAX_ROWS_DRAWN
+    ? `Showing the first ${MAX_ROWS_DRAWN} of ${rows.length} rows in the tables and charts; the C arrays have all of them.` : '';
+
+  // One time scale for the plan and its comparisons.
+  const names = new Map(rows.map((r) => [r.rank, rowName(r)]));
+  const schedulesShown = Object.entries(baselines).filter(([, b]) => Array.isArray(b?.rows));
+  const ends = (rs) => rs.slice(0, MAX_ROWS_DRAWN).flatMap((r) => model.gantt.map((p) => r[p.end] ?? 0));
+  const scale = Math.max(1e-300, ...ends(rows), ...schedulesShown.flatMap(([, b]) => ends(b.rows)));
+  $('legend').replaceChildren(...model.gantt.flatMap((p, j) => [
+    make('span', { className: `swatch phase${j}` }), ` ${p.label} `]));
+  drawGantt($('gantt-plan'), rows, model.gantt, names, scale);
+  $('baselines').replaceChildren(...schedulesShown.map(([key, b]) => {
+    const figure = make('figure', { className: 'chart' });
+    Object.assign(figure.dataset, { baseline: key, makespan: String(b.makespan) });
+    figure.append(make('figcaption', { textContent: `${key}: makespan ${fmt(b.makespan)} s (${(b.makespan / result.makespan).toFixed(2)}× the plan)` }));
+    const svg = svgEl('svg', { id: `gantt-${key}`, class: 'gantt', role: 'img', 'aria-label': `Gantt chart: ${key}` }, figure);
+    drawGantt(svg, b.rows, model.gantt, names, scale);
+    return figure;
+  }));
+  const compared = Object.entries(baselines).filter(([, b]) => typeof b?.makespan === 'number');
+  $('comparison').hidden = compared.length === 0 && !note;
+  $('bars').hidden = compared.length === 0;
+  $('baseline-note').textContent = note;
+  if (compared.length) drawBars($('bars'), [['plan', result.makespan, 'phase1'], ...compared.map(([k, b]) => [k, b.makespan, 'even'])]);
+
+  const counted = rows.length > 0 && rows.every((r) => Number.isInteger(r.count) && Number.isInteger(r.displacement));
+  $('c-block').hidden = !counted;
+  if (counted) $('c-arrays').value = cArrays(rows);
 }
 
-// `int counts[]` and `int displs[]` by rank, for MPI_Scatterv.
+// A row's name: its first text column (a worker's or cluster's name).
+const rowName = (r) => Object.values(r).find((v) => typeof v === 'string') ?? '';
+
+// A table's head and rows from a list of objects: one column per key of its first row.
+function fillRows(table, rows) {
+  const keys = Object.keys(rows[0] ?? {});
+  const head = table.tHead ?? table.createTHead();
+  head.replaceChildren(make('tr', {}, ...keys.map((k) => make('th', { scope: 'col', textContent: k }))));
+  const body = table.tBodies[0] ?? table.createTBody();
+  body.replaceChildren(...rows.slice(0, MAX_ROWS_DRAWN).map((r) => {
+    const tr = make('tr');
+    for (const k of keys) {
+      const td = tr.insertCell();
+      td.textContent = show(r[k]);
+      td.dataset.key = k;
+    }
+    return tr;
+  }));
+}
+
+// `int counts[]` and `int displs[]` by rank.
 function cArrays(rows) {
   const byRank = [...rows].sort((a, b) => a.rank - b.rank);
   const p = byRank.length;
@@ -300,42 +400,8 @@ function cArrays(rows) {
     + `int displs[${p}] = {${byRank.map((r) => r.displacement).join(', ')}};`;
 }
 
-function compute(event) {
-  event?.preventDefault();
-  const ran = run(SCATTER, readForm, schedules);
-  if (ran) render(ran.result);
-}
-
-function render({ plan, even, reversed }) {
-  $('results').hidden = false;
-  setTime('makespan', plan.makespan);
-  setTime('bound', plan.bound);
-  const methods = { closed_form: 'closed form + rounding', exact_dp: 'exact DP', sampled_dp: 'sampled DP' };
-  setMethod('method', methods[plan.method] ?? plan.method, plan, (g) => g.toPrecision(3));
-  setTime('uniform', plan.uniform_makespan);
-  $('gain').textContent = gainText(plan.speedup);
-  setTime('reversed-makespan', reversed.makespan, ` (${(reversed.makespan / plan.makespan).toFixed(2)}× the plan)`);
-  $('participating').textContent = `${plan.participating} of ${plan.plan.length}`;
-
-  const names = new Map(plan.plan.map((r) => [r.rank, r.name]));
-  const bars = [['Balanced (divload)', plan.makespan, 'comp'], ['Even split', even.makespan, 'even'],
-                ['Reversed order', reversed.makespan, 'recv']];
-  drawBars($('bars'), bars);
-  const scale = Math.max(plan.makespan, even.makespan, reversed.makespan);
-  drawGantt($('gantt-plan'), plan.plan, names, scale);
-  drawGantt($('gantt-even'), even.rows, names, scale);
-  drawGantt($('gantt-reversed'), reversed.rows, names, scale);
-
-  const p = plan.plan.length;
-  $('c-arrays').value = cArrays(plan.plan);
-  fillTable('plan-table', plan.plan.map((r, k) => [k + 1, r.name, r.rank, r.count, r.displacement, fmt(r.start),
-                                                   fmt(r.received), fmt(r.finish)]));
-  $('truncated').textContent = p > MAX_ROWS_DRAWN
-    ? `Showing the first ${MAX_ROWS_DRAWN} of ${p} workers in the table and charts; the C arrays have all of them.` : '';
-}
-
 const SVG = 'http://www.w3.org/2000/svg';
-function el(name, attrs, parent) {
+function svgEl(name, attrs, parent) {
   const e = document.createElementNS(SVG, name);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
   parent?.append(e);
@@ -349,17 +415,18 @@ function drawBars(svg, bars) {
   const max = Math.max(...bars.map((b) => b[1]));
   bars.forEach(([name, t, cls], i) => {
     const y = i * h + 2;
-    el('text', { x: 0, y: y + 16, class: 'label' }, svg).textContent = name;
+    svgEl('text', { x: 0, y: y + 16, class: 'label' }, svg).textContent = name;
     const w = ((width - label - 90) * t) / max;
-    el('rect', { x: label, y, width: Math.max(w, 1), height: h - 6, class: cls }, svg);
-    el('text', { x: label + w + 6, y: y + 16, class: 'label' }, svg).textContent = `${fmt(t)} s`;
+    svgEl('rect', { x: label, y, width: Math.max(w, 1), height: h - 6, class: cls }, svg);
+    svgEl('text', { x: label + w + 6, y: y + 16, class: 'label' }, svg).textContent = `${fmt(t)} s`;
   });
 }
 
-// The frame every Gantt chart shares: at most MAX_ROWS_DRAWN rows of height H below an
-// axis with five ticks from 0 to `scale` seconds; returns the rows shown and the x scale.
+// One row per plan row (at most MAX_ROWS_DRAWN) below an axis with five ticks from 0 to
+// `scale` seconds: waiting until its first phase, then each phase of the model's
+// timeline from its start column to its end column (an empty start is 0).
 const GANTT = { width: 900, label: 150, h: 16, top: 22 };
-function ganttFrame(svg, rows, scale) {
+function drawGantt(svg, rows, timeline, names, scale) {
   const { width, label, h, top } = GANTT;
   const shown = rows.slice(0, MAX_ROWS_DRAWN);
   svg.replaceChildren();
@@ -367,370 +434,85 @@ function ganttFrame(svg, rows, scale) {
   const x = (t) => label + ((width - label - 10) * t) / scale;
   for (let i = 0; i <= 4; i++) {
     const t = (scale * i) / 4;
-    el('line', { x1: x(t), x2: x(t), y1: top - 4, y2: top + shown.length * h, class: 'tick' }, svg);
-    el('text', { x: x(t), y: 12, class: 'axis', 'text-anchor': i === 0 ? 'start' : i === 4 ? 'end' : 'middle' }, svg)
+    svgEl('line', { x1: x(t), x2: x(t), y1: top - 4, y2: top + shown.length * h, class: 'tick' }, svg);
+    svgEl('text', { x: x(t), y: 12, class: 'axis', 'text-anchor': i === 0 ? 'start' : i === 4 ? 'end' : 'middle' }, svg)
       .textContent = `${fmt(t)} s`;
   }
-  return { shown, x };
-}
-
-// One row per worker in send order: waiting (0 → start), receiving (start → received),
-// computing (received → finish). The staircase of the receiving bars is the root sending
-// to one worker after the other.
-function drawGantt(svg, rows, names, scale) {
-  const { label, h, top } = GANTT;
-  const { shown, x } = ganttFrame(svg, rows, scale);
   shown.forEach((r, i) => {
-    const g = el('g', { class: 'gantt-row', 'data-rank': r.rank }, svg);
+    const g = svgEl('g', { class: 'gantt-row', 'data-rank': r.rank }, svg);
     const y = top + i * h;
-    el('title', {}, g).textContent = `${names.get(r.rank)} (rank ${r.rank}): ${r.count} items, `
-      + `receives ${fmt(r.start)}–${fmt(r.received)} s, finishes at ${fmt(r.finish)} s`;
-    el('text', { x: 0, y: y + 12, class: 'label' }, g).textContent = `${names.get(r.rank)} · ${r.rank}`;
-    el('rect', { x: label, y: y + 2, width: Math.max(x(r.start) - label, 0), height: h - 4, class: 'wait' }, g);
-    el('rect', { x: x(r.start), y: y + 2, width: Math.max(x(r.received) - x(r.start), 0.5), height: h - 4, class: 'recv' }, g);
-    el('rect', { x: x(r.received), y: y + 2, width: Math.max(x(r.finish) - x(r.received), 0), height: h - 4, class: 'comp' }, g);
-  });
-}
-
-// ---- the returns view ------------------------------------------------------------------
-
-const SCHEDULES = { best: 'best scenario', lifo: 'LIFO', fifo: 'FIFO', given: 'given scenario' };
-const METHODS = { best_scenario: 'best scenario', lifo: 'LIFO optimum', fifo: 'FIFO optimum', scenario_lp: 'scenario LP' };
-
-// The chosen schedule, and the same document planned as LIFO and as FIFO for comparison.
-function computeReturns(event) {
-  event?.preventDefault();
-  const ran = run(RETURNS, readReturnsForm, plan);
-  if (!ran) return;
-  const { doc, result: chosen } = ran;
-  let lifo, fifo;
-  try {
-    lifo = JSON.parse(plan(JSON.stringify({ ...doc, schedule: 'lifo' })));
-    fifo = JSON.parse(plan(JSON.stringify({ ...doc, schedule: 'fifo' })));
-  } catch (e) {
-    $('r-form-error').textContent = e.message ?? String(e);
-    return;
-  }
-  renderReturns(chosen, lifo, fifo);
-}
-
-function orderText(id, names) {
-  const shown = names.slice(0, 50).join(' → ');
-  $(id).textContent = names.length > 50 ? `${shown} … (${names.length - 50} more)` : shown;
-  $(id).dataset.names = JSON.stringify(names);
-}
-
-function renderReturns(chosen, lifo, fifo) {
-  $('returns-results').hidden = false;
-  setTime('r-makespan', chosen.makespan);
-  setMethod('r-method', METHODS[chosen.method] ?? chosen.method, chosen, fmt);
-  setTime('r-lower-bound', chosen.lower_bound);
-  $('r-throughput').textContent = `${chosen.throughput.toPrecision(6)} (at most ${chosen.throughput_bound.toPrecision(6)})`;
-  $('r-throughput').dataset.value = String(chosen.throughput);
-  setTime('r-even', chosen.even_split_makespan);
-  $('r-speedup').textContent = gainText(chosen.speedup);
-  $('r-speedup').dataset.value = String(chosen.speedup);
-  orderText('r-send-order', chosen.send_order);
-  orderText('r-return-order', chosen.return_order);
-
-  const charts = [['chosen', `Chosen: ${SCHEDULES[chosen.schedule] ?? chosen.schedule}`, chosen],
-                  ['lifo', 'LIFO', lifo], ['fifo', 'FIFO', fifo]];
-  const scale = Math.max(...charts.map(([, , r]) => r.makespan));
-  $('r-charts').replaceChildren(...charts.map(([key, title, r]) => {
-    const figure = document.createElement('figure');
-    figure.className = 'chart';
-    figure.dataset.schedule = key;
-    figure.dataset.makespan = String(r.makespan);
-    const caption = document.createElement('figcaption');
-    caption.textContent = `${title}: makespan ${fmt(r.makespan)} s (${METHODS[r.method] ?? r.method}; `
-      + `send ${r.send_order.slice(0, 12).join(' → ')}${r.send_order.length > 12 ? ' …' : ''}, `
-      + `return ${r.return_order.slice(0, 12).join(' → ')}${r.return_order.length > 12 ? ' …' : ''})`;
-    const svg = el('svg', { id: `r-gantt-${key}`, class: 'gantt', role: 'img', 'aria-label': `Gantt chart: ${title}` });
-    drawReturnsGantt(svg, r.plan, scale);
-    figure.append(caption, svg);
-    return figure;
-  }));
-
-  fillTable('r-plan-table', chosen.plan.map((r, k) => [
-    k + 1, r.name, r.rank, r.count, r.displacement, fmt(r.send_start), fmt(r.received), fmt(r.computed), fmt(r.idle),
-    fmt(r.return_start), fmt(r.return_end), r.return_position + 1]));
-  $('r-truncated').textContent = chosen.plan.length > MAX_ROWS_DRAWN
-    ? `Showing the first ${MAX_ROWS_DRAWN} of ${chosen.plan.length} workers in the table and charts.` : '';
-}
-
-// One row per worker in send order: waiting for its data, receiving, computing, idle
-// (results ready, the master's receiving port busy or reserved for an earlier return) and
-// returning. The master sends one message at a time, so the receiving bars form a stair;
-// the returning bars form another, in the return order.
-function drawReturnsGantt(svg, rows, scale) {
-  const { label, h, top } = GANTT;
-  const { shown, x } = ganttFrame(svg, rows, scale);
-  shown.forEach((r, i) => {
-    const g = el('g', { class: 'gantt-row', 'data-rank': r.rank }, svg);
-    const y = top + i * h;
-    el('title', {}, g).textContent = `${r.name} (rank ${r.rank}): ${r.count} items, receives ${fmt(r.send_start)}–`
-      + `${fmt(r.received)} s, computes until ${fmt(r.computed)} s, idle ${fmt(r.idle)} s, returns `
-      + `${fmt(r.return_start)}–${fmt(r.return_end)} s`;
-    el('text', { x: 0, y: y + 12, class: 'label' }, g).textContent = `${r.name} · ${r.rank}`;
-    for (const [cls, from, to] of [['wait', 0, r.send_start], ['recv', r.send_start, r.received],
-                                   ['comp', r.received, r.computed], ['idle', r.computed, r.return_start],
-                                   ['ret', r.return_start, r.return_end]]) {
-      if (to > from) el('rect', { x: x(from), y: y + 2, width: Math.max(x(to) - x(from), 0.5), height: h - 4, class: cls }, g);
-    }
-  });
-}
-
-// ---- the multicluster view ---------------------------------------------------------------
-
-// The fast and slow links' fields, in µs: one row each in the links table.
-function buildLinkFields() {
-  for (const tr of $('m-links').tBodies[0].rows) {
-    const link = tr.dataset.link;
-    for (const [key, label] of LINK_KEYS) {
-      const input = document.createElement('input');
-      input.id = `m-${link}-${key}`;
-      input.inputMode = 'decimal';
-      input.setAttribute('aria-label', `${link} link ${label} (µs)`);
-      input.setAttribute('aria-describedby', `${input.id}-error`);
-      const err = document.createElement('span');
-      err.id = `${input.id}-error`;
-      err.className = 'field-error';
-      err.setAttribute('role', 'alert');
-      tr.insertCell().append(input, err);
-    }
-  }
-}
-
-function showPattern() {
-  for (const group of document.querySelectorAll('#m-platform [data-pattern]')) {
-    group.hidden = group.dataset.pattern !== $('m-pattern').value;
-  }
-}
-
-function fillMulticluster(doc) {
-  $('m-clusters').tBodies[0].replaceChildren();
-  for (const c of doc.clusters ?? []) addRow(CLUSTERS, c);
-  for (const link of ['fast', 'slow']) {
-    for (const [key] of LINK_KEYS) $(`m-${link}-${key}`).value = fromSeconds(doc.links?.[link]?.[key] ?? 0, 6);
-  }
-  const app = doc.application ?? {};
-  $('m-pattern').value = APPLICATION[app.pattern] ? app.pattern : 'ring';
-  for (const [key, exp] of Object.values(APPLICATION).flat()) {
-    $(`m-${key}`).value = app[key] === undefined ? '' : fromSeconds(app[key], exp);
-  }
-  $('m-fixed_costs').value = doc.fixed_costs ?? 'balanced';
-  pairs = doc.links?.pairs ?? [];
-  $('m-pairs').textContent = pairs.length
-    ? `${pairs.length} slow link(s) between named clusters kept from the document (${pairs.map((q) => `${q.first}–${q.second}`).join(', ')}).` : '';
-  whatIf = doc.what_if ?? [];
-  listCandidates();
-  showPattern();
-}
-
-const clusterText = (c) => `${c.name} (${c.processors} processors${c.speed ? `, speed ${c.speed}` : ''})`;
-
-function listCandidates() {
-  $('m-what-if-list').replaceChildren(...whatIf.map((w, i) => {
-    const li = document.createElement('li');
-    li.textContent = `${w.name}: adds ${w.clusters.map(clusterText).join(', ')} `;
-    const rm = button('Remove', () => { whatIf.splice(i, 1); listCandidates(); });
-    rm.setAttribute('aria-label', `Remove candidate ${w.name}`);
-    li.append(rm);
-    return li;
-  }));
-  if (whatIf.length === 0) $('m-what-if-list').append(Object.assign(document.createElement('li'), { textContent: 'None.' }));
-}
-
-// The multicluster document from its form, or null after marking the bad fields.
-function readMulticlusterForm() {
-  let { ok, rows: clusters } = readRows(CLUSTERS);
-  const number = (id, exp, whole) => {
-    const v = readNumber(id, exp, whole);
-    ok &&= v !== null;
-    return v;
-  };
-  const links = {};
-  for (const link of ['fast', 'slow']) {
-    links[link] = Object.fromEntries(LINK_KEYS.map(([key]) => [key, number(`m-${link}-${key}`, 6, false)]));
-  }
-  if (pairs.length) links.pairs = pairs;
-  const pattern = $('m-pattern').value;
-  const application = { pattern };
-  for (const [key, exp, whole] of APPLICATION[pattern]) application[key] = number(`m-${key}`, exp, whole);
-  if (!ok) return null;
-  const doc = { version: 1, model: 'multicluster', clusters, links, application, fixed_costs: $('m-fixed_costs').value };
-  if (whatIf.length) doc.what_if = whatIf;
-  return doc;
-}
-
-function computeMulticluster(event) {
-  event?.preventDefault();
-  const ran = run(CLUSTERS, readMulticlusterForm, plan);
-  if (ran) renderMulticluster(ran.result, ran.doc);
-}
-
-const ms = (seconds) => `${(seconds * 1e3).toPrecision(4)} ms`;
-
-function renderMulticluster(r, doc) {
-  $('m-results').hidden = false;
-  setTime('m-makespan', r.makespan);
-  setMethod('m-method', r.method === 'biased' ? 'BIASED, integer counts' : r.method, r, fmt);
-  setTime('m-even', r.even_makespan);
-  $('m-speedup').textContent = gainText(r.speedup);
-  $('m-speedup').dataset.value = String(r.speedup);
-  $('m-steps-compared').textContent = `${ms(r.step_time)} / ${ms(r.even_step_time)}`;
-  Object.assign($('m-steps-compared').dataset, { biased: r.step_time, even: r.even_step_time });
-  $('m-participating').textContent = `${r.participating} of ${r.plan.length}`
-    + (r.dropped_clusters ? ` (${r.dropped_clusters} cluster(s) take no load)` : '');
-  orderText('m-ring-order', r.ring_order);
-
-  drawRing($('m-ring'), r);
-  drawBars($('m-bars'), [['BIASED (divload)', r.step_time, 'comp'], ['EVEN', r.even_step_time, 'even']]);
-
-  fillTable('m-class-table', r.classes.map((c) => [c.cluster, c.fast_links, c.processors, c.per_load.toPrecision(6),
-    c.fixed.toPrecision(6), c.fraction.toPrecision(6), c.units, c.participates ? 'yes' : 'no']));
-
-  const added = new Map((doc.what_if ?? []).map((w) => [w.name, w.clusters.map(clusterText).join(', ')]));
-  $('m-what-if-results').hidden = r.what_if.length === 0;
-  const tbody = fillTable('m-what-if-table', r.what_if.map((w) => [w.name, added.get(w.name) ?? '', fmt(w.makespan),
-    fmt(w.rational_makespan), `${(100 * w.speedup).toFixed(1)} %`]));
-  [...tbody.rows].forEach((tr, i) => Object.assign(tr.dataset, { candidate: r.what_if[i].name, speedup: r.what_if[i].speedup }));
-
-  $('m-c-arrays').value = cArrays(r.plan);
-}
-
-// The clusters as arcs around the ring, in ring order, with a gap for the slow link
-// between neighbours; one mark per processor, its area and colour growing with its count.
-// A processor that takes no load is a dashed ring.
-const MAX_MARKS = 512;
-function drawRing(svg, r) {
-  const width = 560, height = 400, cx = width / 2, cy = height / 2, radius = 140;
-  svg.replaceChildren(svg.querySelector('title'));
-  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
-  const byCluster = new Map(r.ring_order.map((name) => [name, []]));
-  for (const p of r.plan) byCluster.get(p.cluster)?.push(p);
-  const n = r.plan.length, k = byCluster.size;
-  const gap = k > 1 ? Math.min(0.3, Math.PI / k) : 0;
-  const slot = (2 * Math.PI - k * gap) / n;
-  const at = (angle, rad) => [cx + rad * Math.cos(angle), cy + rad * Math.sin(angle)];
-  const arc = (from, to, rad) => {
-    const [x1, y1] = at(from, rad), [x2, y2] = at(to, rad);
-    return `M ${x1} ${y1} A ${rad} ${rad} 0 ${to - from > Math.PI ? 1 : 0} 1 ${x2} ${y2}`;
-  };
-  const maxCount = Math.max(1, ...r.plan.map((p) => p.count));
-  const big = Math.max(1.5, Math.min(12, (radius * slot) / 2 - 1));
-  const drawMarks = n <= MAX_MARKS;
-  el('circle', { cx, cy, r: radius, class: 'ring-line' }, svg);
-  let angle = -Math.PI / 2 + gap / 2;
-  for (const [name, procs] of byCluster) {
-    const start = angle, end = start + procs.length * slot;
-    const g = el('g', { class: 'cluster', 'data-cluster': name }, svg);
-    el('title', {}, g).textContent = `cluster ${name}: ${procs.length} processors, `
-      + `${procs.reduce((s, p) => s + p.count, 0)} units`;
-    if (k === 1) el('circle', { cx, cy, r: radius, class: 'cluster-arc' }, g);
-    else el('path', { d: arc(start, end, radius), class: 'cluster-arc' }, g);
-    const mid = (start + end) / 2;
-    const [lx, ly] = at(mid, radius + 34);
-    el('text', { x: lx, y: ly + 4, class: 'label', 'text-anchor': Math.cos(mid) > 0.3 ? 'start' : Math.cos(mid) < -0.3 ? 'end' : 'middle' }, g)
-      .textContent = `${name} · ${procs.length} proc.`;
-    procs.forEach((p, j) => {
-      if (!drawMarks) return;
-      const [x, y] = at(start + (j + 0.5) * slot, radius);
-      const share = p.count / maxCount;
-      const mark = el('circle', {
-        cx: x, cy: y, r: p.participates ? big * (0.35 + 0.65 * Math.sqrt(share)) : big * 0.6,
-        class: p.participates ? 'proc' : 'proc idle-proc',
-        'data-rank': p.rank, 'data-count': p.count,
-        ...(p.participates ? { style: `fill: hsl(32, 80%, ${Math.round(82 - 42 * share)}%)` } : {}),
-      }, g);
-      el('title', {}, mark).textContent = `${name}[${p.index}], rank ${p.rank}: ${p.count} units, ${p.fast_links} fast `
-        + `link(s)${p.participates ? `, step ${ms(p.step_time)}` : ', takes no load'}`;
-      if (n <= 32) {
-        const [tx, ty] = at(start + (j + 0.5) * slot, radius - big - 12);
-        el('text', { x: tx, y: ty + 4, class: 'axis', 'text-anchor': 'middle' }, g).textContent = String(p.count);
-      }
+    const name = names.get(r.rank) ?? rowName(r);
+    const phases = timeline.map((p) => [p.label, p.start ? r[p.start] ?? 0 : 0, r[p.end] ?? 0]);
+    svgEl('title', {}, g).textContent = `${name} (rank ${r.rank}): ${r.count} items, `
+      + phases.map(([l, from, to]) => `${l} ${fmt(from)}–${fmt(to)} s`).join(', ');
+    svgEl('text', { x: 0, y: y + 12, class: 'label' }, g).textContent = `${name} · ${r.rank}`;
+    const first = phases[0]?.[1] ?? 0;
+    if (first > 0) svgEl('rect', { x: label, y: y + 2, width: x(first) - label, height: h - 4, class: 'wait' }, g);
+    phases.forEach(([, from, to], j) => {
+      if (to > from) svgEl('rect', { x: x(from), y: y + 2, width: Math.max(x(to) - x(from), 0.5), height: h - 4, class: `phase${j}` }, g);
     });
-    angle = end + gap;
-    if (k > 1) el('path', { d: arc(end, angle, radius), class: 'slow-link' }, svg);
+  });
+}
+
+// ---- models, examples, import and export ------------------------------------------------
+
+async function example(model) {
+  if (!examples.has(model.name)) {
+    const res = await fetch(`./pkg/examples/${model.name}.json`);
+    if (!res.ok) throw new Error(`the example of ${model.name} is missing (${res.status})`);
+    examples.set(model.name, await res.json());
   }
-  el('text', { x: cx, y: cy - 6, class: 'label', 'text-anchor': 'middle' }, svg).textContent = `${r.units} units`;
-  el('text', { x: cx, y: cy + 12, class: 'axis', 'text-anchor': 'middle' }, svg).textContent = `step ${ms(r.step_time)} (EVEN ${ms(r.even_step_time)})`;
-  $('m-ring-note').textContent = drawMarks ? '' : `${n} processors: too many to draw one by one; the arcs show the clusters.`;
+  return structuredClone(examples.get(model.name));
 }
 
-// ---- the model choice --------------------------------------------------------------------
-
-function fillModels(list) {
-  const select = $('model');
-  select.replaceChildren(...list.map((m) => {
-    const option = new Option(`${m.name}: ${m.title}`, m.name);
-    option.dataset.paper = m.paper;
-    if (!VIEWS[m.name]) {
-      option.disabled = true;
-      option.textContent += ' (command line only)';
-    }
-    return option;
-  }));
-  select.value = list.find((m) => VIEWS[m.name])?.name ?? '';
-}
-
-function showModel() {
-  const name = $('model').value;
-  for (const [model, id] of Object.entries(VIEWS)) $(id).hidden = model !== name;
-  $('model-paper').textContent = $('model').selectedOptions[0]?.dataset.paper ?? '';
-  document.body.dataset.model = name;
-}
-
-// ---- import / export ---------------------------------------------------------------------
-
-function exportPlatform() {
+async function loadExample(model) {
   clearErrors();
-  const platform = readForm();
-  if (!platform) {
+  $('io-error').textContent = '';
+  buildForm(model, await example(model));
+  compute();
+}
+
+function exportDocument() {
+  clearErrors();
+  const doc = readForm();
+  if (!doc) {
     $('io-error').textContent = 'Fix the marked fields before exporting.';
     return;
   }
-  const blob = new Blob([JSON.stringify(platform, null, 2) + '\n'], { type: 'application/json' });
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(blob);
-  a.download = 'platform.json';
+  const blob = new Blob([JSON.stringify(doc, null, 2) + '\n'], { type: 'application/json' });
+  const a = make('a', { href: URL.createObjectURL(blob), download: `${doc.model}.json` });
   a.click();
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
 
-async function importPlatform(file) {
+// A document names its model; one without `model` is read as the registry's first, as
+// divload reads it.
+async function importDocument(file) {
   clearErrors();
   try {
-    const platform = JSON.parse(await file.text());
-    if (typeof platform !== 'object' || platform === null || !Array.isArray(platform.workers)) {
-      throw new Error('not a platform document: "workers" must be a list');
-    }
-    if (platform.root_candidates) {
-      throw new Error('root_candidates are not supported here; give "root" or use the command line');
-    }
-    fill(platform);
+    const doc = JSON.parse(await file.text());
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new Error('not a JSON object');
+    const model = modelNamed(doc.model ?? MODELS[0].name);
+    if (!model) throw new Error(`"model" must be one of ${MODELS.map((m) => m.name).join(', ')}`);
+    $('io-error').textContent = '';
+    buildForm(model, doc);
     compute();
   } catch (e) {
     $('io-error').textContent = `${file.name}: ${e.message}`;
   }
 }
 
-// ---- start -------------------------------------------------------------------------------
-
 async function main() {
   await init();
   $('version').textContent = version();
-  table1 = await (await fetch('./pkg/table1.json')).json();
-  returnsExample = await (await fetch('./returns-b.json')).json();
-  table4 = await (await fetch('./multicluster-table4.json')).json();
-  fillModels(JSON.parse(models()));
-  $('model').addEventListener('change', () => { clearErrors(); showModel(); });
-  $('platform').addEventListener('submit', compute);
-  $('add-worker').addEventListener('click', () => { addRow(SCATTER); refreshRoots(); });
-  $('load-table1').addEventListener('click', () => { clearErrors(); fill(table1); compute(); });
-  $('export').addEventListener('click', exportPlatform);
+  MODELS = JSON.parse(models());
+  $('model').replaceChildren(...MODELS.map((m) => new Option(`${m.name}: ${m.title}`, m.name)));
+  $('model').addEventListener('change', () => loadExample(modelNamed($('model').value)).catch(fail));
+  $('doc').addEventListener('submit', compute);
+  $('load-example').addEventListener('click', () => loadExample(current.model).catch(fail));
+  $('export').addEventListener('click', exportDocument);
   $('import-file').addEventListener('change', (e) => {
-    if (e.target.files[0]) importPlatform(e.target.files[0]);
+    if (e.target.files[0]) importDocument(e.target.files[0]);
     e.target.value = '';
   });
   $('copy-c').addEventListener('click', async () => {
@@ -742,21 +524,12 @@ async function main() {
       $('copy-status').textContent = 'Selected: press Ctrl+C to copy.';
     }
   });
-  $('returns-platform').addEventListener('submit', computeReturns);
-  $('r-add-worker').addEventListener('click', () => addRow(RETURNS));
-  $('load-returns-b').addEventListener('click', () => { clearErrors(); fillReturns(returnsExample); computeReturns(); });
-  buildLinkFields();
-  $('m-platform').addEventListener('submit', computeMulticluster);
-  $('m-add-cluster').addEventListener('click', () => addRow(CLUSTERS));
-  $('m-pattern').addEventListener('change', showPattern);
-  $('load-table4').addEventListener('click', () => { clearErrors(); fillMulticluster(table4); computeMulticluster(); });
-  fill(table1);
-  fillReturns(returnsExample);
-  fillMulticluster(table4);
-  showModel();
+  await loadExample(MODELS[0]);
   document.body.dataset.ready = 'true';
 }
 
-main().catch((e) => {
+function fail(e) {
   $('form-error').textContent = `The calculator could not start: ${e.message ?? e}`;
-});
+}
+
+main().catch(fail);

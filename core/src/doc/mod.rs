@@ -14,6 +14,7 @@ pub mod partition;
 pub mod returns;
 pub mod ring;
 pub mod scatter;
+pub mod schema;
 
 use crate::error::{Detail, Error};
 use json::{JsonError, Reader, Str, Writer};
@@ -28,6 +29,10 @@ pub struct ModelInfo {
     pub title: &'static str,
     /// The paper and sections it follows.
     pub paper: &'static str,
+    /// Its document's fields ([`Model::SCHEMA`]).
+    pub fields: &'static [schema::Field],
+    /// How its plan is drawn ([`Model::GANTT`]).
+    pub gantt: &'static [schema::Phase],
 }
 
 /// The registry: one line per model, `module => type`, where `doc::module` holds the
@@ -40,6 +45,8 @@ macro_rules! registry {
             name: stringify!($module),
             title: <$module::$entry as Model>::TITLE,
             paper: <$module::$entry as Model>::PAPER,
+            fields: <$module::$entry as Model>::SCHEMA,
+            gantt: <$module::$entry as Model>::GANTT,
         }),+];
 
         /// The valid values of `"model"`, for error messages.
@@ -351,7 +358,8 @@ pub fn model(name: &str) -> Option<&'static ModelInfo> {
     MODELS.iter().find(|m| m.name == name)
 }
 
-/// Writes `[{"name", "title", "paper"}, …]` for every model into `out`; returns the length.
+/// Writes `[{"name", "title", "paper", "fields", "gantt"}, …]` for every model into
+/// `out` (fields and timeline as [`schema`] describes them); returns the length.
 ///
 /// # Errors
 ///
@@ -369,6 +377,10 @@ pub fn write_models(out: &mut [u8]) -> Result<usize, Error> {
         w.str(m.title);
         w.key("paper");
         w.str(m.paper);
+        w.key("fields");
+        schema::write_fields(&mut w, m.fields);
+        w.key("gantt");
+        schema::write_timeline(&mut w, m.gantt);
         w.end_object();
     }
     w.end_array();
@@ -738,7 +750,7 @@ mod tests {
             assert!(MODEL_NAMES.contains(&["\"", m.name, "\""].concat()));
         }
         let needed = write_models(&mut []).unwrap_err().needed().unwrap();
-        let mut buf = [0u8; 4096];
+        let mut buf = [0u8; 16384];
         assert_eq!(write_models(&mut buf).unwrap(), needed);
         assert!(model("nonsense").is_none());
     }

@@ -10,6 +10,7 @@
 //! [`crate::doc::plan`] and print what comes back.
 
 use crate::doc::json::{Str, Writer};
+use crate::doc::schema::{Field, Phase};
 use crate::error::Error;
 use crate::report::Report;
 
@@ -65,6 +66,11 @@ pub trait Model {
     const PAPER: &'static str;
     /// A ready-to-edit document (`divload example MODEL`).
     const EXAMPLE: &'static str;
+    /// The document's top-level fields (beyond `version`, `model`, `comment` and
+    /// `description`), from which front ends build forms.
+    const SCHEMA: &'static [Field];
+    /// How a row of the result's `plan` is drawn as a Gantt chart, phase by phase.
+    const GANTT: &'static [Phase];
 
     /// Plans a document of this model: reads it strictly, checks its limits, takes its
     /// buffers from `memory`, solves and writes the result document into `memory`.

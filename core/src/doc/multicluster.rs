@@ -22,6 +22,7 @@
 
 use crate::doc::json::{Str, Writer};
 use crate::doc::model::{limits, written, Effort, Memory, Model, Planned};
+use crate::doc::schema::{field, Field as Key, Kind, Phase, Range, NON_NEGATIVE, POSITIVE};
 use crate::doc::{begin_result, missing, names, Doc, Keys, NameKey};
 use crate::error::{Detail, Error};
 use crate::multicluster::{
@@ -37,6 +38,14 @@ impl Model for Multicluster {
     const TITLE: &'static str = "iterative codes on clusters behind slow links (ring or all-to-all exchanges): BIASED load per processor, what-if";
     const PAPER: &'static str = "Heien, Fujimoto, Hagihara: multi-cluster extended LogP, BIASED distribution (eqs. 4-15, Tables 2-4; eq. 14 corrected)";
     const EXAMPLE: &'static str = EXAMPLE;
+    const SCHEMA: &'static [Key] = &[
+        field("clusters", Kind::List(CLUSTER_FIELDS), ""),
+        field("links", Kind::Object(LINKS_FIELDS), "LogP"),
+        field("application", Kind::Json, "{pattern: ring, all_to_all or custom, ...}"),
+        field("fixed_costs", Kind::Choice(&names::FIXED_COSTS), ""),
+        field("what_if", Kind::List(ADDITION_FIELDS), "clusters that may be added"),
+    ];
+    const GANTT: &'static [Phase] = &[Phase { label: "step", start: "", end: "step_time" }];
 
     /// Linear in the processors (with the largest addition), the ring order search over
     /// at most 8 clusters aside.
@@ -175,6 +184,30 @@ const EXAMPLE: &str = r#"{
   ]
 }
 "#;
+
+/// A cluster's processors.
+const PROCESSORS: &Range =
+    &Range { min: 1.0, max: crate::multicluster::MAX_PROCESSORS as f64, min_open: false, max_open: false };
+
+const CLUSTER_FIELDS: &[Key] = &[
+    field("name", Kind::Text, ""),
+    field("processors", Kind::Integer(PROCESSORS), ""),
+    Key { default: "1", ..field("speed", Kind::Number(POSITIVE), "relative") },
+];
+
+const LATENCY: Key = Key { unit: "s", ..field("latency", Kind::Number(NON_NEGATIVE), "L") };
+const OVERHEAD: Key = Key { unit: "s", ..field("overhead", Kind::Number(NON_NEGATIVE), "o") };
+const GAP: Key = Key { unit: "s/word", ..field("gap", Kind::Number(NON_NEGATIVE), "g") };
+const LINK_FIELDS: &[Key] = &[LATENCY, OVERHEAD, GAP];
+const PAIR_FIELDS: &[Key] =
+    &[field("first", Kind::Text, ""), field("second", Kind::Text, ""), LATENCY, OVERHEAD, GAP];
+const LINKS_FIELDS: &[Key] = &[
+    field("fast", Kind::Object(LINK_FIELDS), "inside a cluster"),
+    field("slow", Kind::Object(LINK_FIELDS), "between clusters"),
+    field("pairs", Kind::List(PAIR_FIELDS), "slow link of a pair"),
+];
+const ADDITION_FIELDS: &[Key] =
+    &[field("name", Kind::Text, ""), field("clusters", Kind::List(CLUSTER_FIELDS), "")];
 
 /// One object of `clusters` (or of a `what_if` addition's `clusters`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -432,12 +465,12 @@ fn read_clusters<'a>(
                     let v = d.u64()?;
                     e.cluster.processors = u32::try_from(v)
                         .ok()
-                        .filter(|&p| p > 0 && u64::from(p) <= crate::multicluster::MAX_PROCESSORS)
+                        .filter(|&p| PROCESSORS.contains(f64::from(p)))
                         .ok_or(Error::json("must be in 1..=16777216", at("processors")))?;
                 }
                 "speed" => {
                     let v = d.f64()?;
-                    if !(v.is_finite() && v > 0.0) {
+                    if !POSITIVE.contains(v) {
                         return Err(Error::json("must be finite and > 0", place("speed", Some(v))));
                     }
                     e.cluster.speed = v;
@@ -459,7 +492,7 @@ fn read_clusters<'a>(
 /// A number that must be finite and > 0.
 fn positive(d: &mut Doc<'_>, list: &'static str, index: usize, field: &'static str) -> Result<f64, Error> {
     let v = d.f64()?;
-    if v.is_finite() && v > 0.0 {
+    if POSITIVE.contains(v) {
         Ok(v)
     } else {
         Err(Error::json("must be finite and > 0", Detail::Number { list, index, field, value: v }))
@@ -474,7 +507,7 @@ fn non_negative(
     field: &'static str,
 ) -> Result<f64, Error> {
     let v = d.f64()?;
-    if v.is_finite() && v >= 0.0 {
+    if NON_NEGATIVE.contains(v) {
         Ok(v)
     } else {
         Err(Error::json("must be finite and >= 0", Detail::Number { list, index, field, value: v }))

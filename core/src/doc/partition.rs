@@ -17,8 +17,10 @@
 use crate::doc::json::Writer;
 use crate::doc::model::{written, Effort, Memory, Model, Planned};
 use crate::doc::scatter::{
-    check_table, cost_of, name_of, read_power, read_table, CostModel, WorkerEntry, MAX_POINTS,
+    check_table, cost_of, name_of, read_power, read_table, CostModel, WorkerEntry, COMP_LATENCY,
+    COMP_PER_ITEM, COMP_POWER, COMP_TABLE, COUNT, ITEMS, MAX_POINTS, NAME, REPAIR,
 };
+use crate::doc::schema::{field, Field as Key, Kind, Phase};
 use crate::doc::{begin_result, begin_row, check_workers, items_and_workers, names, unique_names, Doc, Keys};
 use crate::error::{Detail, Error, Field};
 use crate::platform::cost::{Affine, Cost, CostFn};
@@ -34,6 +36,15 @@ impl Model for Partition {
     const PAPER: &'static str =
         "Cerin et al. 2006, partitioning for heterogeneous sorting (section 4: the optimum by a threshold search)";
     const EXAMPLE: &'static str = EXAMPLE;
+    const SCHEMA: &'static [Key] = &[
+        ITEMS,
+        field(
+            "workers",
+            Kind::List(&[NAME, COUNT, COMP_PER_ITEM, COMP_LATENCY, COMP_TABLE, COMP_POWER, REPAIR]),
+            "one cost each",
+        ),
+    ];
+    const GANTT: &'static [Phase] = &[Phase { label: "compute", start: "", end: "finish" }];
 
     /// A search on the makespan: about 64 steps, each inverting every worker's cost.
     fn effort<M: Memory>(text: &[u8], memory: &M) -> Result<Effort, Error> {

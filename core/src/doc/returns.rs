@@ -21,6 +21,8 @@
 
 use crate::doc::json::{Kind, Str, Writer};
 use crate::doc::model::{written, Effort, Memory, Model, Name, Planned, Timeline};
+use crate::doc::scatter::{COUNT, ITEMS, NAME};
+use crate::doc::schema::{field, Field as Key, Kind as Shape, Phase, NON_NEGATIVE, POSITIVE};
 use crate::doc::{
     begin_result, begin_row, check_workers, items_and_workers, missing, names, unique_names, Doc, Keys,
 };
@@ -36,6 +38,27 @@ impl Model for Returns {
     const PAPER: &'static str =
         "Slides \"Divisible loads: bus, star, return messages\" (LIFO and FIFO theorems, scenario LP)";
     const EXAMPLE: &'static str = EXAMPLE;
+    const SCHEMA: &'static [Key] = &[
+        ITEMS,
+        field("schedule", Shape::Choice(&names::SCHEDULE), "or {send, return} orders"),
+        field("port", Shape::Choice(&names::PORT), "master sends and receives at once?"),
+        field(
+            "workers",
+            Shape::List(&[
+                NAME,
+                COUNT,
+                Key { unit: "s/item", ..field("comm_per_item", Shape::Number(NON_NEGATIVE), "c") },
+                Key { unit: "s/item", ..field("comp_per_item", Shape::Number(POSITIVE), "w") },
+                Key { unit: "s/item", ..field("return_per_item", Shape::Number(NON_NEGATIVE), "d") },
+            ]),
+            "",
+        ),
+    ];
+    const GANTT: &'static [Phase] = &[
+        Phase { label: "receive", start: "send_start", end: "received" },
+        Phase { label: "compute", start: "received", end: "computed" },
+        Phase { label: "return", start: "return_start", end: "return_end" },
+    ];
 
     /// Every result compares the best scenario: exhaustive over FIFO orders up to 8
     /// workers (p! scenario LPs), a local search of about 4 000 LPs up to 32, the closed
@@ -450,8 +473,7 @@ fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [ReturnEntry<'a>]) -> Result<(usi
                         "comp_per_item" => (&mut e.comp_per_item, true),
                         _ => (&mut e.return_per_item, false),
                     };
-                    let ok = v.is_finite() && if positive { v > 0.0 } else { v >= 0.0 };
-                    if !ok {
+                    if !(if positive { POSITIVE } else { NON_NEGATIVE }).contains(v) {
                         let range =
                             if positive { "must be finite and > 0" } else { "must be finite and >= 0" };
                         return Err(Error::json(

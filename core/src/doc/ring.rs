@@ -17,6 +17,8 @@
 use crate::doc::json::{Str, Writer};
 use crate::doc::model::{written, Effort, Memory, Model, Name, Planned, Timeline};
 use crate::doc::names::Names;
+use crate::doc::scatter::NAME;
+use crate::doc::schema::{field, Field as Key, Kind, Phase, AT_LEAST_ONE, NON_NEGATIVE, POSITIVE};
 use crate::doc::{begin_result, begin_row, check_workers, missing, names, unique_names, Doc, Keys};
 use crate::error::{Detail, Error};
 use crate::ring::{self, Buffers, Member, Problem, Solver, Summary};
@@ -47,6 +49,21 @@ impl Model for Ring {
         "iterative codes on a ring of processors joined by links of known cost: which ring, which order, how many columns each";
     const PAPER: &'static str = "Legrand, Renard, Robert, Vivien 2003, iterative computations on shared links (sections 2-4, clique; eq. 3-4 corrected)";
     const EXAMPLE: &'static str = EXAMPLE;
+    const SCHEMA: &'static [Key] = &[
+        field("work", Kind::Integer(AT_LEAST_ONE), "columns to share"),
+        field("boundary", Kind::Number(NON_NEGATIVE), "values sent to each neighbour per iteration"),
+        field("solver", Kind::Choice(&SOLVER), "heuristic, or exact up to 8 processors"),
+        field(
+            "processors",
+            Kind::List(&[NAME, Key { unit: "s/column", ..field("cycle_time", Kind::Number(POSITIVE), "") }]),
+            "",
+        ),
+        field("cost_matrix", Kind::Json, "[[s per value from i to j]], p rows of p"),
+    ];
+    const GANTT: &'static [Phase] = &[
+        Phase { label: "compute", start: "", end: "compute_time" },
+        Phase { label: "exchange", start: "compute_time", end: "finish" },
+    ];
 
     fn effort<M: Memory>(text: &[u8], memory: &M) -> Result<Effort, Error> {
         let file = read_into(text, memory)?;
@@ -221,16 +238,18 @@ fn read<'a>(
     while let Some(k) = d.top_key(&TOP, &mut seen, "ring", "must be \"ring\" for this reader")? {
         match k {
             "work" => {
+                let at = d.offset();
                 let w = d.u64()?;
                 if w == 0 {
-                    return Err(Error::no_items());
+                    return Err(d.error("must be at least 1, got 0", at));
                 }
                 work = Some(w);
             }
             "boundary" => {
+                let at = d.offset();
                 let h = d.f64()?;
                 if !(h.is_finite() && h >= 0.0) {
-                    return Err(Error::entry_value("document", 0, "boundary", "finite and >= 0", h));
+                    return Err(d.error("must be finite and >= 0", at));
                 }
                 boundary = Some(h);
             }

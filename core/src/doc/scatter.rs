@@ -32,6 +32,7 @@
 
 use crate::doc::json::{Str, Writer};
 use crate::doc::model::{limits, written, Effort, Memory, Model, Name, Planned, Timeline};
+use crate::doc::schema::{field, Field as Key, Kind, Phase, AT_LEAST_ONE, NON_NEGATIVE, POSITIVE};
 use crate::doc::{begin_result, begin_row, check_workers, missing, names, unique_names, Doc, Keys};
 use crate::error::{Detail, Error, Field};
 use crate::kernel::columns::Words;
@@ -55,6 +56,28 @@ impl Model for Scatter {
     const PAPER: &'static str =
         "Genaud, Giersch, Vivien 2003 (Thm 1-3, Algorithms 1-2); slides \"bus\" and \"star\"";
     const EXAMPLE: &'static str = EXAMPLE;
+    const SCHEMA: &'static [Key] = &[
+        ITEMS,
+        field("root", Kind::Text, "the worker holding the data"),
+        field("root_mode", Kind::Choice(&names::ROOT_MODE), "root computes after or while sending"),
+        field("order", Kind::Choice(&names::ORDER), "send order"),
+        field("rounding", Kind::Choice(&names::ROUNDING), "rounding to whole items"),
+        field("solver", Kind::Choice(&names::SOLVER), "closed form or DP"),
+        field("workers", Kind::List(WORKER_FIELDS), ""),
+        field(
+            "root_candidates",
+            Kind::List(&[
+                field("name", Kind::Text, ""),
+                Key { unit: "s", ..field("transfer_latency", Kind::Number(NON_NEGATIVE), "") },
+                Key { unit: "s/item", ..field("transfer_per_item", Kind::Number(NON_NEGATIVE), "") },
+            ]),
+            "instead of root: where the data may be moved",
+        ),
+    ];
+    const GANTT: &'static [Phase] = &[
+        Phase { label: "receive", start: "start", end: "received" },
+        Phase { label: "compute", start: "received", end: "finish" },
+    ];
 
     fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
         let run = run(text, memory)?;
@@ -314,6 +337,35 @@ fn run<'s, M: Memory>(text: &'s [u8], memory: &'s M) -> Result<Run<'s>, Error> {
     let closed = solver == Solver::ClosedForm || solved.closed_form.is_some();
     Ok(Run { file, entries, solved, plan, workers: closed.then_some(&*workers) })
 }
+
+/// `items`, as every model with workers has it.
+pub(crate) const ITEMS: Key = field("items", Kind::Integer(AT_LEAST_ONE), "items to split");
+/// `name` and `count` of a worker entry.
+pub(crate) const NAME: Key = field("name", Kind::Text, "");
+pub(crate) const COUNT: Key =
+    Key { default: "1", ..field("count", Kind::Integer(AT_LEAST_ONE), "identical copies") };
+/// The computing cost of a worker entry, in its three shapes.
+pub(crate) const COMP_PER_ITEM: Key =
+    Key { unit: "s/item", ..field("comp_per_item", Kind::Number(POSITIVE), "") };
+pub(crate) const COMP_LATENCY: Key =
+    Key { unit: "s", default: "0", ..field("comp_latency", Kind::Number(NON_NEGATIVE), "") };
+pub(crate) const COMP_TABLE: Key = field("comp_table", Kind::Json, "[[items, s], ...] instead");
+pub(crate) const COMP_POWER: Key = field("comp_power", Kind::Json, "{coeff, exponent, latency} instead");
+pub(crate) const REPAIR: Key = field("repair", Kind::Flag, "smooth noisy tables");
+
+const WORKER_FIELDS: &[Key] = &[
+    NAME,
+    COUNT,
+    Key { unit: "s/item", ..field("comm_per_item", Kind::Number(NON_NEGATIVE), "") },
+    Key { unit: "s", default: "0", ..field("comm_latency", Kind::Number(NON_NEGATIVE), "") },
+    COMP_PER_ITEM,
+    COMP_LATENCY,
+    field("comm_table", Kind::Json, "[[items, s], ...] instead"),
+    COMP_TABLE,
+    field("comm_power", Kind::Json, "{coeff, exponent, latency} instead"),
+    COMP_POWER,
+    REPAIR,
+];
 
 const EXAMPLE: &str = r#"{
   "version": 1,

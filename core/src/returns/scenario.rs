@@ -459,18 +459,48 @@ fn shifted(r: usize, from: usize, to: usize) -> usize {
 
 /// Moves `a[from]` to index `to`, shifting the ones in between.
 fn move_item(a: &mut [usize], from: usize, to: usize) {
+    // One pass that carries the moved item along, rather than `rotate_left`/`rotate_right`,
+    // whose general algorithm was 0.8 KB of the wasm module for orders of a few workers.
+    let Some(s) = a.get_mut(from.min(to)..=from.max(to)) else { return };
     if from < to {
-        if let Some(s) = a.get_mut(from..=to) {
-            s.rotate_left(1);
+        let Some(mut held) = s.first().copied() else { return };
+        for x in s.iter_mut().rev() {
+            core::mem::swap(x, &mut held);
         }
-    } else if let Some(s) = a.get_mut(to..=from) {
-        s.rotate_right(1);
+    } else {
+        let Some(mut held) = s.last().copied() else { return };
+        for x in s.iter_mut() {
+            core::mem::swap(x, &mut held);
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `move_item` is the rotation it replaced, for every pair of positions.
+    #[test]
+    fn moving_an_item_rotates_the_range_between() {
+        for n in 1..7 {
+            for from in 0..n {
+                for to in 0..n {
+                    let mut got: std::vec::Vec<usize> = (0..n).collect();
+                    move_item(&mut got, from, to);
+                    let mut want: std::vec::Vec<usize> = (0..n).collect();
+                    if from < to {
+                        want[from..=to].rotate_left(1);
+                    } else {
+                        want[to..=from].rotate_right(1);
+                    }
+                    assert_eq!(got, want, "n {n}, from {from}, to {to}");
+                }
+            }
+        }
+        let mut short = [1, 2];
+        move_item(&mut short, 0, 5);
+        assert_eq!(short, [1, 2], "a range past the end is left alone");
+    }
 
     /// The local search from the LIFO scenario, against every scenario, on random
     /// platforms of 5 workers: never below its start, never above the optimum, and a local

@@ -1,0 +1,215 @@
+//! What a model's documents hold and how its plan is drawn, declared next to each reader
+//! ([`Model::SCHEMA`](crate::doc::Model::SCHEMA), [`Model::GANTT`](crate::doc::Model::GANTT)),
+//! so that a front end builds a model's form, its checks and its chart without knowing the
+//! model: the calculator page reads them from `models()`.
+//!
+//! A range is declared once, here: the readers check values with [`Range::contains`] on
+//! the same constant the schema lists, and `tests/tests/schema.rs` plans every model's
+//! example just outside and at each bound, so the two cannot drift.
+
+use crate::doc::json::Writer;
+use crate::doc::names::Names;
+
+/// One key of a document (or of an object inside it).
+#[derive(Debug)]
+pub struct Field {
+    /// The key.
+    pub key: &'static str,
+    /// What its value is.
+    pub kind: Kind,
+    /// The unit of a number (`s`, `s/item`), or empty.
+    pub unit: &'static str,
+    /// The number the reader takes when the key is left out, as JSON text; empty when the
+    /// key is required or leaving it out means something of its own. (A choice's default
+    /// is its first name.)
+    pub default: &'static str,
+    /// What it means, in a line.
+    pub help: &'static str,
+}
+
+/// The kind of a field's value.
+#[derive(Debug)]
+pub enum Kind {
+    /// A number in a range (a reference: inline, the range tripled every field's size).
+    Number(&'static Range),
+    /// A whole number in a range.
+    Integer(&'static Range),
+    /// A string.
+    Text,
+    /// One of an option's names (`doc::names`); its first name is what the reader takes
+    /// when the key is left out.
+    Choice(&'static dyn Choices),
+    /// `true` or `false`.
+    Flag,
+    /// An array of objects, each with these fields.
+    List(&'static [Field]),
+    /// An object with these fields.
+    Object(&'static [Field]),
+    /// A value of several shapes (a cost table, a power law, an application), edited as
+    /// JSON text.
+    Json,
+}
+
+/// The values a number may take: `min` and `max`, each included unless it is open;
+/// an infinite bound is none.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Range {
+    /// Lower bound.
+    pub min: f64,
+    /// Upper bound.
+    pub max: f64,
+    /// Whether `min` itself is excluded.
+    pub min_open: bool,
+    /// Whether `max` itself is excluded.
+    pub max_open: bool,
+}
+
+impl Range {
+    /// Whether `v` is finite and within the range.
+    pub fn contains(&self, v: f64) -> bool {
+        let above = if self.min_open { v > self.min } else { v >= self.min };
+        let below = if self.max_open { v < self.max } else { v <= self.max };
+        v.is_finite() && above && below
+    }
+}
+
+/// Times and costs: finite and ≥ 0.
+pub const NON_NEGATIVE: &Range = &Range { min: 0.0, max: f64::INFINITY, min_open: false, max_open: true };
+/// Computing costs and speeds: finite and > 0 (a worker that computes in no time would
+/// take every item).
+pub const POSITIVE: &Range = &Range { min: 0.0, max: f64::INFINITY, min_open: true, max_open: true };
+/// Counts of items and of identical workers.
+pub const AT_LEAST_ONE: &Range = &Range { min: 1.0, max: f64::INFINITY, min_open: false, max_open: true };
+
+/// The names of an option, whatever its value type.
+pub trait Choices: Sync {
+    /// The `i`-th name, in the order front ends offer them.
+    fn name_at(&self, i: usize) -> Option<&'static str>;
+}
+
+// Not a supertrait: `Debug` in the vtables brought each option type's `Debug`, and with
+// it `core::fmt`'s float formatting, into the wasm module (21 KB).
+impl core::fmt::Debug for dyn Choices {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries((0..).map_while(|i| self.name_at(i))).finish()
+    }
+}
+
+impl<T: Sync> Choices for Names<T> {
+    fn name_at(&self, i: usize) -> Option<&'static str> {
+        self.table.get(i).map(|e| e.0)
+    }
+}
+
+/// One phase of a plan row as the page draws it: a bar from the row's `start` column to
+/// its `end` column (of the result's `plan`), called `label`.
+#[derive(Debug)]
+pub struct Phase {
+    /// What the worker does then (`receive`, `compute`, `return`).
+    pub label: &'static str,
+    /// The column holding the phase's start time; empty for a phase that starts at 0.
+    pub start: &'static str,
+    /// The column holding its end time.
+    pub end: &'static str,
+}
+
+/// Shorthand for the tables: a field with no unit and no default.
+pub(crate) const fn field(key: &'static str, kind: Kind, help: &'static str) -> Field {
+    Field { key, kind, unit: "", default: "", help }
+}
+
+/// Writes `fields` as `[{"key", "kind", …}, …]` (only the members a field has).
+pub(crate) fn write_fields(w: &mut Writer<'_>, fields: &[Field]) {
+    w.begin_array();
+    for f in fields {
+        w.begin_object();
+        let (kind, range, nested) = match &f.kind {
+            Kind::Number(r) => ("number", Some(r), None),
+            Kind::Integer(r) => ("integer", Some(r), None),
+            Kind::Text => ("text", None, None),
+            Kind::Choice(_) => ("choice", None, None),
+            Kind::Flag => ("flag", None, None),
+            Kind::List(fields) => ("list", None, Some(fields)),
+            Kind::Object(fields) => ("object", None, Some(fields)),
+            Kind::Json => ("json", None, None),
+        };
+        for (key, text) in [("key", f.key), ("kind", kind), ("unit", f.unit), ("help", f.help)] {
+            member(w, key, text);
+        }
+        if !f.default.is_empty() {
+            w.key("default");
+            w.raw_value(f.default.as_bytes());
+        }
+        if let Some(r) = range {
+            for (key, bound, open, open_key) in
+                [("min", r.min, r.min_open, "min_open"), ("max", r.max, r.max_open, "max_open")]
+            {
+                if bound.is_finite() {
+                    w.key(key);
+                    w.f64(bound);
+                    if open {
+                        w.key(open_key);
+                        w.bool(true);
+                    }
+                }
+            }
+        }
+        if let Kind::Choice(names) = f.kind {
+            member(w, "default", names.name_at(0).unwrap_or(""));
+            w.key("choices");
+            w.begin_array();
+            let mut i = 0;
+            while let Some(n) = names.name_at(i) {
+                w.str(n);
+                i += 1;
+            }
+            w.end_array();
+        }
+        if let Some(fields) = nested {
+            w.key("fields");
+            write_fields(w, fields);
+        }
+        w.end_object();
+    }
+    w.end_array();
+}
+
+/// `"key": "text"`, left out when the text is empty. Not inlined: one copy serves every
+/// member of the schemas and timelines (the wasm module's size).
+#[inline(never)]
+fn member(w: &mut Writer<'_>, key: &str, text: &str) {
+    if !text.is_empty() {
+        w.key(key);
+        w.str(text);
+    }
+}
+
+/// Writes `phases` as `[{"label", "start", "end"}, …]`.
+pub(crate) fn write_timeline(w: &mut Writer<'_>, phases: &[Phase]) {
+    w.begin_array();
+    for p in phases {
+        w.begin_object();
+        for (key, text) in [("label", p.label), ("start", p.start), ("end", p.end)] {
+            member(w, key, text);
+        }
+        w.end_object();
+    }
+    w.end_array();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_include_and_exclude_their_bounds() {
+        assert!(NON_NEGATIVE.contains(0.0) && !NON_NEGATIVE.contains(-1e-300));
+        assert!(!POSITIVE.contains(0.0) && POSITIVE.contains(5e-324));
+        for r in [NON_NEGATIVE, POSITIVE, AT_LEAST_ONE] {
+            assert!(!r.contains(f64::NAN) && !r.contains(f64::INFINITY));
+        }
+        let closed = Range { min: 1.0, max: 2.0, min_open: false, max_open: false };
+        assert!(closed.contains(2.0) && !closed.contains(2.0000000000000004));
+        assert!(!Range { max_open: true, ..closed }.contains(2.0));
+    }
+}

@@ -1,0 +1,256 @@
+//! Every model's schema against its reader (issue 30): the page checks a field with the
+//! schema's range and message, the reader with its own code, so for each numeric field
+//! with a bound the model's example is planned with the value just outside the bound (an
+//! error naming the key) and at it, or just inside an open bound (a plan). A range changed
+//! on one side only fails here.
+
+use divload::doc::schema::{Field, Kind, Range};
+use divload::doc::MODELS;
+use serde_json::Value;
+
+/// A step from a document to a field: a key, and in a list the row edited.
+#[derive(Clone, Debug)]
+enum Step {
+    Key(&'static str),
+    Row(usize),
+}
+
+fn at<'v>(doc: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
+    path.iter().try_fold(doc, |v, s| match s {
+        Step::Key(k) => v.get_mut(*k),
+        Step::Row(i) => v.get_mut(*i),
+    })
+}
+
+/// How an error names the field: `workers[1].comp_per_item`, `links.fast.gap`, `items`.
+fn spelt(path: &[Step]) -> String {
+    let mut s = String::new();
+    for step in path {
+        match step {
+            Step::Key(k) if s.is_empty() => s.push_str(k),
+            Step::Key(k) => s.push_str(&format!(".{k}")),
+            Step::Row(i) => s.push_str(&format!("[{i}]")),
+        }
+    }
+    s
+}
+
+/// The row of a list where `key` is edited: the first that has it, else the first whose
+/// values are all plain (a cost table or power law beside a new per-item cost would be an
+/// error of its own).
+fn row_for(rows: &[Value], key: &str) -> Option<usize> {
+    rows.iter().position(|r| r.get(key).is_some()).or_else(|| {
+        rows.iter()
+            .position(|r| r.as_object().is_some_and(|o| o.values().all(|v| !v.is_object() && !v.is_array())))
+    })
+}
+
+/// Every bounded number of `fields` under `path` in `doc`, with the places skipped because
+/// the example has no such object.
+fn bounded(
+    doc: &Value,
+    fields: &'static [Field],
+    path: Vec<Step>,
+    out: &mut Vec<(Vec<Step>, Range, bool)>,
+    skipped: &mut Vec<String>,
+) {
+    for f in fields {
+        let mut here = path.clone();
+        here.push(Step::Key(f.key));
+        match &f.kind {
+            Kind::Number(r) => out.push((here, **r, false)),
+            Kind::Integer(r) => out.push((here, **r, true)),
+            Kind::Object(inner) => {
+                let mut probe = doc.clone();
+                if at(&mut probe, &here).is_some() {
+                    bounded(doc, inner, here, out, skipped);
+                } else {
+                    skipped.push(spelt(&here));
+                }
+            }
+            Kind::List(inner) => {
+                let mut probe = doc.clone();
+                let rows = at(&mut probe, &here).and_then(|v| v.as_array().cloned()).unwrap_or_default();
+                // Each field of the list on its own row.
+                let mut any = false;
+                for g in inner.iter() {
+                    if let Some(i) = row_for(&rows, g.key) {
+                        let mut row = here.clone();
+                        row.push(Step::Row(i));
+                        bounded(doc, std::slice::from_ref(g), row, out, skipped);
+                        any = true;
+                    }
+                }
+                if !any {
+                    skipped.push(spelt(&here));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn with(doc: &Value, path: &[Step], value: Value) -> String {
+    let mut d = doc.clone();
+    let (last, parent) = path.split_last().expect("a field has a key");
+    let Step::Key(key) = last else { panic!("a field ends in a key") };
+    at(&mut d, parent)
+        .and_then(Value::as_object_mut)
+        .expect("the field's object")
+        .insert((*key).into(), value);
+    serde_json::to_string(&d).expect("serialisable")
+}
+
+fn number(x: f64, integer: bool) -> Value {
+    if integer {
+        Value::from(x as i64)
+    } else {
+        Value::from(x)
+    }
+}
+
+/// Plans `text`, or only reads and checks it when the value at a bound would make the plan
+/// itself huge (2²⁴ processors in a cluster): the reader's checks are what is tested.
+fn planned(text: &str, bound: f64) -> Result<(), String> {
+    let r = if bound.abs() > 1e6 {
+        divload_host::effort(text.as_bytes()).map(|_| ())
+    } else {
+        divload_host::plan_json(text.as_bytes()).map(|_| ())
+    };
+    r.map_err(|e| e.to_string())
+}
+
+#[test]
+fn every_bound_of_every_schema_is_the_readers() {
+    let mut checked = 0;
+    for m in MODELS {
+        let doc: Value = serde_json::from_str(m.example()).expect("the example is JSON");
+        let (mut fields, mut skipped) = (Vec::new(), Vec::new());
+        bounded(&doc, m.fields, Vec::new(), &mut fields, &mut skipped);
+        let mut here = 0;
+        for (path, range, integer) in &fields {
+            let name = spelt(path);
+            for (bound, open, below) in
+                [(range.min, range.min_open, true), (range.max, range.max_open, false)]
+            {
+                if !bound.is_finite() {
+                    continue;
+                }
+                let step = if *integer { 1.0 } else { bound.abs().max(1.0) * 1e-6 };
+                let out = if open {
+                    bound
+                } else if below {
+                    bound - step
+                } else {
+                    bound + step
+                };
+                let inside = if !open {
+                    bound
+                } else if below {
+                    bound + step
+                } else {
+                    bound - step
+                };
+                let bad = with(&doc, path, number(out, *integer));
+                let e =
+                    planned(&bad, bound).expect_err(&format!("{}: {name} = {out} must be refused", m.name));
+                assert!(e.contains(&name), "{}: {name} = {out}: the error must name it: {e}", m.name);
+                let good = with(&doc, path, number(inside, *integer));
+                planned(&good, bound)
+                    .unwrap_or_else(|e| panic!("{}: {name} = {inside} must plan: {e}", m.name));
+                here += 1;
+            }
+        }
+        assert!(here > 0, "{}: no bounded field checked", m.name);
+        checked += here;
+        // Lists and objects the example leaves out: their bounds are the ones checked
+        // elsewhere in the same model (root candidates and pair links share their ranges
+        // with worker and link fields).
+        for s in &skipped {
+            assert!(
+                ["root_candidates", "links.pairs"].contains(&s.as_str()),
+                "{}: {s} not in the example",
+                m.name
+            );
+        }
+    }
+    assert!(checked >= 20, "{checked} bounds checked");
+}
+
+/// Every choice lists its option's names, every default is JSON the reader takes, every
+/// timeline names columns of the example's plan.
+#[test]
+fn choices_defaults_and_timelines_match_the_documents() {
+    fn walk(fields: &'static [Field], f: &mut dyn FnMut(&'static Field)) {
+        for x in fields {
+            f(x);
+            if let Kind::List(inner) | Kind::Object(inner) = &x.kind {
+                walk(inner, f);
+            }
+        }
+    }
+    for m in MODELS {
+        let doc: Value = serde_json::from_str(m.example()).unwrap();
+        let mut top = m.fields.iter().map(|f| f.key).collect::<Vec<_>>();
+        top.extend(["version", "model", "comment", "description"]);
+        for key in doc.as_object().unwrap().keys() {
+            assert!(top.contains(&key.as_str()), "{}: the example's {key} is not in the schema", m.name);
+        }
+        walk(m.fields, &mut |f| {
+            if !f.default.is_empty() {
+                serde_json::from_str::<Value>(f.default).unwrap_or_else(|e| panic!("{}: default {e}", f.key));
+            }
+        });
+        // A top-level default is what the reader takes: setting it explicitly plans the same.
+        for f in m.fields.iter().filter(|f| !f.default.is_empty()) {
+            let mut d = doc.clone();
+            d.as_object_mut().unwrap().remove(f.key);
+            let left_out = divload_host::plan_json(serde_json::to_string(&d).unwrap().as_bytes()).unwrap();
+            d.as_object_mut().unwrap().insert(f.key.into(), serde_json::from_str(f.default).unwrap());
+            let given = divload_host::plan_json(serde_json::to_string(&d).unwrap().as_bytes()).unwrap();
+            assert_eq!(left_out, given, "{}: {} defaults to {}", m.name, f.key, f.default);
+        }
+        let result: Value =
+            serde_json::from_slice(&divload_host::plan_json(m.example().as_bytes()).unwrap()).unwrap();
+        let row = &result["plan"][0];
+        assert!(!m.gantt.is_empty(), "{}: no timeline", m.name);
+        for p in m.gantt {
+            for col in [p.start, p.end].into_iter().filter(|c| !c.is_empty()) {
+                assert!(row[col].is_number(), "{}: timeline column {col} is not in the plan's rows", m.name);
+            }
+        }
+    }
+    let models: Value = serde_json::from_slice(&divload_host::models_json().unwrap()).unwrap();
+    for (m, j) in MODELS.iter().zip(models.as_array().unwrap()) {
+        assert_eq!(j["name"], m.name);
+        assert_eq!(j["fields"].as_array().unwrap().len(), m.fields.len());
+        assert_eq!(j["gantt"].as_array().unwrap().len(), m.gantt.len());
+    }
+    let scatter = &models[0]["fields"];
+    let order = scatter.as_array().unwrap().iter().find(|f| f["key"] == "order").unwrap();
+    assert_eq!(order["choices"], serde_json::json!(["bandwidth", "given"]));
+    let comp =
+        &scatter[6]["fields"].as_array().unwrap().iter().find(|f| f["key"] == "comp_per_item").unwrap();
+    assert_eq!((comp["min"].as_f64(), comp["min_open"].as_bool()), (Some(0.0), Some(true)));
+}
+
+/// The page loads each model's example from `examples/MODEL.json` (scripts/build-wasm
+/// copies them next to the module, which does not carry them): each is `divload example
+/// MODEL`, regenerated with `divload example MODEL > examples/MODEL.json`.
+#[test]
+fn every_model_has_its_example_file() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for m in MODELS {
+        let path = root.join("examples").join(format!("{}.json", m.name));
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        assert_eq!(
+            text,
+            m.example(),
+            "{} is not `divload example {}`: run `divload example {} > examples/{}.json`",
+            path.display(),
+            m.name,
+            m.name,
+            m.name
+        );
+    }
+}
