@@ -468,8 +468,13 @@ class Learned:
         return n
 
 def centroid(qs):
+    """Weighted centroid of points (n, C, w) with integer weights: n rounded half up in integers,
+    C the weighted mean summed in order (what the Rust port computes)."""
     W = sum(q[2] for q in qs)
-    return (round(sum(q[0] * q[2] for q in qs) / W), sum(q[1] * q[2] for q in qs) / W, W)
+    n = (2 * sum(q[0] * q[2] for q in qs) + W) // (2 * W)
+    C = 0.0
+    for q in qs: C += q[1] * q[2]
+    return (n, C / W, W)
 
 def learn_sim(ks, Ns, c=1e-8, noise=0.0, cap=16, strategy="mean", seed=3, shared=True):
     rnd = random.Random(seed)
@@ -490,6 +495,86 @@ def learn_sim(ks, Ns, c=1e-8, noise=0.0, cap=16, strategy="mean", seed=3, shared
         for x, k, s in zip(n, ks, secs):
             m.observe(x, s * k)          # basic complexity C = T k_i (the paper's §3.3)
     return rows, m
+
+# =====================================================================
+# 6b) The binary64 pipeline proposed for core (partition.md §1-§2), for n ln n:
+#     Newton in f64 with w0_f64, T_lo = T(1 - 2^-40), n0_i = c_i(T_lo) exact against the f64
+#     time (guess from g, corrected by a doubling/halving search), greedy by f64 time(n+1).
+# =====================================================================
+def time64(c, n, k):
+    return 0.0 if n <= 1 else c * float(n) * math.log(float(n)) / k
+
+def max_within64(c, k, t, limit):
+    if t < 0: return None
+    y = k * t / c
+    guess = 1.0 if y == 0 else y / w0_f64(y)
+    g = min(int(guess), limit)
+    fits = lambda x: time64(c, x, k) <= t
+    if fits(g):
+        step = 1
+        while g < limit and fits(min(g + step, limit)): g = min(g + step, limit); step *= 2
+        lo, hi = g, min(g + step, limit)
+    else:
+        step = 1; hi = g
+        while hi > 0 and not fits(max(hi - step, 0)): hi = max(hi - step, 0); step *= 2
+        lo, hi = max(hi - step, 0), hi
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid): lo = mid
+        else: hi = mid - 1
+    return lo
+
+def plan64(c, ks, N):
+    p = len(ks)
+    if N <= p: return [1 if i < N else 0 for i in range(p)], 0, 0
+    K = sum(ks)
+    T = min(time64(c, N * k / K, k) if N * k / K > 1 else 0.0 for k in ks)
+    hi = max(time64(c, N * k / K, k) for k in ks)
+    steps = 0
+    for steps in range(1, 40):
+        Fv, dF = -float(N), 0.0
+        for k in ks:
+            y = k * T / c
+            w = w0_f64(y)
+            Fv += 1.0 if y == 0 else y / w
+            dF += (k / c) / (1.0 + w)
+        Tn = T - Fv / dF
+        if Fv > 0: hi = min(hi, T)
+        if not (Tn < hi): Tn = (T + hi) / 2
+        if abs(Tn - T) <= 4e-16 * Tn: T = Tn; break
+        T = Tn
+    Tlo = T * (1 - 2.0 ** -40)
+    while True:
+        n = [max_within64(c, k, Tlo, N) for k in ks]
+        if sum(n) <= N: break
+        Tlo *= 1 - 2.0 ** -30
+    extra = N - sum(n)
+    h = [(time64(c, n[i] + 1, ks[i]), i) for i in range(p)]
+    heapq.heapify(h)
+    for _ in range(extra):
+        _, i = heapq.heappop(h); n[i] += 1; heapq.heappush(h, (time64(c, n[i] + 1, ks[i]), i))
+    return n, steps, max(0, extra - (p - 1))
+
+def check_plan64(trials=120, seed=11):
+    rnd = random.Random(seed)
+    worst, maxsteps, maxextra, agree, robust_n = 0.0, 0, 0, 0, 0
+    for _ in range(trials):
+        p = rnd.randint(2, 40)
+        spread = rnd.choice([1.5, 4.0, 100.0])
+        ks = [spread ** rnd.random() for _ in range(p)]
+        N = int(10 ** rnd.uniform(math.log10(p + 1), 12))
+        c = rnd.choice([1.0, 1e-8])
+        n64, steps, extra = plan64(c, ks, N)
+        assert sum(n64) == N
+        f = NLogN(mpf(c)); km = [mpf(k) for k in ks]
+        nref, Tref, _ = integer_opt(f, km, N)
+        T64 = makespan(f, km, n64)
+        rel = abs(M(T64) - M(Tref)) / max(M(Tref), mpf(10) ** -300)
+        worst = max(worst, float(rel)); maxsteps = max(maxsteps, steps); maxextra = max(maxextra, extra)
+        if robust(f, km, N, Tref):
+            robust_n += 1
+            agree += n64 == nref or M(T64) <= M(Tref)
+    return worst, maxsteps, maxextra, agree, robust_n, trials
 
 # =====================================================================
 # 7) Output
@@ -669,6 +754,24 @@ def main():
         print(f"  {title}:")
         for b, N, npts, act, opt, err, perr in rows:
             print(f"    batch {b:2d} N={N:8d} points={npts:2d}: makespan {act:.6f} s, optimum {opt:.6f} s, error {err:+.2e} (speed-only split {perr:+.2e})")
+
+    section("6b. The binary64 pipeline for core (Newton + w0_f64 + exact correction + greedy) vs the reference")
+    worst, steps, extra, agree, rob, trials = check_plan64()
+    print(f"  {trials} random n ln n instances (p 2..40, spread 1.5/4/100, N up to 1e12, coeff 1 or 1e-8):")
+    print(f"  max relative makespan difference {worst:.2e}; Newton steps <= {steps}; "
+          f"greedy items beyond p-1: <= {extra}; optimal on {agree} of the {rob} robust instances")
+
+    section("6c. Learned model unit case (capacity 4): observations in order, points after each")
+    m = Learned(cap=4, guess=1.0)
+    obs = [(100, 5.0), (200, 12.0), (150, 20.0), (400, 30.0), (100, 7.0), (800, 70.0), (300, 25.0), (1600, 150.0)]
+    steps_out = []
+    for n_, C_ in obs:
+        m.observe(n_, C_)
+        steps_out.append([[q[0], q[1], q[2]] for q in m.pts])
+        print(f"  observe ({n_}, {C_}): points {[(q[0], round(q[1], 6), q[2]) for q in m.pts]}")
+    cases["learned"] = {"capacity": 4, "repair": "mean", "observations": [list(o) for o in obs],
+                        "points_after_each": steps_out,
+                        "comment": "points are [items, seconds at speed 1, weight]; merge = weighted centroid, items rounded half up"}
 
     section("7. §5 Fig. 2: what the n ln n model says about A.1 vs A.2 (54 GB, ratio 1.5)")
     N = 541623000
