@@ -785,6 +785,8 @@ def main():
             comp = 112.7 * (1 - frac)
             a1_even = 112.7 * frac + comp * even / T
             a1_prop = 112.7 * frac + comp * (1 + prop)
+            t2p = rel_err_real(f, ks, theorem2(ks, N, True)[1], T); t2 = rel_err_real(f, ks, theorem2(ks, N)[1], T)
+            print(f"  P={P}: Theorem 2 as printed {float(t2p):.2e} above T*, corrected {float(t2):.2e}")
             print(f"  P={P}: even/opt {float(even / T):.4f}, speed-only/opt {float(1 + prop):.6f}; with 60 % of A.2 = "
                   f"communication, A.1 predicted {float(a1_even):.1f} s if A.1 is the even split, {float(a1_prop):.2f} s if it is "
                   f"the split by speed; printed 125.4 s")
