@@ -2,7 +2,7 @@
 """Reference for the partition model: Cerin, Dubacq, Roch, "Methods for Partitioning Data to
 Improve Parallel Execution Time for Sorting on Heterogeneous Clusters" (GPC 2006).
 Source text: /work/shared/papers/cerin2006-partitioning-sorting-heterogeneous.txt
-Notes: partition.md (same folder). Run: python3 partition_ref.py [--json] (about 1-2 min).
+Notes: partition.md (same folder). Run: python3 partition_ref.py [--json] (about 5 min).
 
 Uniformly related processors: one cost f, speeds k_i, worker i takes c*f(n_i)/k_i.
 Exact arithmetic: fractions.Fraction where the answer is rational (linear costs, integer
