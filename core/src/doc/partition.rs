@@ -15,7 +15,7 @@
 //! (`"method": "threshold"`, gap 0) and the even split as the baseline.
 
 use crate::doc::json::Writer;
-use crate::doc::model::{written, Effort, Memory, Model, Planned};
+use crate::doc::model::{written, Effort, Memory, Model, Name, Planned, Timeline};
 use crate::doc::scatter::{
     check_table, cost_of, name_of, read_power, read_table, CostModel, WorkerEntry, COMP_LATENCY,
     COMP_PER_ITEM, COMP_POWER, COMP_TABLE, COUNT, ITEMS, MAX_POINTS, NAME, REPAIR,
@@ -54,28 +54,85 @@ impl Model for Partition {
     }
 
     fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
-        let entries = memory.slice("worker entries", sizes(text)?, WorkerEntry::EMPTY)?;
-        let file = parse(text, entries)?;
-        check_workers("workers", file.workers as u64)?;
-        let entries = &entries[..file.entries];
-        unique_names(memory, "workers", file.entries, &|i| entries.get(i).map(|e| e.name))?;
-        let zero: Cost<f64, MAX_POINTS> = Cost::Affine(Affine::new(0.0, 0.0)?);
-        let costs = memory.slice("cost functions", file.entries, zero)?;
-        file.costs(entries, costs)?;
-        let costs: &[Cost<f64, MAX_POINTS>] = costs;
-        let Some(first) = costs.first() else { return Err(Error::no_workers()) };
-        // The solver's workers are references to their entry's cost, `count` of them each.
-        let workers = memory.slice("workers", file.workers, first)?;
-        let expanded = entries.iter().zip(costs).flat_map(|(e, c)| (0..e.count).map(move |_| c));
-        for (slot, c) in workers.iter_mut().zip(expanded) {
-            *slot = c;
-        }
-        let counts = memory.slice("counts", file.workers, 0u64)?;
-        let makespan = crate::partition::solve(workers, file.items, counts)?;
-        let document = written(memory, |buf| write_result(&file, entries, costs, counts, makespan, buf))?;
-        let report = Report { method: Method::Threshold, makespan, lower_bound: makespan, exact: true };
-        Ok(Planned { document, report })
+        solved(text, memory, |file, entries, costs, counts, makespan| {
+            let document = written(memory, |buf| write_result(file, entries, costs, counts, makespan, buf))?;
+            let report = Report { method: Method::Threshold, makespan, lower_bound: makespan, exact: true };
+            Ok(Planned { document, report })
+        })
     }
+
+    /// Each worker on its own host computes its items; there is nothing to send.
+    fn timeline<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Option<&'m [u8]>, Error> {
+        solved(text, memory, |file, entries, costs, counts, _| {
+            let ranks =
+                || entries.iter().zip(costs).flat_map(|(e, c)| (0..e.count).map(move |_| (e.name, c)));
+            let document = written(memory, |buf| {
+                let got = buf.len();
+                let mut w = Writer::new(buf);
+                w.begin_object();
+                let mut t = Timeline(&mut w);
+                t.0.key("hosts");
+                t.0.begin_array();
+                for (rank, (name, _)) in ranks().enumerate().take(file.workers) {
+                    t.host(rank as u64, Name::Doc(name));
+                }
+                t.0.end_array();
+                for key in ["links", "routes"] {
+                    t.0.key(key);
+                    t.0.begin_array();
+                    t.0.end_array();
+                }
+                t.0.key("actors");
+                t.0.begin_array();
+                for (rank, ((name, c), &count)) in
+                    ranks().zip(counts.iter()).enumerate().filter(|(_, (_, &n))| n > 0)
+                {
+                    let time = c.time(count);
+                    t.actor(rank as u64, rank as u64, Name::Doc(name));
+                    t.compute(time);
+                    t.end(time);
+                }
+                t.0.end_array();
+                w.end_object();
+                w.finish().map_err(|needed| Error::buffer("timeline JSON", needed, got))
+            })?;
+            Ok(Some(document))
+        })
+    }
+}
+
+/// Reads and plans a document in `memory`, and hands the plan to `finish` while the
+/// buffers live: the entries, their cost functions, the counts by rank and the makespan.
+fn solved<R, M: Memory>(
+    text: &[u8],
+    memory: &M,
+    finish: impl FnOnce(
+        &PartitionFile,
+        &[WorkerEntry<'_>],
+        &[Cost<f64, MAX_POINTS>],
+        &[u64],
+        f64,
+    ) -> Result<R, Error>,
+) -> Result<R, Error> {
+    let entries = memory.slice("worker entries", sizes(text)?, WorkerEntry::EMPTY)?;
+    let file = parse(text, entries)?;
+    check_workers("workers", file.workers as u64)?;
+    let entries = &entries[..file.entries];
+    unique_names(memory, "workers", file.entries, &|i| entries.get(i).map(|e| e.name))?;
+    let zero: Cost<f64, MAX_POINTS> = Cost::Affine(Affine::new(0.0, 0.0)?);
+    let costs = memory.slice("cost functions", file.entries, zero)?;
+    file.costs(entries, costs)?;
+    let costs: &[Cost<f64, MAX_POINTS>] = costs;
+    let Some(first) = costs.first() else { return Err(Error::no_workers()) };
+    // The solver's workers are references to their entry's cost, `count` of them each.
+    let workers = memory.slice("workers", file.workers, first)?;
+    let expanded = entries.iter().zip(costs).flat_map(|(e, c)| (0..e.count).map(move |_| c));
+    for (slot, c) in workers.iter_mut().zip(expanded) {
+        *slot = c;
+    }
+    let counts = memory.slice("counts", file.workers, 0u64)?;
+    let makespan = crate::partition::solve(workers, file.items, counts)?;
+    finish(&file, entries, costs, counts, makespan)
 }
 
 const EXAMPLE: &str = r#"{
