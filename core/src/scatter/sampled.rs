@@ -116,70 +116,62 @@ pub fn solve_in<N: Real, C: CostFn<N>, D: CostFn<N>, const K: usize, const P: us
     out: &mut [Assignment<N>],
 ) -> Result<Summary<N>, Error> {
     let () = Sampled::<N, K, P>::VALID;
-    {
-        let p = problem.workers.len();
-        if p > P {
-            return Err(Error::too_large("sampled DP: workers", P as u64, p as u64));
-        }
-        exact::prepare(problem, out, true)?;
-        let n = problem.items;
-        // n ≥ 1 (`prepare`), so h ≥ 1 and ⌈n/h⌉ ≤ K − 1: every grid below fits in `costs`.
-        let h = n.div_ceil(K as u64 - 1).max(1);
-        let (q, upper_states) = ((n / h) as usize, n.div_ceil(h) as usize);
-        let order = |k: usize| exact::worker_at(out, k);
-        let positions = exact::Positions { workers: problem.workers, order, root: problem.root, len: p };
-
-        // The lower bound: sizes charged at the bottom of their sample interval.
-        let lower = Grid { inner: &positions, h, bottom: true, base: &[] };
-        let costs_row = states(costs, upper_states);
-        // The grid bounds this DP's work (K states, P positions), so no budget applies.
-        let _ = stages::run(
-            &lower,
-            costs_row,
-            &mut stages::NoChoices,
-            Pruning::Monotone,
-            u64::MAX,
-            &mut |_, _| {},
-        );
-        let bound = costs_row.last().copied().unwrap_or(N::ZERO);
-
-        // The plan on multiples of h, finished item by item.
-        let mut tail = [N::ZERO; P];
-        let mut coarse = [0u64; P];
-        let mut rows = Rows { choices };
-        let grid = Grid { inner: &positions, h, bottom: false, base: &[] };
-        level(&grid, states(costs, q), &mut rows, &[], h, &mut coarse[..p]);
-        finish_items(&positions, &mut coarse[..p], &mut tail[..p], n - q as u64 * h);
-
-        // Refinement: around the current counts, the same recursion on a finer grid
-        // (each worker keeps at least its count minus one step), until the step is one
-        // item, which is exact within the window. Kept only if it is better.
-        let mut fine = coarse;
-        let mut step = h;
-        while step > 1 {
-            let mut base = [0u64; P];
-            for (b, &c) in base.iter_mut().zip(&fine[..p]) {
-                *b = c.saturating_sub(step);
-            }
-            let total = n - base[..p].iter().sum::<u64>();
-            let next = total.div_ceil(K as u64 - 1).max(1);
-            if next >= step {
-                break; // the window is too wide for K samples: no finer grid fits
-            }
-            let units = (total / next) as usize;
-            let grid = Grid { inner: &positions, h: next, bottom: false, base: &base };
-            level(&grid, states(costs, units), &mut rows, &base[..p], next, &mut fine[..p]);
-            finish_items(&positions, &mut fine[..p], &mut tail[..p], total - units as u64 * next);
-            step = next;
-        }
-        let counts =
-            if makespan(&positions, &fine[..p]) < makespan(&positions, &coarse[..p]) { fine } else { coarse };
-        for (a, &c) in out.iter_mut().zip(&counts[..p]) {
-            a.count = c;
-            a.share = N::from_u64(c);
-        }
-        exact::finish(problem, out, Method::SampledDp, bound)
+    let p = problem.workers.len();
+    if p > P {
+        return Err(Error::too_large("sampled DP: workers", P as u64, p as u64));
     }
+    exact::prepare(problem, out, true)?;
+    let n = problem.items;
+    // n ≥ 1 (`prepare`), so h ≥ 1 and ⌈n/h⌉ ≤ K − 1: every grid below fits in `costs`.
+    let h = n.div_ceil(K as u64 - 1).max(1);
+    let (q, upper_states) = ((n / h) as usize, n.div_ceil(h) as usize);
+    let order = |k: usize| exact::worker_at(out, k);
+    let positions = exact::Positions { workers: problem.workers, order, root: problem.root, len: p };
+
+    // The lower bound: sizes charged at the bottom of their sample interval.
+    let lower = Grid { inner: &positions, h, bottom: true, base: &[] };
+    let costs_row = states(costs, upper_states);
+    // The grid bounds this DP's work (K states, P positions), so no budget applies.
+    let _ =
+        stages::run(&lower, costs_row, &mut stages::NoChoices, Pruning::Monotone, u64::MAX, &mut |_, _| {});
+    let bound = costs_row.last().copied().unwrap_or(N::ZERO);
+
+    // The plan on multiples of h, finished item by item.
+    let mut tail = [N::ZERO; P];
+    let mut coarse = [0u64; P];
+    let mut rows = Rows { choices };
+    let grid = Grid { inner: &positions, h, bottom: false, base: &[] };
+    level(&grid, states(costs, q), &mut rows, &[], h, &mut coarse[..p]);
+    finish_items(&positions, &mut coarse[..p], &mut tail[..p], n - q as u64 * h);
+
+    // Refinement: around the current counts, the same recursion on a finer grid
+    // (each worker keeps at least its count minus one step), until the step is one
+    // item, which is exact within the window. Kept only if it is better.
+    let mut fine = coarse;
+    let mut step = h;
+    while step > 1 {
+        let mut base = [0u64; P];
+        for (b, &c) in base.iter_mut().zip(&fine[..p]) {
+            *b = c.saturating_sub(step);
+        }
+        let total = n - base[..p].iter().sum::<u64>();
+        let next = total.div_ceil(K as u64 - 1).max(1);
+        if next >= step {
+            break; // the window is too wide for K samples: no finer grid fits
+        }
+        let units = (total / next) as usize;
+        let grid = Grid { inner: &positions, h: next, bottom: false, base: &base };
+        level(&grid, states(costs, units), &mut rows, &base[..p], next, &mut fine[..p]);
+        finish_items(&positions, &mut fine[..p], &mut tail[..p], total - units as u64 * next);
+        step = next;
+    }
+    let counts =
+        if makespan(&positions, &fine[..p]) < makespan(&positions, &coarse[..p]) { fine } else { coarse };
+    for (a, &c) in out.iter_mut().zip(&counts[..p]) {
+        a.count = c;
+        a.share = N::from_u64(c);
+    }
+    exact::finish(problem, out, Method::SampledDp, bound)
 }
 
 /// The cost row for `0..=units` states of a grid. The grids are chosen to have at most
