@@ -191,7 +191,7 @@ fn run_simulate(args: &SimulateArgs) -> Result<(), String> {
     let (source, text) = read(args.file.as_ref())?;
     let timeline = divload_host::timeline_json(&text)
         .map_err(|e| format!("{source}: {e}"))?
-        .ok_or_else(|| format!("{source}: this document's model has no timeline to simulate yet"))?;
+        .ok_or_else(|| format!("{source}: this document's plan has no timeline to simulate yet"))?;
     let timeline: serde_json::Value =
         serde_json::from_slice(&timeline).map_err(|e| format!("{source}: timeline: {e}"))?;
     if let Some(dir) = &args.export {

@@ -21,7 +21,7 @@
 //! Memory is the caller's: [`sizes`] counts the lists, [`parse`] fills them.
 
 use crate::doc::json::{Str, Writer};
-use crate::doc::model::{limits, written, Effort, Memory, Model, Planned};
+use crate::doc::model::{limits, written, Effort, Memory, Model, Name, Planned, Timeline};
 use crate::doc::schema::{field, Field as Key, Kind, Phase, Range, NON_NEGATIVE, POSITIVE};
 use crate::doc::{begin_result, missing, names, Doc, Keys, NameKey};
 use crate::error::{Detail, Error};
@@ -54,6 +54,34 @@ impl Model for Multicluster {
         let count = |c: &[ClusterEntry<'_>]| c.iter().map(|e| u64::from(e.cluster.processors)).sum::<u64>();
         let p = count(lists.clusters).saturating_add(count(lists.extra));
         Ok(Effort { workers: p, work: p.saturating_mul(64).saturating_add(40_320) })
+    }
+
+    /// One step of a ring code (the `ring` pattern; other patterns have no timeline yet):
+    /// each taking processor, along the ring (clusters in the plan's ring order, their
+    /// processors in order), computes, then sends its border to its successor and then to
+    /// its predecessor, each message of 4 words over a link of latency `L + 2o` and `g`
+    /// seconds per word, so that it takes eq. (2)–(3)'s `L + 2o + 4g`; each message has a
+    /// receiving actor of its own. A computation is the step time less the two exchanges.
+    fn timeline<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Option<&'m [u8]>, Error> {
+        planned(text, memory, false, |file, summary, plan| {
+            if file.application.pattern() != Pattern::Ring {
+                return Ok(None);
+            }
+            let procs = plan.processors;
+            let ring = memory.slice("ring", procs.len(), 0usize)?;
+            let mut q = 0;
+            for c in (0..summary.ring_order.len()).filter_map(|i| summary.ring_order.get(i)) {
+                for (k, _) in procs.iter().enumerate().filter(|(_, p)| p.cluster == c && p.participates) {
+                    if let Some(slot) = ring.get_mut(q) {
+                        *slot = k;
+                        q += 1;
+                    }
+                }
+            }
+            let ring: &[usize] = &ring[..q];
+            let document = written(memory, |buf| write_timeline(plan, ring, buf))?;
+            Ok(Some(document))
+        })
     }
 
     /// The BIASED plan, and each `what_if` addition's predicted time.
@@ -90,6 +118,110 @@ pub fn processors<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<(&'m [Pro
         )),
         other => other,
     }
+}
+
+/// The link between two processors' clusters: fast inside one, else the pair's own slow
+/// link if the document gives one, else the slow link.
+fn link_between(links: &Links<'_>, a: usize, b: usize) -> Link {
+    if a == b {
+        return links.fast;
+    }
+    let pair = links.pairs.iter().find(|l| (l.first, l.second) == (a, b) || (l.first, l.second) == (b, a));
+    pair.map_or(links.slow, |l| l.link)
+}
+
+/// See [`Multicluster`]'s `timeline`: `ring` holds the indices of the taking processors
+/// in ring order. A processor's host is its index; the link of member `k`'s message to
+/// its successor is `2k`, to its predecessor `2k + 1` (the successor's when they are the
+/// same processor, as in a ring of two).
+fn write_timeline(plan: &Written<'_, '_>, ring: &[usize], out: &mut [u8]) -> Result<usize, Error> {
+    let got = out.len();
+    let q = ring.len();
+    let procs = plan.processors;
+    let proc = |k: usize| ring.get(k % q.max(1)).and_then(|&i| procs.get(i).map(|p| (i, p)));
+    let name = |i: usize| {
+        let cluster = procs.get(i).map_or(usize::MAX, |p| p.cluster);
+        Name::Doc(plan.lists.clusters.get(cluster).map_or(Str::EMPTY, |e| e.name))
+    };
+    // Member k's two messages: (to, link, mailbox, seconds, link's latency and gap).
+    let messages = |k: usize| {
+        let (Some((_, p)), Some((s, ps)), Some((r, pr))) = (proc(k), proc(k + 1), proc(k + q - 1)) else {
+            return [None, None];
+        };
+        let to = |j: usize, pj: &Processor, id: usize| {
+            let l = link_between(&plan.links, p.cluster, pj.cluster);
+            (j, id, l.latency + 2.0 * l.overhead, l.gap)
+        };
+        let back = if r == s { 2 * k } else { 2 * k + 1 };
+        if q < 2 {
+            [None, None]
+        } else {
+            [Some(to(s, ps, 2 * k)), Some(to(r, pr, back))]
+        }
+    };
+    let exchange = |(_, _, lat, gap): (usize, usize, f64, f64)| lat + 4.0 * gap;
+    let mut w = Writer::new(out);
+    w.begin_object();
+    let mut t = Timeline(&mut w);
+    t.0.key("hosts");
+    t.0.begin_array();
+    for k in 0..q {
+        if let Some((i, _)) = proc(k) {
+            t.host(i as u64, name(i));
+        }
+    }
+    t.0.end_array();
+    for (key, route) in [("links", false), ("routes", true)] {
+        t.0.key(key);
+        t.0.begin_array();
+        for k in 0..q {
+            let Some((i, _)) = proc(k) else { continue };
+            for (n, m) in messages(k).into_iter().flatten().enumerate() {
+                let (to, id, latency, gap) = m;
+                // A ring of two sends both messages to one neighbour over one link.
+                if n == 1 && id == 2 * k {
+                    continue;
+                }
+                if route {
+                    t.route(i as u64, to as u64, id as u64);
+                } else if gap > 0.0 {
+                    t.link(id as u64, 1.0 / gap, latency);
+                } else {
+                    t.link(id as u64, 1.0, latency);
+                }
+            }
+        }
+        t.0.end_array();
+    }
+    t.0.key("actors");
+    t.0.begin_array();
+    for k in 0..q {
+        let Some((i, p)) = proc(k) else { continue };
+        let msgs = messages(k);
+        let comm: f64 = msgs.iter().flatten().map(|&m| exchange(m)).sum();
+        t.actor(3 * k as u64, i as u64, name(i));
+        let mut now = (p.step_time - comm).max(0.0);
+        t.compute(now);
+        let mut arrivals = [0.0f64; 2];
+        for (n, m) in msgs.iter().enumerate() {
+            if let Some(m) = *m {
+                t.send((2 * k + n) as u64, if m.3 > 0.0 { 4.0 } else { 0.0 });
+                now += exchange(m);
+                arrivals[n] = now;
+            }
+        }
+        t.end(now);
+        for (n, m) in msgs.iter().enumerate() {
+            if let Some((to, _, _, _)) = *m {
+                t.actor(3 * k as u64 + 1 + n as u64, to as u64, name(to));
+                t.recv((2 * k + n) as u64);
+                t.end(arrivals[n]);
+            }
+        }
+    }
+    t.0.end_array();
+    w.end_object();
+    w.finish().map_err(|needed| Error::buffer("timeline JSON", needed, got))
 }
 
 /// Reads a document into lists taken from `memory`, sized by a first reading.
@@ -160,8 +292,13 @@ fn planned<R, M: Memory>(
     let summary = model::plan(&problem, classes, processors)?;
     let p: usize = problem.clusters.iter().map(|c| c.processors as usize).sum();
     let processors: &[Processor] = processors;
-    let written_ =
-        Written { lists: &lists, classes, processors: processors.get(..p).unwrap_or(processors), answers };
+    let written_ = Written {
+        lists: &lists,
+        classes,
+        processors: processors.get(..p).unwrap_or(processors),
+        answers,
+        links: problem.links,
+    };
     finish(&file, &summary, &written_)
 }
 
@@ -879,6 +1016,8 @@ pub struct Written<'b, 'a> {
     pub processors: &'b [Processor],
     /// One per `what_if` addition.
     pub answers: &'b [WhatIf],
+    /// The links the plan was made with.
+    pub links: Links<'b>,
 }
 
 /// Writes the result document into `out`; returns its length.
