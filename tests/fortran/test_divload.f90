@@ -138,7 +138,7 @@ program test_divload
   call check(status == DIVLOAD_JSON, 'empty document: DIVLOAD_JSON')
   status = plan_json('{"items": 10, "workers": []}' // c_null_char, result)
   call check(status == DIVLOAD_JSON, 'a NUL after the document is a byte of it: DIVLOAD_JSON')
-  status = plan_json('{"model": "ring", "items": 10}', result)
+  status = plan_json('{"model": "torus", "items": 10}', result)
   call check(status == DIVLOAD_JSON .and. index(last_error_message(), 'multicluster') > 0, &
       'unknown model: DIVLOAD_JSON listing the models')
   status = plan_json('{"items": 10, "workers": [{"name": "a", "comm_per_item": 0, "comp_per_item": "x"}]}', result)
