@@ -143,6 +143,21 @@ pub fn written<M: Memory>(
 /// links, routes and actors through these, so the format is written in one place.
 pub(crate) struct Timeline<'w, 'b>(pub &'w mut Writer<'b>);
 
+/// A timeline document (see [`Model::timeline`]) written by `body` into `memory`.
+pub(crate) fn timeline_document<M: Memory>(
+    memory: &M,
+    body: impl Fn(&mut Timeline<'_, '_>),
+) -> Result<&[u8], Error> {
+    written(memory, |buf| {
+        let got = buf.len();
+        let mut w = Writer::new(buf);
+        w.begin_object();
+        body(&mut Timeline(&mut w));
+        w.end_object();
+        w.finish().map_err(|needed| Error::buffer("timeline JSON", needed, got))
+    })
+}
+
 /// An actor's or a host's name: as a document spelt it, or a label.
 #[derive(Clone, Copy)]
 pub(crate) enum Name<'a> {

@@ -21,7 +21,7 @@
 //! Memory is the caller's: [`sizes`] counts the lists, [`parse`] fills them.
 
 use crate::doc::json::{Str, Writer};
-use crate::doc::model::{limits, written, Effort, Memory, Model, Name, Planned, Timeline};
+use crate::doc::model::{limits, timeline_document, written, Effort, Memory, Model, Name, Planned, Timeline};
 use crate::doc::schema::{field, Field as Key, Kind, Phase, Range, NON_NEGATIVE, POSITIVE};
 use crate::doc::{begin_result, missing, names, Doc, Keys, NameKey};
 use crate::error::{Detail, Error};
@@ -79,7 +79,7 @@ impl Model for Multicluster {
                 }
             }
             let ring: &[usize] = &ring[..q];
-            let document = written(memory, |buf| write_timeline(plan, ring, buf))?;
+            let document = timeline_document(memory, |t| write_timeline(t, plan, ring))?;
             Ok(Some(document))
         })
     }
@@ -134,8 +134,7 @@ fn link_between(links: &Links<'_>, a: usize, b: usize) -> Link {
 /// in ring order. A processor's host is its index; the link of member `k`'s message to
 /// its successor is `2k`, to its predecessor `2k + 1` (the successor's when they are the
 /// same processor, as in a ring of two).
-fn write_timeline(plan: &Written<'_, '_>, ring: &[usize], out: &mut [u8]) -> Result<usize, Error> {
-    let got = out.len();
+fn write_timeline(t: &mut Timeline<'_, '_>, plan: &Written<'_, '_>, ring: &[usize]) {
     let q = ring.len();
     let procs = plan.processors;
     let proc = |k: usize| ring.get(k % q.max(1)).and_then(|&i| procs.get(i).map(|p| (i, p)));
@@ -160,9 +159,6 @@ fn write_timeline(plan: &Written<'_, '_>, ring: &[usize], out: &mut [u8]) -> Res
         }
     };
     let exchange = |(_, _, lat, gap): (usize, usize, f64, f64)| lat + 4.0 * gap;
-    let mut w = Writer::new(out);
-    w.begin_object();
-    let mut t = Timeline(&mut w);
     t.0.key("hosts");
     t.0.begin_array();
     for k in 0..q {
@@ -220,8 +216,6 @@ fn write_timeline(plan: &Written<'_, '_>, ring: &[usize], out: &mut [u8]) -> Res
         }
     }
     t.0.end_array();
-    w.end_object();
-    w.finish().map_err(|needed| Error::buffer("timeline JSON", needed, got))
 }
 
 /// Reads a document into lists taken from `memory`, sized by a first reading.

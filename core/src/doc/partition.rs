@@ -15,7 +15,7 @@
 //! (`"method": "threshold"`, gap 0) and the even split as the baseline.
 
 use crate::doc::json::Writer;
-use crate::doc::model::{written, Effort, Memory, Model, Name, Planned, Timeline};
+use crate::doc::model::{timeline_document, written, Effort, Memory, Model, Name, Planned};
 use crate::doc::scatter::{
     check_table, cost_of, name_of, read_power, read_table, CostModel, WorkerEntry, COMP_LATENCY,
     COMP_PER_ITEM, COMP_POWER, COMP_TABLE, COUNT, ITEMS, MAX_POINTS, NAME, REPAIR,
@@ -66,11 +66,7 @@ impl Model for Partition {
         solved(text, memory, |file, entries, costs, counts, _| {
             let ranks =
                 || entries.iter().zip(costs).flat_map(|(e, c)| (0..e.count).map(move |_| (e.name, c)));
-            let document = written(memory, |buf| {
-                let got = buf.len();
-                let mut w = Writer::new(buf);
-                w.begin_object();
-                let mut t = Timeline(&mut w);
+            let document = timeline_document(memory, |t| {
                 t.0.key("hosts");
                 t.0.begin_array();
                 for (rank, (name, _)) in ranks().enumerate().take(file.workers) {
@@ -93,8 +89,6 @@ impl Model for Partition {
                     t.end(time);
                 }
                 t.0.end_array();
-                w.end_object();
-                w.finish().map_err(|needed| Error::buffer("timeline JSON", needed, got))
             })?;
             Ok(Some(document))
         })

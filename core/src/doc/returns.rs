@@ -20,7 +20,7 @@
 //! [`ReturnsFile::scenario`] expand them, [`ReturnsFile::needs`] says what the solver needs.
 
 use crate::doc::json::{Kind, Str, Writer};
-use crate::doc::model::{written, Effort, Memory, Model, Name, Planned, Timeline};
+use crate::doc::model::{timeline_document, written, Effort, Memory, Model, Name, Planned};
 use crate::doc::scatter::{COUNT, ITEMS, NAME};
 use crate::doc::schema::{field, Field as Key, Kind as Shape, Phase, NON_NEGATIVE, POSITIVE};
 use crate::doc::{
@@ -108,11 +108,7 @@ impl Model for Returns {
             let up = |a: &Assignment<f64>| rate(a.count, a.return_end - a.return_start);
             let makespan = active().map(|a| a.return_end).fold(0.0, f64::max);
             let sent = active().map(|a| a.received).fold(0.0, f64::max);
-            let document = written(memory, |buf| {
-                let got = buf.len();
-                let mut w = Writer::new(buf);
-                w.begin_object();
-                let mut t = Timeline(&mut w);
+            let document = timeline_document(memory, |t| {
                 t.0.key("hosts");
                 t.0.begin_array();
                 for rank in 0..p {
@@ -183,8 +179,6 @@ impl Model for Returns {
                     t.end(a.return_end);
                 }
                 t.0.end_array();
-                w.end_object();
-                w.finish().map_err(|needed| Error::buffer("timeline JSON", needed, got))
             })?;
             Ok(Some(document))
         })

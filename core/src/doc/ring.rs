@@ -15,7 +15,7 @@
 //! most [`MAX_EXHAUSTIVE`](crate::ring::MAX_EXHAUSTIVE) processors).
 
 use crate::doc::json::{Str, Writer};
-use crate::doc::model::{written, Effort, Memory, Model, Name, Planned, Timeline};
+use crate::doc::model::{timeline_document, written, Effort, Memory, Model, Name, Planned, Timeline};
 use crate::doc::names::Names;
 use crate::doc::scatter::NAME;
 use crate::doc::schema::{field, Field as Key, Kind, Phase, AT_LEAST_ONE, NON_NEGATIVE, POSITIVE};
@@ -88,7 +88,7 @@ impl Model for Ring {
     /// receiving actor per neighbour, so that no send waits for a receiver.
     fn timeline<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Option<&'m [u8]>, Error> {
         solved(text, memory, |file, _, members, _| {
-            let document = written(memory, |buf| write_timeline(file, members, buf))?;
+            let document = timeline_document(memory, |t| write_timeline(t, file, members))?;
             Ok(Some(document))
         })
     }
@@ -105,8 +105,7 @@ fn sends(members: &[Member], p: usize, k: usize) -> [(usize, usize); 2] {
 
 /// See [`Ring`]'s `timeline`: hosts by processor index, one link `i·p + j` per ordered pair
 /// of neighbours.
-fn write_timeline(file: &RingFile<'_>, members: &[Member], out: &mut [u8]) -> Result<usize, Error> {
-    let got = out.len();
+fn write_timeline(t: &mut Timeline<'_, '_>, file: &RingFile<'_>, members: &[Member]) {
     let problem = &file.problem;
     let (p, q) = (problem.cycle_times.len(), members.len());
     let h = problem.boundary;
@@ -118,9 +117,6 @@ fn write_timeline(file: &RingFile<'_>, members: &[Member], out: &mut [u8]) -> Re
     };
     // A pair's two sends cross one link: each link and route written once.
     let first = |n: usize, pair: (usize, usize)| !pairs().take(n).any(|x| x == pair);
-    let mut w = Writer::new(out);
-    w.begin_object();
-    let mut t = Timeline(&mut w);
     t.0.key("hosts");
     t.0.begin_array();
     for m in members {
@@ -160,8 +156,6 @@ fn write_timeline(file: &RingFile<'_>, members: &[Member], out: &mut [u8]) -> Re
         }
     }
     t.0.end_array();
-    w.end_object();
-    w.finish().map_err(|needed| Error::buffer("timeline JSON", needed, got))
 }
 
 /// Reads and plans a document in `memory`, and hands the plan to `finish` while the

@@ -31,7 +31,7 @@
 //! expands the entries into a slice of workers.
 
 use crate::doc::json::{Str, Writer};
-use crate::doc::model::{limits, written, Effort, Memory, Model, Name, Planned, Timeline};
+use crate::doc::model::{limits, timeline_document, written, Effort, Memory, Model, Name, Planned};
 use crate::doc::schema::{field, Field as Key, Kind, Phase, AT_LEAST_ONE, NON_NEGATIVE, POSITIVE};
 use crate::doc::{begin_result, begin_row, check_workers, missing, names, unique_names, Doc, Keys};
 use crate::error::{Detail, Error, Field};
@@ -128,11 +128,7 @@ impl Model for Scatter {
         let sent = served().map(|a| a.received).fold(0.0, f64::max);
         let root_busy = root_row.is_some_and(|a| a.count > 0);
         let root_comp = root_row.map_or(0.0, |a| a.finish - a.received);
-        let document = written(memory, |buf| {
-            let got = buf.len();
-            let mut w = Writer::new(buf);
-            w.begin_object();
-            let mut t = Timeline(&mut w);
+        let document = timeline_document(memory, |t| {
             t.0.key("hosts");
             t.0.begin_array();
             for rank in 0..run.file.workers {
@@ -179,8 +175,6 @@ impl Model for Scatter {
                 t.end(a.finish);
             }
             t.0.end_array();
-            w.end_object();
-            w.finish().map_err(|needed| Error::buffer("timeline JSON", needed, got))
         })?;
         Ok(Some(document))
     }
