@@ -12,8 +12,8 @@ use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
-use divload::doc::names::{self, Names};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use divload::doc::schema::{self, Kind};
 
 /// The platform of genaud2003 Table 1 (16 processors, root dinadan, 817101 rays).
 const DEFAULT_PLATFORM: &str = include_str!("../../examples/table1.json");
@@ -58,22 +58,6 @@ struct PlanArgs {
     /// Print `rank count displacement` per worker in plan order, for scripts.
     #[arg(long)]
     counts: bool,
-    /// Set the document's "items".
-    #[arg(long)]
-    items: Option<u64>,
-    /// Set the document's "order": bandwidth or given.
-    #[arg(long, value_parser = named(&names::ORDER))]
-    order: Option<&'static str>,
-    /// Set the document's "rounding": greedy, largest-remainder or paper.
-    #[arg(long, value_parser = named(&names::ROUNDING))]
-    rounding: Option<&'static str>,
-    /// Set the document's "root_mode": after-send or overlap.
-    #[arg(long, value_parser = named(&names::ROOT_MODE))]
-    root_mode: Option<&'static str>,
-    /// Set the document's "solver": closed-form + rounding (affine costs), exact (any
-    /// non-decreasing costs, memory O(n·p)) or sampled (fixed memory, certified gap).
-    #[arg(long, value_parser = named(&names::SOLVER))]
-    solver: Option<&'static str>,
     /// Set any top-level field of the document: KEY=VALUE, VALUE as JSON (a bare word is
     /// taken as a string). Repeatable; the model's reader checks the result.
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -100,18 +84,19 @@ struct SimulateArgs {
     json: bool,
 }
 
-/// A value parser for an option named in the core's tables, giving its name as documents
-/// spell it; `-` and `_` are the same.
-fn named<T: Copy + PartialEq + Send + Sync + 'static>(
-    names: &'static Names<T>,
-) -> impl Fn(&str) -> Result<&'static str, String> + Clone {
-    move |s: &str| {
-        names.parse_str(&s.replace('-', "_")).map(|v| names.name(v)).ok_or_else(|| names.expected.to_string())
-    }
-}
-
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args = match field_flags(std::env::args_os()) {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("divload: error: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let command = Cli::command().mut_subcommand("plan", |c| c.after_help(field_flags_help()));
+    let cli = match command.try_get_matches_from(args).and_then(|m| Cli::from_arg_matches(&m)) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let result = match cli.command {
         Command::Plan(args) => run_plan(&args),
         Command::Simulate(args) => run_simulate(&args),
@@ -141,25 +126,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// The fields the flags set, as `(key, JSON value)`.
+/// The fields `--set` names, as `(key, JSON value)`.
 fn fields(args: &PlanArgs) -> Result<Vec<(&'static str, Vec<u8>)>, String> {
-    let quoted = |s: &str| format!("\"{s}\"").into_bytes();
     let mut fields = Vec::new();
-    if let Some(items) = args.items {
-        fields.push(("items", items.to_string().into_bytes()));
-    }
-    if let Some(o) = args.order {
-        fields.push(("order", quoted(o)));
-    }
-    if let Some(r) = args.rounding {
-        fields.push(("rounding", quoted(r)));
-    }
-    if let Some(m) = args.root_mode {
-        fields.push(("root_mode", quoted(m)));
-    }
-    if let Some(s) = args.solver {
-        fields.push(("solver", quoted(s)));
-    }
     for set in &args.set {
         let (key, value) = set.split_once('=').ok_or_else(|| format!("--set {set}: expected KEY=VALUE"))?;
         let value = value.trim();
@@ -168,12 +137,102 @@ fn fields(args: &PlanArgs) -> Result<Vec<(&'static str, Vec<u8>)>, String> {
         {
             value.as_bytes().to_vec()
         } else {
-            quoted(value)
+            format!("\"{value}\"").into_bytes()
         };
         // The command line lives as long as the process: its keys may too.
         fields.push((&*Box::leak(key.trim().to_string().into_boxed_str()), json));
     }
     Ok(fields)
+}
+
+/// Whether `key` is a top-level field of some model's document that a flag of its own may
+/// set (a number, an integer, a choice or a word; lists, objects and JSON values go through
+/// `--set`), and if so whether it is a number in some model and a choice in some model.
+fn settable(key: &str) -> Option<(bool, bool)> {
+    let fields = || divload::doc::MODELS.iter().flat_map(|m| m.fields).filter(move |f| f.key == key);
+    let scalar = |f: &schema::Field| {
+        matches!(f.kind, Kind::Number(_) | Kind::Integer(_) | Kind::Choice(_) | Kind::Text)
+    };
+    fields().any(scalar).then(|| {
+        (
+            fields().any(|f| matches!(f.kind, Kind::Number(_) | Kind::Integer(_))),
+            fields().any(|f| matches!(f.kind, Kind::Choice(_))),
+        )
+    })
+}
+
+/// `plan`'s arguments with every `--FIELD VALUE` (or `--FIELD=VALUE`) whose field is a
+/// settable top-level field of a model's schema rewritten as `--set FIELD=VALUE`, so that
+/// the flags are the schemas' fields and the command line lists none by hand. `-` and `_`
+/// are the same in field names and in choices' values (`--root-mode after-send`). The
+/// flags the command line defines itself (`--json`, `--counts`, `--set`, `--progress`)
+/// keep their meaning; `cli_flags_are_no_field` checks no schema takes their names.
+fn field_flags(args: impl Iterator<Item = std::ffi::OsString>) -> Result<Vec<std::ffi::OsString>, String> {
+    let mut args: Vec<_> = args.collect();
+    if args.get(1).and_then(|a| a.to_str()) != Some("plan") {
+        return Ok(args);
+    }
+    let mut out: Vec<std::ffi::OsString> = args.drain(..2).collect();
+    let mut rest = args.into_iter();
+    while let Some(arg) = rest.next() {
+        let Some(flag) = arg.to_str().and_then(|a| a.strip_prefix("--")) else {
+            out.push(arg);
+            continue;
+        };
+        let (name, inline) = match flag.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (flag, None),
+        };
+        let key = name.replace('-', "_");
+        let Some((numeric, choice)) = settable(&key) else {
+            out.push(arg);
+            continue;
+        };
+        let value = match inline {
+            Some(v) => v,
+            None => rest
+                .next()
+                .and_then(|v| v.into_string().ok())
+                .ok_or_else(|| format!("--{name}: expected a value (the document's \"{key}\")"))?,
+        };
+        // A number stays a number where the field is one; the model's reader names the
+        // field when the value does not fit it.
+        let json = if numeric && serde_json::from_str::<serde_json::Number>(&value).is_ok() {
+            value
+        } else if choice {
+            serde_json::to_string(&value.replace('-', "_")).unwrap_or_default()
+        } else {
+            serde_json::to_string(&value).unwrap_or_default()
+        };
+        out.push("--set".into());
+        out.push(format!("{key}={json}").into());
+    }
+    Ok(out)
+}
+
+/// The field flags, listed from the registry's schemas for `divload plan --help`.
+fn field_flags_help() -> String {
+    let mut text = String::from(
+        "Document fields as flags: --FIELD VALUE sets a top-level field of the document (as \
+         --set FIELD=VALUE does; the model's reader checks it). By model:\n",
+    );
+    for m in divload::doc::MODELS {
+        let flags: Vec<String> = m
+            .fields
+            .iter()
+            .filter(|f| settable(f.key).is_some())
+            .map(|f| match &f.kind {
+                Kind::Choice(c) => {
+                    let names: Vec<&str> = (0..).map_while(|i| c.name_at(i)).collect();
+                    format!("--{} {}", f.key.replace('_', "-"), names.join("|").replace('_', "-"))
+                }
+                Kind::Text => format!("--{} NAME", f.key.replace('_', "-")),
+                _ => format!("--{} N", f.key.replace('_', "-")),
+            })
+            .collect();
+        text.push_str(&format!("  {:<13}{}\n", m.name, flags.join(" ")));
+    }
+    text
 }
 
 /// The document at `file` (the default platform without one), and how to name it.
@@ -321,5 +380,62 @@ impl Progress {
         if self.shown != u64::MAX {
             eprintln!();
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// A schema field named like one of the command line's own flags could not be set by
+    /// its flag: the command line's flag would win.
+    #[test]
+    fn cli_flags_are_no_field() {
+        for sub in Cli::command().get_subcommands() {
+            for arg in sub.get_arguments() {
+                if let Some(long) = arg.get_long() {
+                    assert!(settable(&long.replace('-', "_")).is_none(), "--{long} is also a document field");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn field_flags_become_set() {
+        let args = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        let out = field_flags(
+            args(&[
+                "divload",
+                "plan",
+                "f.json",
+                "--items",
+                "5",
+                "--rounding=largest-remainder",
+                "--json",
+                "--root",
+                "a-b",
+            ])
+            .into_iter(),
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            args(&[
+                "divload",
+                "plan",
+                "f.json",
+                "--set",
+                "items=5",
+                "--set",
+                "rounding=\"largest_remainder\"",
+                "--json",
+                "--set",
+                "root=\"a-b\""
+            ])
+        );
+        assert!(field_flags(args(&["divload", "plan", "--items"]).into_iter()).is_err());
+        let untouched = args(&["divload", "simulate", "--items", "5"]);
+        assert_eq!(field_flags(untouched.clone().into_iter()).unwrap(), untouched);
     }
 }
