@@ -4,47 +4,26 @@
 
 use crate::num::Real;
 
-/// How a plan's counts were obtained (named in documents by `doc::names::METHOD`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Method {
-    /// Rational shares in closed form (genaud2003 Thm 1–2, affine costs), then rounded.
-    #[default]
-    ClosedForm,
-    /// The exact integer dynamic program ([`scatter::exact`](crate::scatter::exact)): optimal for
-    /// the send order.
-    ExactDp,
-    /// The dynamic program over sampled sizes with a bounded memory, finished item by
-    /// item ([`scatter::sampled`](crate::scatter::sampled)); `lower_bound` certifies its distance to the optimum.
-    SampledDp,
-    /// The threshold search for computation-only costs ([`partition`](crate::partition), cerin2006 §4):
-    /// optimal.
-    Threshold,
-    /// Return messages, LIFO (returns in the reverse send order): the closed form of the
-    /// slides' theorem (send by increasing `c + d`, everyone works, no idle), then rounded
-    /// ([`returns`](crate::returns)). The rational throughput is the LIFO optimum.
-    Lifo,
-    /// Return messages, FIFO (returns in the send order), then rounded: the closed form
-    /// for `d ∝ c`, the exhaustive scenario LP over FIFO orders for a few workers, else
-    /// the better of the two prefix rules ([`returns`](crate::returns)).
-    Fifo,
-    /// Return messages, a given scenario (send order, return order): the scenario's LP
-    /// (the slides' program (1)), then rounded ([`returns`](crate::returns)).
-    ScenarioLp,
-    /// Return messages, the best scenario: exhaustive over send and return orders for a
-    /// few workers, else the best of LIFO, FIFO and a local search over send and return
-    /// orders, then rounded ([`returns`](crate::returns)).
-    BestScenario,
-    /// Multi-cluster BIASED distribution (heien §3): equal step times in closed form over
-    /// processor classes, then the integer counts with the smallest integer step time for
-    /// the processors that take part ([`multicluster`](crate::multicluster)).
-    Biased,
-    /// Ring over a cost matrix: the paper's greedy (legrand2003 §4.1–4.2) with the
-    /// corrected criterion, then the optimal integer counts for the ring chosen
-    /// ([`ring`](crate::ring)); `lower_bound` holds for every ring.
-    RingGreedy,
-    /// Ring over a cost matrix: every subset and cyclic order (a few processors), then the
-    /// optimal integer counts: the optimum ([`ring`](crate::ring)).
-    RingExhaustive,
+/// How a plan's counts were obtained: a name as documents write it (`"method"`).
+///
+/// Each model declares its own methods next to its solver, as associated constants
+/// (`impl Method { pub const EXACT_DP: Method = Method::new("exact_dp"); }` in the model's
+/// folder), so a new model adds its methods without touching this layer; two models
+/// declaring the same constant do not compile, and `tests/tests/tidy.rs`
+/// (`method_names_are_unique`) checks that no two constants share a name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Method(&'static str);
+
+impl Method {
+    /// A method named `name` in documents (lower case, `_` between words).
+    pub(crate) const fn new(name: &'static str) -> Method {
+        Method(name)
+    }
+
+    /// The name documents write in `"method"`.
+    pub const fn name(self) -> &'static str {
+        self.0
+    }
 }
 
 /// An answer's quality, in the same terms for every model. All times in seconds.

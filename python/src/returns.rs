@@ -3,7 +3,7 @@
 //! `divload::returns::plan` (the slides' LIFO and FIFO theorems, the scenario LP), as the
 //! C library's `divload_plan_returns` gives them to `divload_mpi.h`.
 
-use divload::doc::names;
+use divload::doc;
 use divload::returns::{self, Assignment, Problem, ReturnWorker, Scratch};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
@@ -29,8 +29,8 @@ pub(crate) fn returns_counts<'py>(
     port: &str,
 ) -> PyResult<Planned<'py>> {
     let fail = |f: Failure| f.into_pyerr(py);
-    let schedule = option(&names::SCHEDULE, schedule).map_err(fail)?;
-    let port = option(&names::PORT, port).map_err(fail)?;
+    let schedule = option(&doc::returns::SCHEDULE, schedule).map_err(fail)?;
+    let port = option(&doc::returns::PORT, port).map_err(fail)?;
     let (c, w, d) = (comm_per_item.as_array(), comp_per_item.as_array(), return_per_item.as_array());
     let p = c.len();
     for (name, len) in [("comp_per_item", w.len()), ("return_per_item", d.len())] {
@@ -99,7 +99,7 @@ pub(crate) fn returns_counts<'py>(
     dict.set_item("makespan", s.makespan)?;
     dict.set_item("lower_bound", s.lower_bound)?;
     dict.set_item("gap", report.gap())?;
-    dict.set_item("method", names::METHOD.name(s.method))?;
+    dict.set_item("method", s.method.name())?;
     dict.set_item("exact", report.exact)?;
     dict.set_item("send_order", send_order.into_pyarray(py))?;
     dict.set_item("return_order", return_order.into_pyarray(py))?;
@@ -124,7 +124,7 @@ pub(crate) fn returns_counts<'py>(
     dict.set_item("participating", s.participating)?;
     dict.set_item("members", s.members)?;
     dict.set_item("items", s.items)?;
-    dict.set_item("schedule", names::SCHEDULE.name(schedule))?;
-    dict.set_item("port", names::PORT.name(port))?;
+    dict.set_item("schedule", doc::returns::SCHEDULE.name(schedule))?;
+    dict.set_item("port", doc::returns::PORT.name(port))?;
     Ok((counts.into_pyarray(py), displs.into_pyarray(py), dict))
 }

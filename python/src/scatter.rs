@@ -2,7 +2,7 @@
 //! displacements, through the core's closed form (`divload::plan`, genaud2003 Thm 1–3
 //! and §3.3) without writing or reading a document.
 
-use divload::doc::names;
+use divload::doc;
 use divload::{Assignment, Options, Problem, Root, Scratch, Summary, Worker};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
@@ -36,9 +36,9 @@ pub(crate) fn scatter_counts<'py>(
 ) -> PyResult<Planned<'py>> {
     let fail = |f: Failure| f.into_pyerr(py);
     let options = Options {
-        order: option(&names::ORDER, order).map_err(fail)?,
-        rounding: option(&names::ROUNDING, rounding).map_err(fail)?,
-        root_mode: option(&names::ROOT_MODE, root_mode).map_err(fail)?,
+        order: option(&doc::scatter::ORDER, order).map_err(fail)?,
+        rounding: option(&doc::scatter::ROUNDING, rounding).map_err(fail)?,
+        root_mode: option(&doc::scatter::ROOT_MODE, root_mode).map_err(fail)?,
     };
     let workers = no_panic(|| {
         workers(&comm_per_item, &comp_per_item, comm_latency.as_ref(), comp_latency.as_ref(), root)
@@ -53,7 +53,7 @@ pub(crate) fn scatter_counts<'py>(
     dict.set_item("makespan", s.makespan)?;
     dict.set_item("lower_bound", s.lower_bound)?;
     dict.set_item("gap", report.gap())?;
-    dict.set_item("method", names::METHOD.name(s.method))?;
+    dict.set_item("method", s.method.name())?;
     dict.set_item("exact", report.exact)?;
     dict.set_item("order", by_rank.send_order.into_pyarray(py))?;
     dict.set_item("finish", by_rank.finish.into_pyarray(py))?;

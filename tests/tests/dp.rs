@@ -73,7 +73,7 @@ fn solve<A: CostFn<f64>, B: CostFn<f64>>(
     let (mut ch, mut co) = (vec![0u32; mem.choices], vec![0.0f64; mem.costs]);
     let mut out = vec![Assignment::EMPTY; p];
     let s = exact(problem, pruning, &mut out, &mut ch, &mut co, |_, _| {})?;
-    assert_eq!(s.method, Method::ExactDp);
+    assert_eq!(s.method, Method::EXACT_DP);
     assert_eq!(out.iter().map(|a| a.count).sum::<u64>(), problem.items, "counts add up");
     let mut disp = 0;
     for a in &out {
@@ -328,7 +328,7 @@ fn sampled<const K: usize>(problem: &CostProblem<'_, C, C>) -> (Vec<u64>, divloa
     let mut dp = divload::scatter::sampled::Sampled::<f64, K, 8>::new();
     let mut out = vec![Assignment::EMPTY; problem.workers.len()];
     let s = dp.solve(problem, &mut out).unwrap();
-    assert_eq!(s.method, Method::SampledDp);
+    assert_eq!(s.method, Method::SAMPLED_DP);
     (out.iter().map(|a| a.count).collect(), s)
 }
 

@@ -102,7 +102,7 @@ fn table2_and_table3_spin() {
             assert_eq!(round4(fraction(&classes, r)), f, "Spin {}: F_{r}", i + 1);
         }
         assert_eq!((s.rational_makespan * 10.0).round() / 10.0, *time, "Spin {}: model time", i + 1);
-        assert_eq!(s.report.method, Method::Biased);
+        assert_eq!(s.report.method, Method::BIASED);
         assert_eq!(procs.iter().map(|p| p.count).sum::<u64>(), 8192);
         // Whole columns cost at most a few per mille over the rational split here.
         assert!(s.report.makespan >= s.rational_makespan && s.report.makespan < 1.005 * s.rational_makespan);

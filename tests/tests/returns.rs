@@ -270,7 +270,7 @@ fn platform_a_reproduces_the_slides() {
         assert_eq!(best(&pl, port, Kind::Any), frac(1, 2));
         let (lifo, out) = run_solve(&ws, Schedule::Lifo, port);
         assert!(close(lifo.throughput, &frac(61, 135), TOL), "{}", lifo.throughput);
-        assert_eq!(lifo.method, Method::Lifo);
+        assert_eq!(lifo.method, Method::LIFO);
         for (a, e) in out.iter().zip([frac(1, 3), frac(1, 9), frac(1, 135)]) {
             assert!(close(a.rate, &e, TOL), "{a:?}");
         }
@@ -293,7 +293,7 @@ fn platform_b_reproduces_the_slides_in_full_duplex() {
     assert_eq!(best(&pl, fd, Kind::Lifo), frac(271, 4060));
     let (opt, _) = run_solve(&ws, Schedule::Best, fd);
     assert!(close(opt.throughput, &frac(38, 499), TOL), "{}", opt.throughput);
-    assert_eq!(opt.method, Method::BestScenario);
+    assert_eq!(opt.method, Method::BEST_SCENARIO);
     let (fifo, _) = run_solve(&ws, Schedule::Fifo, fd);
     assert!(close(fifo.throughput, &frac(47, 632), TOL) && fifo.members == 3);
     let (lifo, _) = run_solve(&ws, Schedule::Lifo, fd);
@@ -301,7 +301,7 @@ fn platform_b_reproduces_the_slides_in_full_duplex() {
 
     // The optimal scenario (σ1 = (1, 3, 2), σ2 = (3, 1, 2)) and its unique shares.
     let (given, out) = run_solve(&ws, Schedule::Given { send: &[0, 2, 1], ret: &[2, 0, 1] }, fd);
-    assert_eq!(given.method, Method::ScenarioLp);
+    assert_eq!(given.method, Method::SCENARIO_LP);
     assert!(close(given.throughput, &frac(38, 499), TOL));
     let expect = [(0, frac(377, 9980)), (2, frac(39, 4990)), (1, frac(61, 1996))];
     for (a, (w, e)) in out.iter().zip(expect) {

@@ -136,7 +136,16 @@ fn hash_plans<N: Real>(workers: &[ReturnWorker<f64>], h: &mut Fnv) {
                             }
                         }
                         h.add(s.items);
-                        h.text(&format!("{:?} {:?}", s.port, s.method));
+                        // The pins were taken when `Method` was an enum: its variant's
+                        // name is hashed, as `{:?}` wrote it then.
+                        let method = match s.method.name() {
+                            "lifo" => "Lifo",
+                            "fifo" => "Fifo",
+                            "scenario_lp" => "ScenarioLp",
+                            "best_scenario" => "BestScenario",
+                            other => other,
+                        };
+                        h.text(&format!("{:?} {method}", s.port));
                         h.add(u64::from(s.rational_optimal));
                         h.add(s.members as u64);
                         h.add(s.participating as u64);

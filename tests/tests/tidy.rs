@@ -283,3 +283,27 @@ fn whole_word(text: &str, word: &str) -> bool {
     text.match_indices(word)
         .any(|(i, _)| !name(text[..i].chars().next_back()) && !name(text[i + word.len()..].chars().next()))
 }
+
+/// Each model declares its methods in its own folder (`impl Method { pub const X: Method =
+/// Method::new("x"); }`): two models giving one name to different methods would make a
+/// result's `"method"` ambiguous, which the compiler cannot see.
+#[test]
+fn method_names_are_unique() {
+    let mut files = Vec::new();
+    rust_files(&root().join("core/src"), &mut files);
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for file in &files {
+        let text = fs::read_to_string(file).unwrap_or_default();
+        let code = text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+        for (i, _) in code.match_indices("Method::new(\"") {
+            let rest = &code[i + "Method::new(\"".len()..];
+            let name = rest.split('"').next().unwrap_or("").to_string();
+            let place = file.strip_prefix(root()).unwrap_or(file).display().to_string();
+            if let Some((_, other)) = seen.iter().find(|(n, _)| *n == name) {
+                panic!("method name \"{name}\" declared in {other} and {place}");
+            }
+            seen.push((name, place));
+        }
+    }
+    assert!(seen.len() >= 11, "found only {} methods", seen.len());
+}

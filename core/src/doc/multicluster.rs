@@ -22,12 +22,27 @@
 
 use crate::doc::json::{Str, Writer};
 use crate::doc::model::{limits, timeline_document, written, Effort, Memory, Model, Name, Planned, Timeline};
+use crate::doc::names::Names;
 use crate::doc::schema::{field, Field as Key, Kind, Phase, Range, NON_NEGATIVE, POSITIVE};
-use crate::doc::{begin_result, missing, names, Doc, Keys, NameKey};
+use crate::doc::{begin_result, missing, Doc, Keys, NameKey};
 use crate::error::{Detail, Error};
 use crate::multicluster::{
-    self as model, Application, Class, Cluster, Link, Links, Options, PairLink, Pattern, Problem, Processor,
-    StepCost, Summary, WhatIf,
+    self as model, Application, Class, Cluster, FixedCosts, Link, Links, Options, PairLink, Pattern, Problem,
+    Processor, StepCost, Summary, WhatIf,
+};
+
+/// The multi-cluster application's communication pattern ([`Pattern`]).
+pub const PATTERN: Names<Pattern> = Names {
+    key: "pattern",
+    table: &[("ring", Pattern::Ring), ("all_to_all", Pattern::AllToAll), ("custom", Pattern::Custom)],
+    expected: "must be \"ring\", \"all_to_all\" or \"custom\"",
+};
+
+/// Whether the multi-cluster split balances the fixed costs ([`FixedCosts`]).
+pub const FIXED_COSTS: Names<FixedCosts> = Names {
+    key: "fixed_costs",
+    table: &[("balanced", FixedCosts::Balanced), ("ignored", FixedCosts::Ignored)],
+    expected: "must be \"balanced\" or \"ignored\"",
 };
 
 /// The multi-cluster model in the registry.
@@ -42,7 +57,7 @@ impl Model for Multicluster {
         field("clusters", Kind::List(CLUSTER_FIELDS), ""),
         field("links", Kind::Object(LINKS_FIELDS), "LogP"),
         field("application", Kind::Json, "{pattern: ring, all_to_all or custom, ...}"),
-        field("fixed_costs", Kind::Choice(&names::FIXED_COSTS), ""),
+        field("fixed_costs", Kind::Choice(&FIXED_COSTS), ""),
         field("what_if", Kind::List(ADDITION_FIELDS), "clusters that may be added"),
     ];
     const GANTT: &'static [Phase] = &[Phase { label: "step", start: "", end: "step_time" }];
@@ -533,7 +548,7 @@ fn read<'a>(json: &'a [u8], lists: &mut Lists<'_, 'a>) -> Result<MulticlusterFil
                 links = Some((fast, slow));
             }
             "application" => app = Some(read_application(&mut d, lists.costs)?),
-            "fixed_costs" => options.fixed_costs = d.name(&names::FIXED_COSTS)?,
+            "fixed_costs" => options.fixed_costs = d.name(&FIXED_COSTS)?,
             "what_if" => (sizes.additions, sizes.extra) = read_additions(&mut d, lists)?,
             _ => d.skip()?,
         }
@@ -719,7 +734,7 @@ fn read_application(d: &mut Doc<'_>, costs: &mut [StepCost]) -> Result<App, Erro
         d.key(&APPLICATION, &mut seen)?
     } {
         match k {
-            "pattern" => app.pattern = Some(d.name(&names::PATTERN)?),
+            "pattern" => app.pattern = Some(d.name(&PATTERN)?),
             "lattice" => app.ints[0] = Some(d.u64()?),
             "steps" => app.ints[1] = Some(d.u64()?),
             "objects" => app.ints[2] = Some(d.u64()?),
@@ -1039,11 +1054,11 @@ pub fn write_result(
     let name = |c: usize| planned.lists.clusters.get(c).map_or(Str::EMPTY, |e| e.name);
     begin_result(&mut w, "multicluster");
     w.key("pattern");
-    w.str(names::PATTERN.name(file.application.pattern()));
+    w.str(PATTERN.name(file.application.pattern()));
     w.key("fixed_costs");
-    w.str(names::FIXED_COSTS.name(file.options.fixed_costs));
+    w.str(FIXED_COSTS.name(file.options.fixed_costs));
     w.key("method");
-    w.str(names::METHOD.name(s.report.method));
+    w.str(s.report.method.name());
     w.numbers(&[
         ("makespan", s.report.makespan),
         ("rational_makespan", s.rational_makespan),
@@ -1136,6 +1151,12 @@ pub fn write_result(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_option_has_one_name_and_is_listed() {
+        crate::doc::names::complete(&PATTERN, &[Pattern::Ring, Pattern::AllToAll, Pattern::Custom]);
+        crate::doc::names::complete(&FIXED_COSTS, &[FixedCosts::Balanced, FixedCosts::Ignored]);
+    }
     use std::format;
     use std::string::{String, ToString};
     use std::vec::Vec;

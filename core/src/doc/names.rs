@@ -1,12 +1,9 @@
-//! The one table of names for every option a document can hold: the words a platform
-//! document uses, that result documents write back, and that front ends offer. A front end
-//! never spells these itself; it lists them from here.
+//! How a document's options are named: a [`Names`] table gives each value of an option its
+//! word in documents, and the message listing them. Each model declares its own tables in
+//! its document module (`doc::scatter::ROUNDING`, ...), next to its reader; front ends list
+//! them from the models' schemas and never spell them.
 
 use crate::doc::json::Str;
-use crate::multicluster::{FixedCosts, Pattern};
-use crate::report::Method;
-use crate::returns::{Port, Schedule};
-use crate::scatter::{OrderPolicy, RootMode, Rounding, Solver};
 
 /// The names of one option's values, in the order they are offered.
 #[derive(Debug)]
@@ -35,135 +32,19 @@ impl<T: Copy + PartialEq> Names<T> {
         self.table.iter().find(|(_, x)| *x == v).map_or("", |&(n, _)| n)
     }
 }
-
-/// When the root computes ([`RootMode`]).
-pub const ROOT_MODE: Names<RootMode> = Names {
-    key: "root_mode",
-    table: &[("after_send", RootMode::AfterSend), ("overlap", RootMode::Overlap)],
-    expected: "must be \"after_send\" or \"overlap\"",
-};
-
-/// The send order ([`OrderPolicy`]).
-pub const ORDER: Names<OrderPolicy> = Names {
-    key: "order",
-    table: &[("bandwidth", OrderPolicy::Bandwidth), ("given", OrderPolicy::Given)],
-    expected: "must be \"bandwidth\" or \"given\"",
-};
-
-/// The rounding scheme ([`Rounding`]).
-pub const ROUNDING: Names<Rounding> = Names {
-    key: "rounding",
-    table: &[
-        ("greedy", Rounding::Greedy),
-        ("largest_remainder", Rounding::LargestRemainder),
-        ("paper", Rounding::Paper),
-    ],
-    expected: "must be \"greedy\", \"largest_remainder\" or \"paper\"",
-};
-
-/// The scatter's solver ([`Solver`]).
-pub const SOLVER: Names<Solver> = Names {
-    key: "solver",
-    table: &[
-        ("auto", Solver::Auto),
-        ("closed_form", Solver::ClosedForm),
-        ("exact", Solver::Exact),
-        ("sampled", Solver::Sampled),
-    ],
-    expected: "must be \"auto\", \"closed_form\", \"exact\" or \"sampled\"",
-};
-
-/// How an answer was obtained ([`Method`]), as result documents write it.
-pub const METHOD: Names<Method> = Names {
-    key: "method",
-    table: &[
-        ("closed_form", Method::ClosedForm),
-        ("exact_dp", Method::ExactDp),
-        ("sampled_dp", Method::SampledDp),
-        ("threshold", Method::Threshold),
-        ("lifo", Method::Lifo),
-        ("fifo", Method::Fifo),
-        ("scenario_lp", Method::ScenarioLp),
-        ("best_scenario", Method::BestScenario),
-        ("biased", Method::Biased),
-        ("greedy", Method::RingGreedy),
-        ("exhaustive", Method::RingExhaustive),
-    ],
-    expected: "must be \"closed_form\", \"exact_dp\", \"sampled_dp\", \"threshold\", \"lifo\", \"fifo\", \"scenario_lp\", \"best_scenario\", \"biased\", \"greedy\" or \"exhaustive\"",
-};
-
-/// The master's port in the return-message model ([`Port`]).
-pub const PORT: Names<Port> = Names {
-    key: "port",
-    table: &[("full_duplex", Port::FullDuplex), ("half_duplex", Port::HalfDuplex)],
-    expected: "must be \"full_duplex\" or \"half_duplex\"",
-};
-
-/// The named schedules of the return-message model; a given scenario is an object
-/// (`{"send": [...], "return": [...]}`), not a name.
-pub const SCHEDULE: Names<Schedule<'static>> = Names {
-    key: "schedule",
-    table: &[("best", Schedule::Best), ("lifo", Schedule::Lifo), ("fifo", Schedule::Fifo)],
-    expected: "must be \"best\", \"lifo\", \"fifo\" or {\"send\": [names], \"return\": [names]}",
-};
-
-/// The multi-cluster application's communication pattern ([`Pattern`]).
-pub const PATTERN: Names<Pattern> = Names {
-    key: "pattern",
-    table: &[("ring", Pattern::Ring), ("all_to_all", Pattern::AllToAll), ("custom", Pattern::Custom)],
-    expected: "must be \"ring\", \"all_to_all\" or \"custom\"",
-};
-
-/// Whether the multi-cluster split balances the fixed costs ([`FixedCosts`]).
-pub const FIXED_COSTS: Names<FixedCosts> = Names {
-    key: "fixed_costs",
-    table: &[("balanced", FixedCosts::Balanced), ("ignored", FixedCosts::Ignored)],
-    expected: "must be \"balanced\" or \"ignored\"",
-};
-
+/// Every value of `all` has one name, parses back, and is listed in the message (the
+/// models' tests call it on their tables).
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn complete<T: Copy + PartialEq + core::fmt::Debug>(names: &Names<T>, all: &[T]) {
-        for &v in all {
-            let n = names.name(v);
-            assert!(!n.is_empty(), "{}: {v:?} has no name", names.key);
-            assert_eq!(names.parse_str(n), Some(v));
-            assert!(
-                names.expected.contains(&["\"", n, "\""].concat()),
-                "{}: {n} missing from expected",
-                names.key
-            );
-        }
-        assert_eq!(names.table.len(), all.len());
-    }
-
-    #[test]
-    fn every_value_has_one_name_and_is_listed() {
-        complete(&ROOT_MODE, &[RootMode::AfterSend, RootMode::Overlap]);
-        complete(&ORDER, &[OrderPolicy::Given, OrderPolicy::Bandwidth]);
-        complete(&ROUNDING, &[Rounding::Paper, Rounding::LargestRemainder, Rounding::Greedy]);
-        complete(&SOLVER, &[Solver::Auto, Solver::ClosedForm, Solver::Exact, Solver::Sampled]);
-        complete(&PORT, &[Port::FullDuplex, Port::HalfDuplex]);
-        complete(&SCHEDULE, &[Schedule::Best, Schedule::Lifo, Schedule::Fifo]);
-        complete(&PATTERN, &[Pattern::Ring, Pattern::AllToAll, Pattern::Custom]);
-        complete(&FIXED_COSTS, &[FixedCosts::Balanced, FixedCosts::Ignored]);
-        complete(
-            &METHOD,
-            &[
-                Method::ClosedForm,
-                Method::ExactDp,
-                Method::SampledDp,
-                Method::Threshold,
-                Method::Lifo,
-                Method::Fifo,
-                Method::ScenarioLp,
-                Method::BestScenario,
-                Method::Biased,
-                Method::RingGreedy,
-                Method::RingExhaustive,
-            ],
+pub(crate) fn complete<T: Copy + PartialEq + core::fmt::Debug>(names: &Names<T>, all: &[T]) {
+    for &v in all {
+        let n = names.name(v);
+        assert!(!n.is_empty(), "{}: {v:?} has no name", names.key);
+        assert_eq!(names.parse_str(n), Some(v));
+        assert!(
+            names.expected.contains(&["\"", n, "\""].concat()),
+            "{}: {n} missing from expected",
+            names.key
         );
     }
+    assert_eq!(names.table.len(), all.len());
 }

@@ -21,7 +21,7 @@ use crate::doc::scatter::{
     COMP_PER_ITEM, COMP_POWER, COMP_TABLE, COUNT, ITEMS, MAX_POINTS, NAME, REPAIR,
 };
 use crate::doc::schema::{field, Field as Key, Kind, Phase};
-use crate::doc::{begin_result, begin_row, check_workers, items_and_workers, names, unique_names, Doc, Keys};
+use crate::doc::{begin_result, begin_row, check_workers, items_and_workers, unique_names, Doc, Keys};
 use crate::error::{Detail, Error, Field};
 use crate::platform::cost::{Affine, Cost, CostFn};
 use crate::report::{Method, Report};
@@ -56,7 +56,7 @@ impl Model for Partition {
     fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
         solved(text, memory, |file, entries, costs, counts, makespan| {
             let document = written(memory, |buf| write_result(file, entries, costs, counts, makespan, buf))?;
-            let report = Report { method: Method::Threshold, makespan, lower_bound: makespan, exact: true };
+            let report = Report { method: Method::THRESHOLD, makespan, lower_bound: makespan, exact: true };
             Ok(Planned { document, report })
         })
     }
@@ -358,7 +358,7 @@ pub fn write_result(
     w.key("items");
     w.u64(file.items);
     w.key("method");
-    w.str(names::METHOD.name(Method::Threshold));
+    w.str(Method::THRESHOLD.name());
     w.numbers(&[("makespan", makespan), ("lower_bound", makespan), ("gap", 0.0)]);
     w.key("exact");
     w.bool(true);

@@ -21,13 +21,29 @@
 
 use crate::doc::json::{Kind, Str, Writer};
 use crate::doc::model::{timeline_document, written, Effort, Memory, Model, Name, Planned};
+use crate::doc::names::Names;
 use crate::doc::scatter::{COUNT, ITEMS, NAME};
 use crate::doc::schema::{field, Field as Key, Kind as Shape, Phase, NON_NEGATIVE, POSITIVE};
 use crate::doc::{
-    begin_result, begin_row, check_workers, items_and_workers, missing, names, unique_names, Doc, Keys,
+    begin_result, begin_row, check_workers, items_and_workers, missing, unique_names, Doc, Keys,
 };
 use crate::error::{Detail, Error};
 use crate::returns::{self, Assignment, Needs, Port, Problem, ReturnWorker, Schedule, Scratch, Summary};
+
+/// The master's port in the return-message model ([`Port`]).
+pub const PORT: Names<Port> = Names {
+    key: "port",
+    table: &[("full_duplex", Port::FullDuplex), ("half_duplex", Port::HalfDuplex)],
+    expected: "must be \"full_duplex\" or \"half_duplex\"",
+};
+
+/// The named schedules of the return-message model; a given scenario is an object
+/// (`{"send": [...], "return": [...]}`), not a name.
+pub const SCHEDULE: Names<Schedule<'static>> = Names {
+    key: "schedule",
+    table: &[("best", Schedule::Best), ("lifo", Schedule::Lifo), ("fifo", Schedule::Fifo)],
+    expected: "must be \"best\", \"lifo\", \"fifo\" or {\"send\": [names], \"return\": [names]}",
+};
 
 /// The return-message model in the registry.
 #[derive(Debug)]
@@ -40,8 +56,8 @@ impl Model for Returns {
     const EXAMPLE: &'static str = EXAMPLE;
     const SCHEMA: &'static [Key] = &[
         ITEMS,
-        field("schedule", Shape::Choice(&names::SCHEDULE), "or {send, return} orders"),
-        field("port", Shape::Choice(&names::PORT), "master sends and receives at once?"),
+        field("schedule", Shape::Choice(&SCHEDULE), "or {send, return} orders"),
+        field("port", Shape::Choice(&PORT), "master sends and receives at once?"),
         field(
             "workers",
             Shape::List(&[
@@ -418,13 +434,13 @@ fn read<'a>(
     while let Some(k) = d.top_key(&TOP, &mut seen, "returns", "must be \"returns\" for this reader")? {
         match k {
             "items" => items = Some(d.u64()?),
-            "port" => file.port = d.name(&names::PORT)?,
+            "port" => file.port = d.name(&PORT)?,
             "schedule" => {
                 if d.peek()? == Kind::Object {
                     (file.send, file.ret) = read_scenario(&mut d, send, ret)?;
                     file.schedule = ScheduleKind::Given;
                 } else {
-                    file.schedule = match d.name(&names::SCHEDULE)? {
+                    file.schedule = match d.name(&SCHEDULE)? {
                         Schedule::Lifo => ScheduleKind::Lifo,
                         Schedule::Fifo => ScheduleKind::Fifo,
                         _ => ScheduleKind::Best,
@@ -703,16 +719,16 @@ pub fn write_result(
     w.key("items");
     w.u64(s.items);
     w.key("port");
-    w.str(names::PORT.name(s.port));
+    w.str(PORT.name(s.port));
     w.key("schedule");
     w.str(match file.schedule {
-        ScheduleKind::Best => names::SCHEDULE.name(Schedule::Best),
-        ScheduleKind::Lifo => names::SCHEDULE.name(Schedule::Lifo),
-        ScheduleKind::Fifo => names::SCHEDULE.name(Schedule::Fifo),
+        ScheduleKind::Best => SCHEDULE.name(Schedule::Best),
+        ScheduleKind::Lifo => SCHEDULE.name(Schedule::Lifo),
+        ScheduleKind::Fifo => SCHEDULE.name(Schedule::Fifo),
         ScheduleKind::Given => "given",
     });
     w.key("method");
-    w.str(names::METHOD.name(s.method));
+    w.str(s.method.name());
     w.numbers(&[
         ("makespan", s.makespan),
         ("rational_makespan", s.rational_makespan),
@@ -790,4 +806,15 @@ pub fn write_result(
     w.end_array();
     w.end_object();
     w.finish().map_err(|needed| Error::buffer("result JSON", needed, got))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_option_has_one_name_and_is_listed() {
+        crate::doc::names::complete(&PORT, &[Port::FullDuplex, Port::HalfDuplex]);
+        crate::doc::names::complete(&SCHEDULE, &[Schedule::Best, Schedule::Lifo, Schedule::Fifo]);
+    }
 }

@@ -19,7 +19,7 @@ use crate::doc::model::{timeline_document, written, Effort, Memory, Model, Name,
 use crate::doc::names::Names;
 use crate::doc::scatter::NAME;
 use crate::doc::schema::{field, Field as Key, Kind, Phase, AT_LEAST_ONE, NON_NEGATIVE, POSITIVE};
-use crate::doc::{begin_result, begin_row, check_workers, missing, names, unique_names, Doc, Keys};
+use crate::doc::{begin_result, begin_row, check_workers, missing, unique_names, Doc, Keys};
 use crate::error::{Detail, Error};
 use crate::ring::{self, Buffers, Member, Problem, Solver, Summary};
 
@@ -387,7 +387,7 @@ pub fn write_result(
     w.key("solver");
     w.str(SOLVER.name(file.problem.solver));
     w.key("method");
-    w.str(names::METHOD.name(r.method));
+    w.str(r.method.name());
     w.numbers(&[
         ("makespan", r.makespan),
         ("rational_makespan", s.rational_makespan),

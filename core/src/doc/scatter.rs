@@ -32,8 +32,9 @@
 
 use crate::doc::json::{Str, Writer};
 use crate::doc::model::{limits, timeline_document, written, Effort, Memory, Model, Name, Planned};
+use crate::doc::names::Names;
 use crate::doc::schema::{field, Field as Key, Kind, Phase, AT_LEAST_ONE, NON_NEGATIVE, POSITIVE};
-use crate::doc::{begin_result, begin_row, check_workers, missing, names, unique_names, Doc, Keys};
+use crate::doc::{begin_result, begin_row, check_workers, missing, unique_names, Doc, Keys};
 use crate::error::{Detail, Error, Field};
 use crate::kernel::columns::Words;
 use crate::num::Real;
@@ -42,7 +43,46 @@ use crate::platform::worker::{check, Worker};
 use crate::scatter::exact::CostProblem;
 use crate::scatter::sampled::Sampled;
 pub use crate::scatter::Solver;
-use crate::scatter::{Assignment, Options, Problem, Root, RootCandidate, Scratch, Summary};
+use crate::scatter::{
+    Assignment, Options, OrderPolicy, Problem, Root, RootCandidate, RootMode, Rounding, Scratch, Summary,
+};
+
+/// When the root computes ([`RootMode`]).
+pub const ROOT_MODE: Names<RootMode> = Names {
+    key: "root_mode",
+    table: &[("after_send", RootMode::AfterSend), ("overlap", RootMode::Overlap)],
+    expected: "must be \"after_send\" or \"overlap\"",
+};
+
+/// The send order ([`OrderPolicy`]).
+pub const ORDER: Names<OrderPolicy> = Names {
+    key: "order",
+    table: &[("bandwidth", OrderPolicy::Bandwidth), ("given", OrderPolicy::Given)],
+    expected: "must be \"bandwidth\" or \"given\"",
+};
+
+/// The rounding scheme ([`Rounding`]).
+pub const ROUNDING: Names<Rounding> = Names {
+    key: "rounding",
+    table: &[
+        ("greedy", Rounding::Greedy),
+        ("largest_remainder", Rounding::LargestRemainder),
+        ("paper", Rounding::Paper),
+    ],
+    expected: "must be \"greedy\", \"largest_remainder\" or \"paper\"",
+};
+
+/// The scatter's solver ([`Solver`]).
+pub const SOLVER: Names<Solver> = Names {
+    key: "solver",
+    table: &[
+        ("auto", Solver::Auto),
+        ("closed_form", Solver::ClosedForm),
+        ("exact", Solver::Exact),
+        ("sampled", Solver::Sampled),
+    ],
+    expected: "must be \"auto\", \"closed_form\", \"exact\" or \"sampled\"",
+};
 
 /// Most points of a tabulated cost in a platform file.
 pub const MAX_POINTS: usize = 32;
@@ -59,10 +99,10 @@ impl Model for Scatter {
     const SCHEMA: &'static [Key] = &[
         ITEMS,
         field("root", Kind::Text, "the worker holding the data"),
-        field("root_mode", Kind::Choice(&names::ROOT_MODE), "root computes after or while sending"),
-        field("order", Kind::Choice(&names::ORDER), "send order"),
-        field("rounding", Kind::Choice(&names::ROUNDING), "rounding to whole items"),
-        field("solver", Kind::Choice(&names::SOLVER), "closed form or DP"),
+        field("root_mode", Kind::Choice(&ROOT_MODE), "root computes after or while sending"),
+        field("order", Kind::Choice(&ORDER), "send order"),
+        field("rounding", Kind::Choice(&ROUNDING), "rounding to whole items"),
+        field("solver", Kind::Choice(&SOLVER), "closed form or DP"),
         field("workers", Kind::List(WORKER_FIELDS), ""),
         field(
             "root_candidates",
@@ -637,10 +677,10 @@ fn read<'a>(
         match k {
             "items" => items = Some(d.u64()?),
             "root" => root = Some(d.string()?),
-            "root_mode" => options.root_mode = d.name(&names::ROOT_MODE)?,
-            "order" => options.order = d.name(&names::ORDER)?,
-            "rounding" => options.rounding = d.name(&names::ROUNDING)?,
-            "solver" => solver = d.name(&names::SOLVER)?,
+            "root_mode" => options.root_mode = d.name(&ROOT_MODE)?,
+            "order" => options.order = d.name(&ORDER)?,
+            "rounding" => options.rounding = d.name(&ROUNDING)?,
+            "solver" => solver = d.name(&SOLVER)?,
             "workers" => workers = Some(read_workers(&mut d, entries)?),
             "root_candidates" => cands = Some(read_candidates(&mut d, candidates)?),
             _ => d.skip()?,
@@ -1463,13 +1503,13 @@ pub fn write_result<N: Real>(
     w.key("root_rank");
     w.u64(m.root as u64);
     w.key("root_mode");
-    w.str(names::ROOT_MODE.name(file.options.root_mode));
+    w.str(ROOT_MODE.name(file.options.root_mode));
     w.key("order");
-    w.str(names::ORDER.name(file.options.order));
+    w.str(ORDER.name(file.options.order));
     w.key("rounding");
-    w.str(names::ROUNDING.name(file.options.rounding));
+    w.str(ROUNDING.name(file.options.rounding));
     w.key("method");
-    w.str(names::METHOD.name(m.method));
+    w.str(m.method.name());
     w.key("makespan");
     w.f64(m.makespan.to_f64());
     w.key("rational_makespan");
@@ -1516,6 +1556,20 @@ pub fn write_result<N: Real>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_option_has_one_name_and_is_listed() {
+        crate::doc::names::complete(&ROOT_MODE, &[RootMode::AfterSend, RootMode::Overlap]);
+        crate::doc::names::complete(&ORDER, &[OrderPolicy::Given, OrderPolicy::Bandwidth]);
+        crate::doc::names::complete(
+            &ROUNDING,
+            &[Rounding::Paper, Rounding::LargestRemainder, Rounding::Greedy],
+        );
+        crate::doc::names::complete(
+            &SOLVER,
+            &[Solver::Auto, Solver::ClosedForm, Solver::Exact, Solver::Sampled],
+        );
+    }
     use crate::{plan, Assignment, Scratch};
     use std::string::ToString;
 

@@ -68,6 +68,13 @@ use crate::kernel::fp::lower_for;
 use crate::report::{Method, Report};
 use classes::{build, pairs_matter, Platform};
 
+impl Method {
+    /// BIASED distribution (heien §3): equal step times in closed form over processor
+    /// classes, then the integer counts with the smallest integer step time for the
+    /// processors that take part.
+    pub const BIASED: Method = Method::new("biased");
+}
+
 /// The buffer lengths [`plan`] needs for `problem`, after checking every input.
 ///
 /// # Errors
@@ -527,7 +534,7 @@ fn plan_on(
         }
     }
     Ok(Summary {
-        report: Report { method: Method::Biased, makespan, lower_bound, exact },
+        report: Report { method: Method::BIASED, makespan, lower_bound, exact },
         step_time: step,
         rational_step_time: rational_step,
         rational_makespan,

@@ -17,6 +17,12 @@ use crate::error::Error;
 use crate::kernel::search::smallest_reaching;
 use crate::num::Real;
 use crate::platform::cost::{check_cost, CostFn};
+use crate::report::Method;
+
+impl Method {
+    /// The threshold search for computation-only costs (cerin2006 §4): optimal.
+    pub const THRESHOLD: Method = Method::new("threshold");
+}
 
 /// The optimal counts for computation-only costs `comp` (one per worker), written to
 /// `counts` in the same order; returns the makespan `maxᵢ compᵢ(countsᵢ)`, the optimum.

@@ -13,10 +13,10 @@
 //!
 //! | schedule | method | what | proven optimal |
 //! |---|---|---|---|
-//! | [`Schedule::Lifo`] | [`Method::Lifo`] | σ2 = reverse σ1: send by increasing `c + d`, everyone works, no idle (slides' theorem, L545-563); O(p log p), generic over [`Real`] | among LIFO scenarios, both ports |
-//! | [`Schedule::Fifo`] | [`Method::Fifo`] | σ2 = σ1. `d = z·c` in full duplex: closed form (z < 1 increasing `c`, the best prefix; z > 1 the time-reversed rule; z = 1 order-free), O(p log p), generic. Otherwise, up to [`MAX_FIFO_EXHAUSTIVE_WORKERS`]: every FIFO order by LP (`f64`); beyond: the better prefix rule (a feasible FIFO schedule) | among FIFO scenarios, except the last case |
-//! | [`Schedule::Given`] | [`Method::ScenarioLp`] | the scenario's LP (slides' program (1)) in `f64`, up to [`MAX_LP_WORKERS`] members | for that scenario, when its dual bound closes within [`CERTIFIED_LP_GAP`] |
-//! | [`Schedule::Best`] | [`Method::BestScenario`] | every (σ1, σ2) of all workers by LP up to [`MAX_EXHAUSTIVE_WORKERS`]; up to [`MAX_LOCAL_SEARCH_WORKERS`] the better of LIFO and FIFO improved by a local search over send and return orders (one member moved at a time; LP, `f64`; on random 5-worker platforms it finds the optimum from LIFO in about half the cases, at most 5 % below it); beyond, the better of LIFO and FIFO (closed forms, generic) | among all scenarios, in the first case |
+//! | [`Schedule::Lifo`] | [`Method::LIFO`] | σ2 = reverse σ1: send by increasing `c + d`, everyone works, no idle (slides' theorem, L545-563); O(p log p), generic over [`Real`] | among LIFO scenarios, both ports |
+//! | [`Schedule::Fifo`] | [`Method::FIFO`] | σ2 = σ1. `d = z·c` in full duplex: closed form (z < 1 increasing `c`, the best prefix; z > 1 the time-reversed rule; z = 1 order-free), O(p log p), generic. Otherwise, up to [`MAX_FIFO_EXHAUSTIVE_WORKERS`]: every FIFO order by LP (`f64`); beyond: the better prefix rule (a feasible FIFO schedule) | among FIFO scenarios, except the last case |
+//! | [`Schedule::Given`] | [`Method::SCENARIO_LP`] | the scenario's LP (slides' program (1)) in `f64`, up to [`MAX_LP_WORKERS`] members | for that scenario, when its dual bound closes within [`CERTIFIED_LP_GAP`] |
+//! | [`Schedule::Best`] | [`Method::BEST_SCENARIO`] | every (σ1, σ2) of all workers by LP up to [`MAX_EXHAUSTIVE_WORKERS`]; up to [`MAX_LOCAL_SEARCH_WORKERS`] the better of LIFO and FIFO improved by a local search over send and return orders (one member moved at a time; LP, `f64`; on random 5-worker platforms it finds the optimum from LIFO in about half the cases, at most 5 % below it); beyond, the better of LIFO and FIFO (closed forms, generic) | among all scenarios, in the first case |
 //!
 //! Every answer carries a certified gap: [`Summary::lower_bound`] is `items/ρ̄` for an upper
 //! bound ρ̄ on the throughput of *every* scenario (fractional knapsacks from each worker's
@@ -98,6 +98,23 @@ pub use scenario::{
 };
 use types::{col, Cols};
 pub use types::{Assignment, Needs, Port, Problem, Rational, ReturnWorker, Schedule, Scratch, Summary};
+
+impl Method {
+    /// LIFO (returns in the reverse send order): the closed form of the slides' theorem
+    /// (send by increasing `c + d`, everyone works, no idle), then rounded. The rational
+    /// throughput is the LIFO optimum.
+    pub const LIFO: Method = Method::new("lifo");
+    /// FIFO (returns in the send order), then rounded: the closed form for `d ∝ c`, the
+    /// exhaustive scenario LP over FIFO orders for a few workers, else the better of the
+    /// two prefix rules.
+    pub const FIFO: Method = Method::new("fifo");
+    /// A given scenario (send order, return order): the scenario's LP (the slides'
+    /// program (1)), then rounded.
+    pub const SCENARIO_LP: Method = Method::new("scenario_lp");
+    /// The best scenario: exhaustive over send and return orders for a few workers, else
+    /// the best of LIFO, FIFO and a local search over send and return orders, then rounded.
+    pub const BEST_SCENARIO: Method = Method::new("best_scenario");
+}
 
 /// Relative spread of `d_i/c_i` under which `d` counts as proportional to `c` (the FIFO
 /// closed form applies). Inputs meant to be proportional (`d = z·c` computed in `f64`)
@@ -312,10 +329,10 @@ fn rational<N: Real>(
     };
 
     let solved = match problem.schedule {
-        Schedule::Lifo => closed(closed::lifo(workers, cols), p, true, Method::Lifo, Returns::Reverse),
+        Schedule::Lifo => closed(closed::lifo(workers, cols), p, true, Method::LIFO, Returns::Reverse),
         Schedule::Fifo if fifo_ratio != Ratio::Other => {
             let (rho, q) = fifo_closed(workers, fifo_ratio, cols, out);
-            closed(rho, q, true, Method::Fifo, Returns::Same)
+            closed(rho, q, true, Method::FIFO, Returns::Same)
         }
         Schedule::Fifo if p <= MAX_FIFO_EXHAUSTIVE_WORKERS => {
             scenario::best_fifo(workers, port, tableau, &mut send)?;
@@ -324,11 +341,11 @@ fn rational<N: Real>(
             }
             let (rho, m, certified) =
                 scenario::write_scenario(workers, &send[..p], &rank[..p], port, tableau, out, cols)?;
-            closed(from_f64(rho)?, m, certified, Method::Fifo, Returns::Ranks)
+            closed(from_f64(rho)?, m, certified, Method::FIFO, Returns::Ranks)
         }
         Schedule::Fifo => {
             let (rho, q) = closed::fifo(workers, port, cols, out);
-            closed(rho, q, false, Method::Fifo, Returns::Same)
+            closed(rho, q, false, Method::FIFO, Returns::Same)
         }
         Schedule::Given { send: s1, ret: s2 } => {
             check_scenario(p, s1, s2, cols, &mut rank)?;
@@ -339,13 +356,13 @@ fn rational<N: Real>(
             send.copy_from_slice(s1);
             let (rho, m, certified) =
                 scenario::write_scenario(workers, send, rank, port, tableau, out, cols)?;
-            closed(from_f64(rho)?, m, certified, Method::ScenarioLp, Returns::Ranks)
+            closed(from_f64(rho)?, m, certified, Method::SCENARIO_LP, Returns::Ranks)
         }
         Schedule::Best if p <= MAX_EXHAUSTIVE_WORKERS => {
             scenario::best_exhaustive(workers, port, tableau, &mut send, &mut rank)?;
             let (rho, m, certified) =
                 scenario::write_scenario(workers, &send[..p], &rank[..p], port, tableau, out, cols)?;
-            closed(from_f64(rho)?, m, certified, Method::BestScenario, Returns::Ranks)
+            closed(from_f64(rho)?, m, certified, Method::BEST_SCENARIO, Returns::Ranks)
         }
         Schedule::Best if p <= MAX_LOCAL_SEARCH_WORKERS => {
             // Start from the better of LIFO and FIFO over all workers (FIFO's
@@ -377,7 +394,7 @@ fn rational<N: Real>(
             scenario::local_search(workers, &mut send[..p], &mut rank[..p], port, tableau)?;
             let (rho, m, _) =
                 scenario::write_scenario(workers, &send[..p], &rank[..p], port, tableau, out, cols)?;
-            closed(from_f64(rho)?, m, false, Method::BestScenario, Returns::Ranks)
+            closed(from_f64(rho)?, m, false, Method::BEST_SCENARIO, Returns::Ranks)
         }
         Schedule::Best => {
             // LIFO's value alone first, so FIFO's scenario stays in the columns unless LIFO
@@ -389,11 +406,11 @@ fn rational<N: Real>(
                     closed::lifo_kept(workers, cols, out),
                     p,
                     false,
-                    Method::BestScenario,
+                    Method::BEST_SCENARIO,
                     Returns::Reverse,
                 )
             } else {
-                closed(fifo, q, false, Method::BestScenario, Returns::Same)
+                closed(fifo, q, false, Method::BEST_SCENARIO, Returns::Same)
             }
         }
     };

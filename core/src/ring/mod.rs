@@ -27,6 +27,15 @@
 use crate::error::Error;
 use crate::report::{Method, Report};
 
+impl Method {
+    /// The paper's greedy (legrand2003 §4.1–4.2) with the corrected criterion, then the
+    /// optimal integer counts for the ring chosen; `lower_bound` holds for every ring.
+    pub const RING_GREEDY: Method = Method::new("greedy");
+    /// Every subset and cyclic order (a few processors), then the optimal integer
+    /// counts: the optimum.
+    pub const RING_EXHAUSTIVE: Method = Method::new("exhaustive");
+}
+
 /// Most processors the exhaustive search takes: `Σ C(8, q)·(q − 1)!/2` = 8 054 rings.
 pub const MAX_EXHAUSTIVE: usize = 8;
 
@@ -295,11 +304,11 @@ pub fn plan(problem: &Problem<'_>, buf: Buffers<'_>) -> Result<Summary, Error> {
     let method = match problem.solver {
         Solver::Greedy => {
             greedy(&mut search, ring);
-            Method::RingGreedy
+            Method::RING_GREEDY
         }
         Solver::Exhaustive => {
             exhaustive(&mut search, ring);
-            Method::RingExhaustive
+            Method::RING_EXHAUSTIVE
         }
     };
     let q = search.best_q.max(1);

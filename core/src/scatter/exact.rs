@@ -127,7 +127,7 @@ impl<N: Real, C: CostFn<N>, D: CostFn<N>, O: Fn(usize) -> usize> Stages<N> for P
 /// [`exact_memory`] gives. `progress(done, total)` is called every 65 536 cells and after
 /// each position, for a progress bar; pass `|_, _| {}` when not needed.
 ///
-/// The returned [`Summary`] has `method` [`Method::ExactDp`], `makespan == bound` (the
+/// The returned [`Summary`] has `method` [`Method::EXACT_DP`], `makespan == bound` (the
 /// optimum, as the chain evaluates it), `lower_bound` equal to the optimum up to the
 /// order of the additions, and the even split's makespan under the same costs.
 ///
@@ -221,7 +221,7 @@ fn exact_within<N: Real, C: CostFn<N>, D: CostFn<N>>(
         }
     });
     let optimum = costs.last().copied().unwrap_or(N::INFINITY);
-    finish(problem, out, Method::ExactDp, optimum)
+    finish(problem, out, Method::EXACT_DP, optimum)
 }
 
 /// The worker at send position `k` of `out` (written by [`prepare`]); past the end (a bug)

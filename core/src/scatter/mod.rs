@@ -33,6 +33,16 @@ pub use options::{Options, OrderPolicy, RootCandidate, RootMode, Rounding, Solve
 pub(crate) use types::{col, Costs};
 pub use types::{Assignment, Problem, Root, Scratch, Summary};
 
+impl Method {
+    /// Rational shares in closed form (genaud2003 Thm 1–2, affine costs), then rounded.
+    pub const CLOSED_FORM: Method = Method::new("closed_form");
+    /// The exact integer dynamic program ([`exact`]): optimal for the send order.
+    pub const EXACT_DP: Method = Method::new("exact_dp");
+    /// The dynamic program over sampled sizes with a bounded memory, finished item by
+    /// item ([`sampled`]); `lower_bound` certifies its distance to the optimum.
+    pub const SAMPLED_DP: Method = Method::new("sampled_dp");
+}
+
 /// Plans a scatter: how many items each worker gets, in which order, and when it finishes.
 ///
 /// `out` receives one [`Assignment`] per worker in send order; `scratch` is working memory.
@@ -129,7 +139,7 @@ pub fn plan<N: Real>(
         bound,
         uniform_makespan,
         participating: done.participating,
-        method: Method::ClosedForm,
+        method: Method::CLOSED_FORM,
     };
     if ![makespan, rational.makespan, bound, uniform_makespan, root_transfer].iter().all(|t| t.is_finite()) {
         return Err(Error::numeric_overflow(N::NAME));

@@ -171,7 +171,7 @@ pub fn solve_in<N: Real, C: CostFn<N>, D: CostFn<N>, const K: usize, const P: us
         a.count = c;
         a.share = N::from_u64(c);
     }
-    exact::finish(problem, out, Method::SampledDp, bound)
+    exact::finish(problem, out, Method::SAMPLED_DP, bound)
 }
 
 /// The cost row for `0..=units` states of a grid. The grids are chosen to have at most

@@ -254,7 +254,7 @@ impl<N: Real> Summary<N> {
     /// The answer's quality in the terms every model uses.
     pub fn report(&self) -> Report<N> {
         let exact = match self.method {
-            Method::ExactDp | Method::Threshold => true,
+            Method::EXACT_DP | Method::THRESHOLD => true,
             _ => self.makespan <= self.lower_bound,
         };
         Report { method: self.method, makespan: self.makespan, lower_bound: self.lower_bound, exact }
