@@ -1,55 +1,23 @@
-//! The one error type of the crate.
+//! The one error type of the crate, its kinds kept by domain.
 //!
 //! Small and `Copy`, with a private kind: callers match on [`Error::code`] (stable
 //! numbers, used by the C library's status enum) and show the [`Display`](core::fmt::Display)
-//! message, which names the input and its valid range.
+//! message, which names the input and its valid range. The kinds live with their domain:
+//! [`input`] (a platform's values: costs, counts, parameters), [`limit`] (capacities, work
+//! budgets, number ranges), [`document`] (reading JSON documents), and a model's own
+//! errors, which each model declares in its folder as a `Template` (`scatter::errors`,
+//! `returns::errors`), so a new model adds its errors without touching this layer.
+
+mod document;
+mod input;
+mod limit;
 
 use crate::num::Plain;
 use core::fmt;
 
-/// Which cost field of a worker an error is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Field {
-    /// Fixed part of the time to receive a share (seconds).
-    CommLatency,
-    /// Time to receive one item (seconds per item, λ).
-    CommPerItem,
-    /// Fixed part of the time to compute a share (seconds).
-    CompLatency,
-    /// Time to compute one item (seconds per item, μ).
-    CompPerItem,
-    /// Fixed part of moving the data to a candidate root (seconds).
-    TransferLatency,
-    /// Time to move one item to a candidate root (seconds per item).
-    TransferPerItem,
-    /// Time to send one item's results back to the master (seconds per item, `d`; model
-    /// `returns`).
-    ReturnPerItem,
-}
-
-impl Field {
-    /// The field's name as written in a platform file.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Field::CommLatency => "comm_latency",
-            Field::CommPerItem => "comm_per_item",
-            Field::CompLatency => "comp_latency",
-            Field::CompPerItem => "comp_per_item",
-            Field::TransferLatency => "transfer_latency",
-            Field::TransferPerItem => "transfer_per_item",
-            Field::ReturnPerItem => "return_per_item",
-        }
-    }
-
-    /// The valid range, in words.
-    const fn range(self) -> &'static str {
-        match self {
-            Field::CompPerItem => "finite and > 0",
-            _ => "finite and >= 0",
-        }
-    }
-}
+#[cfg_attr(not(feature = "json"), allow(unused_imports))]
+pub(crate) use document::Detail;
+pub use input::Field;
 
 /// Stable error categories. The numbers are the C library's status codes and are never
 /// reused.
@@ -76,194 +44,46 @@ pub struct Error {
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Kind {
-    NoWorkers,
-    NoItems,
-    TooManyItems {
-        items: u64,
-        max: u64,
-        numeric: &'static str,
-    },
-    Cost {
-        worker: usize,
-        field: Field,
-        value: f64,
-    },
-    NotRepresentable {
-        worker: usize,
-        field: Field,
-        value: f64,
-        numeric: &'static str,
-    },
-    RootOutOfRange {
-        root: usize,
-        workers: usize,
-    },
-    NoRootCandidates,
-    Buffer {
-        what: &'static str,
-        needed: usize,
-        got: usize,
-    },
-    Shares {
-        sum: f64,
-        items: u64,
-    },
-    ShareValue {
-        position: usize,
-        value: f64,
-    },
-    NumericOverflow {
-        numeric: &'static str,
-    },
-    ThroughputOverflow,
-    EntryCost {
-        list: &'static str,
-        index: usize,
-        field: Field,
-        value: f64,
-    },
-    PlanWorker {
-        position: usize,
-        worker: usize,
-        workers: usize,
-    },
-    Counts {
-        sum: u64,
-        items: u64,
-    },
-    RootPosition {
-        root: usize,
-        first: bool,
-    },
-    Point {
-        index: usize,
-        what: &'static str,
-        value: f64,
-    },
-    Parameter {
-        name: &'static str,
-        range: &'static str,
-        value: f64,
-    },
-    TimeValue {
-        worker: usize,
-        part: &'static str,
-        items: u64,
-        value: f64,
-    },
-    Decreasing {
-        worker: usize,
-        part: &'static str,
-        items: u64,
-    },
-    WorkLimit {
-        what: &'static str,
-        limit: u64,
-        hint: &'static str,
-    },
-    TooLarge {
-        what: &'static str,
-        max: u64,
-        value: u64,
-    },
+    Input(input::Input),
+    Limit(limit::Limit),
     #[cfg_attr(not(feature = "json"), allow(dead_code))]
-    Json {
-        message: &'static str,
-        detail: Detail,
-    },
-    Scenario {
-        list: &'static str,
-        position: usize,
-        worker: usize,
-        workers: usize,
-    },
-    ScenarioSets,
-    LpIterations {
-        iterations: usize,
-    },
-    /// A time of the result beyond `f64`.
-    TimeOverflow {
-        what: &'static str,
-        hint: &'static str,
-    },
-    EntryValue {
-        list: &'static str,
-        index: usize,
-        field: &'static str,
-        range: &'static str,
-        value: f64,
-    },
+    Document(document::Document),
+    Model(Template),
 }
 
-/// Extra context for JSON errors, kept `Copy` and allocation-free.
+/// A model's own error: its code and a message with up to three integers, a real and a
+/// word, written where the template says `{0}`, `{1}`, `{2}`, `{r}` and `{w}` (a model's
+/// folder declares its templates, next to the checks that raise them). Data rather than a
+/// formatting function, so that an error stays `Copy` and comparable and the messages
+/// share one writer; no larger than a document error, so that `Result`s do not grow.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(not(feature = "json"), allow(dead_code))]
-pub(crate) enum Detail {
-    Entry {
-        list: &'static str,
-        index: usize,
-        field: &'static str,
-    },
-    Value {
-        field: &'static str,
-        value: u64,
-    },
-    Number {
-        list: &'static str,
-        index: usize,
-        field: &'static str,
-        value: f64,
-    },
-    Point {
-        list: &'static str,
-        index: usize,
-        field: &'static str,
-        point: usize,
-        value: f64,
-    },
-    /// Where a document stops being valid JSON, or a value has the wrong type: the byte
-    /// offset and the key being read (`list` empty at the top level; `outer`, unless
-    /// `usize::MAX`, the index in the list that holds this one: `what_if[outer].clusters`).
-    Syntax {
-        offset: usize,
-        list: &'static str,
-        outer: usize,
-        index: usize,
-        field: &'static str,
-    },
-    /// An entry of a list inside an entry of another (`list` is `"what_if.clusters"`,
-    /// written `what_if[outer].clusters[index].field`), with the value if it is a number.
-    Nested {
-        list: &'static str,
-        outer: usize,
-        index: usize,
-        field: &'static str,
-        value: Option<f64>,
-    },
+pub(crate) struct Template {
+    code: ErrorCode,
+    text: &'static str,
+    word: &'static str,
+    ints: [u64; 3],
+    real: f64,
 }
 
-/// `list[index].field` (parts left out where empty or `usize::MAX`), with `outer` placed
-/// after the first part of a dotted list name.
-fn write_place(
-    f: &mut fmt::Formatter<'_>,
-    list: &str,
-    outer: usize,
-    index: usize,
-    field: &str,
-) -> fmt::Result {
-    // A byte search, not `split_once`: that one links `memchr` into the wasm module.
-    let dot = list.bytes().position(|b| b == b'.').and_then(|i| list.split_at_checked(i));
-    match dot {
-        Some((head, tail)) if outer != usize::MAX => write!(f, "{head}[{outer}]{tail}")?,
-        _ => f.write_str(list)?,
+impl Template {
+    /// A message with no values.
+    pub(crate) const fn new(code: ErrorCode, text: &'static str) -> Template {
+        Template { code, text, word: "", ints: [0; 3], real: 0.0 }
     }
-    if index != usize::MAX && !list.is_empty() {
-        write!(f, "[{index}]")?;
+    /// `{0}`, `{1}`, `{2}`: indexes, counts, items.
+    pub(crate) const fn ints(self, ints: [u64; 3]) -> Template {
+        Template { ints, ..self }
     }
-    match (list.is_empty(), field.is_empty()) {
-        (_, true) => Ok(()),
-        (true, false) => f.write_str(field),
-        (false, false) => write!(f, ".{field}"),
+    /// `{r}`: a value as given.
+    pub(crate) const fn real(self, real: f64) -> Template {
+        Template { real, ..self }
+    }
+    /// `{w}`: a word (which list, which part).
+    pub(crate) const fn word(self, word: &'static str) -> Template {
+        Template { word, ..self }
+    }
+    pub(crate) const fn error(self) -> Error {
+        Error { kind: Kind::Model(self) }
     }
 }
 
@@ -271,283 +91,57 @@ impl Error {
     /// The stable category of this error.
     pub fn code(&self) -> ErrorCode {
         match self.kind {
-            Kind::Buffer { .. } => ErrorCode::BufferTooSmall,
-            Kind::TooManyItems { .. }
-            | Kind::NotRepresentable { .. }
-            | Kind::NumericOverflow { .. }
-            | Kind::ThroughputOverflow
-            | Kind::TooLarge { .. }
-            | Kind::WorkLimit { .. }
-            | Kind::TimeOverflow { .. } => ErrorCode::Overflow,
-            Kind::Json { .. } => ErrorCode::Json,
-            _ => ErrorCode::InvalidInput,
+            Kind::Input(_) => ErrorCode::InvalidInput,
+            Kind::Limit(l) => l.code(),
+            Kind::Document(_) => ErrorCode::Json,
+            Kind::Model(t) => t.code,
         }
     }
 
     /// For [`ErrorCode::BufferTooSmall`]: how many elements (or bytes) the buffer needs.
     pub fn needed(&self) -> Option<usize> {
         match self.kind {
-            Kind::Buffer { needed, .. } => Some(needed),
+            Kind::Limit(l) => l.needed(),
             _ => None,
         }
-    }
-
-    pub(crate) const fn no_workers() -> Error {
-        Error { kind: Kind::NoWorkers }
-    }
-    pub(crate) const fn no_items() -> Error {
-        Error { kind: Kind::NoItems }
-    }
-    pub(crate) const fn too_many_items(items: u64, max: u64, numeric: &'static str) -> Error {
-        Error { kind: Kind::TooManyItems { items, max, numeric } }
-    }
-    pub(crate) const fn cost(worker: usize, field: Field, value: f64) -> Error {
-        Error { kind: Kind::Cost { worker, field, value } }
-    }
-    pub(crate) const fn not_representable(
-        worker: usize,
-        field: Field,
-        value: f64,
-        numeric: &'static str,
-    ) -> Error {
-        Error { kind: Kind::NotRepresentable { worker, field, value, numeric } }
-    }
-    pub(crate) const fn root_out_of_range(root: usize, workers: usize) -> Error {
-        Error { kind: Kind::RootOutOfRange { root, workers } }
-    }
-    pub(crate) const fn no_root_candidates() -> Error {
-        Error { kind: Kind::NoRootCandidates }
-    }
-    pub(crate) const fn buffer(what: &'static str, needed: usize, got: usize) -> Error {
-        Error { kind: Kind::Buffer { what, needed, got } }
-    }
-    pub(crate) const fn shares(sum: f64, items: u64) -> Error {
-        Error { kind: Kind::Shares { sum, items } }
-    }
-    pub(crate) const fn share_value(position: usize, value: f64) -> Error {
-        Error { kind: Kind::ShareValue { position, value } }
-    }
-    pub(crate) const fn throughput_overflow() -> Error {
-        Error { kind: Kind::ThroughputOverflow }
-    }
-    pub(crate) const fn numeric_overflow(numeric: &'static str) -> Error {
-        Error { kind: Kind::NumericOverflow { numeric } }
-    }
-    #[cfg_attr(not(feature = "json"), allow(dead_code))]
-    pub(crate) const fn entry_cost(list: &'static str, index: usize, field: Field, value: f64) -> Error {
-        Error { kind: Kind::EntryCost { list, index, field, value } }
-    }
-    pub(crate) const fn plan_worker(position: usize, worker: usize, workers: usize) -> Error {
-        Error { kind: Kind::PlanWorker { position, worker, workers } }
-    }
-    pub(crate) const fn counts(sum: u64, items: u64) -> Error {
-        Error { kind: Kind::Counts { sum, items } }
-    }
-    pub(crate) const fn root_position(root: usize, first: bool) -> Error {
-        Error { kind: Kind::RootPosition { root, first } }
-    }
-    pub(crate) const fn point(index: usize, what: &'static str, value: f64) -> Error {
-        Error { kind: Kind::Point { index, what, value } }
-    }
-    pub(crate) const fn parameter(name: &'static str, range: &'static str, value: f64) -> Error {
-        Error { kind: Kind::Parameter { name, range, value } }
-    }
-    pub(crate) const fn time_value(worker: usize, part: &'static str, items: u64, value: f64) -> Error {
-        Error { kind: Kind::TimeValue { worker, part, items, value } }
-    }
-    pub(crate) const fn decreasing(worker: usize, part: &'static str, items: u64) -> Error {
-        Error { kind: Kind::Decreasing { worker, part, items } }
-    }
-    /// A capacity limit of a crate built on divload (fixed-size buffers): "`what`: at
-    /// most `max`, got `value`", with [`ErrorCode::Overflow`].
-    ///
-    /// ```
-    /// let e = divload::Error::limit("nodes", 8, 9);
-    /// assert_eq!(e.to_string(), "nodes: at most 8, got 9");
-    /// ```
-    pub const fn limit(what: &'static str, max: u64, value: u64) -> Error {
-        Error::too_large(what, max, value)
-    }
-
-    /// A time of the result (`what`: which one) beyond `f64`, and what to change.
-    pub(crate) const fn time_overflow(what: &'static str, hint: &'static str) -> Error {
-        Error { kind: Kind::TimeOverflow { what, hint } }
-    }
-
-    /// A solver gave up after the most work it may do (issue 11: no input runs for minutes).
-    pub(crate) const fn work_limit(what: &'static str, limit: u64, hint: &'static str) -> Error {
-        Error { kind: Kind::WorkLimit { what, limit, hint } }
-    }
-
-    pub(crate) const fn too_large(what: &'static str, max: u64, value: u64) -> Error {
-        Error { kind: Kind::TooLarge { what, max, value } }
-    }
-    pub(crate) const fn scenario(
-        list: &'static str,
-        position: usize,
-        worker: usize,
-        workers: usize,
-    ) -> Error {
-        Error { kind: Kind::Scenario { list, position, worker, workers } }
-    }
-    pub(crate) const fn scenario_sets() -> Error {
-        Error { kind: Kind::ScenarioSets }
-    }
-    pub(crate) const fn lp_iterations(iterations: usize) -> Error {
-        Error { kind: Kind::LpIterations { iterations } }
-    }
-    /// "`list[index].field`: must be `range`, got `value`" for one entry of an input list
-    /// (a cluster, a link pair), with [`ErrorCode::InvalidInput`].
-    pub(crate) const fn entry_value(
-        list: &'static str,
-        index: usize,
-        field: &'static str,
-        range: &'static str,
-        value: f64,
-    ) -> Error {
-        Error { kind: Kind::EntryValue { list, index, field, range, value } }
-    }
-    #[cfg_attr(not(feature = "json"), allow(dead_code))]
-    pub(crate) const fn json(message: &'static str, detail: Detail) -> Error {
-        Error { kind: Kind::Json { message, detail } }
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.kind {
-            Kind::NoWorkers => f.write_str("workers: at least one worker is needed, got 0"),
-            Kind::NoItems => f.write_str("items: must be at least 1, got 0"),
-            Kind::TooManyItems { items, max, numeric } => {
-                write!(f, "items: at most {max} can be planned with {numeric} arithmetic, got {items}")
-            }
-            Kind::Cost { worker, field, value } => {
-                write!(f, "worker {worker}: {} must be {}, got {value}", field.name(), field.range(), value = Plain(value))
-            }
-            Kind::NotRepresentable { worker, field, value, numeric } => write!(
-                f,
-                "worker {worker}: {} = {value} does not fit the {numeric} number type",
-                field.name(), value = Plain(value)),
-            Kind::RootOutOfRange { root, workers } => {
-                write!(f, "root: must be a worker index in 0..{workers}, got {root}")
-            }
-            Kind::NoRootCandidates => f.write_str("root_candidates: at least one candidate is needed, got 0"),
-            Kind::Buffer { what, needed, got } => {
-                write!(f, "{what}: buffer too small, need {needed}, got {got}")
-            }
-            Kind::Shares { sum, items } => {
-                write!(f, "shares: must add up to items = {items} (within 0.5), they add up to {sum}", sum = Plain(sum))
-            }
-            Kind::ShareValue { position, value } => {
-                write!(f, "share {position}: must be finite and >= 0, got {value}", value = Plain(value))
-            }
-            Kind::NumericOverflow { numeric } => {
-                write!(f, "the plan's times (items × per-item costs) exceed the range of the {numeric} number type; ")?;
-                // f64 is the widest type there is, and the only one of documents.
-                f.write_str(if numeric == "f64" {
-                    "give fewer items, smaller costs, or times in a larger unit"
-                } else {
-                    "use a wider number type, fewer items or smaller costs"
-                })
-            }
-            Kind::ThroughputOverflow => f.write_str(
-                "workers: the items per second Σ 1/(comm_per_item + comp_per_item + return_per_item) \
-                 exceed the range of f64 (costs per item near 1e-308 or below); \
-                 give the costs in a larger time unit",
-            ),
-            Kind::EntryCost { list, index, field, value } => write!(
-                f,
-                "platform JSON: {list}[{index}].{} must be {}, got {value}",
-                field.name(),
-                field.range(), value = Plain(value)),
-            Kind::PlanWorker { position, worker, workers } => write!(
-                f,
-                "plan[{position}]: worker {worker} is out of range 0..{workers} or appears twice; \
-                 each worker must appear exactly once"
-            ),
-            Kind::Counts { sum, items } => {
-                write!(f, "plan: counts must add up to items = {items}, they add up to {sum}")
-            }
-            Kind::RootPosition { root, first } => write!(
-                f,
-                "plan: the root (worker {root}) must be served {}",
-                if first { "first with root_mode overlap" } else { "last with root_mode after_send" }
-            ),
-            Kind::Point { index, what, value } => {
-                write!(f, "tabulated cost: point {index}: {what}, got {value}", value = Plain(value))
-            }
-            Kind::Parameter { name, range, value } => write!(f, "{name}: must be {range}, got {value}", value = Plain(value)),
-            Kind::TimeValue { worker, part, items, value } => write!(
-                f,
-                "worker {worker}: {part} time of {items} items must be finite and >= 0 (0 for 0 items), got {value}", value = Plain(value)),
-            Kind::Decreasing { worker, part, items } => write!(
-                f,
-                "worker {worker}: {part} time must not decrease with the item count, \
-                 but {items} items take less than {} (use a solver without pruning, or repair the costs)",
-                items.saturating_sub(1)
-            ),
-            Kind::TooLarge { what, max, value } => write!(f, "{what}: at most {max}, got {value}"),
-            Kind::WorkLimit { what, limit, hint } => {
-                write!(f, "{what}: stopped after {limit} steps, the most it may take; {hint}")
-            }
-            Kind::Scenario { list, position, worker, workers } => write!(
-                f,
-                "{list}[{position}]: worker {worker} is out of range 0..{workers} or appears twice; \
-                 each worker may appear at most once"
-            ),
-            Kind::ScenarioSets => f.write_str(
-                "return order: must hold exactly the workers of the send order (at least one), in any order",
-            ),
-            Kind::LpIterations { iterations } => write!(
-                f,
-                "scenario LP: no optimum after {iterations} simplex iterations; \
-                 the costs are too badly scaled for the f64 simplex"
-            ),
-            Kind::TimeOverflow { what, hint } => write!(f, "{what} exceeds the range of f64; {hint}"),
-            Kind::EntryValue { list, index, field, range, value } => {
-                write!(f, "{list}[{index}].{field}: must be {range}, got {value}", value = Plain(value))
-            }
-            Kind::Json { message, detail } => match detail {
-                Detail::Entry { list, index: usize::MAX, .. } => {
-                    write!(f, "platform JSON: {list}: {message}")
-                }
-                Detail::Entry { list, index, field: "" } => {
-                    write!(f, "platform JSON: {list}[{index}]: {message}")
-                }
-                Detail::Entry { list, index, field } => {
-                    write!(f, "platform JSON: {list}[{index}].{field}: {message}")
-                }
-                Detail::Value { field, value } => {
-                    write!(f, "platform JSON: {field}: {message}, got {value}")
-                }
-                Detail::Number { list, index: usize::MAX, field, value } => {
-                    write!(f, "platform JSON: {list}.{field}: {message}, got {value}", value = Plain(value))
-                }
-                Detail::Number { list, index, field, value } => {
-                    write!(f, "platform JSON: {list}[{index}].{field}: {message}, got {value}", value = Plain(value))
-                }
-                Detail::Point { list, index, field, point, value } => {
-                    write!(f, "platform JSON: {list}[{index}].{field}[{point}]: {message}, got {value}", value = Plain(value))
-                }
-                Detail::Syntax { offset, list, outer, index, field } => {
-                    f.write_str("platform JSON: ")?;
-                    if !(list.is_empty() && field.is_empty()) {
-                        write_place(f, list, outer, index, field)?;
-                        f.write_str(": ")?;
-                    }
-                    write!(f, "byte {offset}: {message}")
-                }
-                Detail::Nested { list, outer, index, field, value } => {
-                    f.write_str("platform JSON: ")?;
-                    write_place(f, list, outer, index, field)?;
-                    write!(f, ": {message}")?;
-                    match value {
-                        Some(v) => write!(f, ", got {}", Plain(v)),
-                        None => Ok(()),
-                    }
-                }
-            },
+        match &self.kind {
+            Kind::Input(e) => e.fmt(f),
+            Kind::Limit(e) => e.fmt(f),
+            Kind::Document(e) => e.fmt(f),
+            Kind::Model(t) => t.fmt(f),
         }
+    }
+}
+
+impl fmt::Display for Template {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut rest = self.text;
+        // A byte search rather than `str::find`/`split_once`, which link `memchr` into the
+        // wasm module.
+        while let Some(open) = rest.bytes().position(|b| b == b'{') {
+            let (text, tail) = rest.split_at_checked(open).unwrap_or((rest, ""));
+            f.write_str(text)?;
+            let closed = tail.as_bytes().get(2) == Some(&b'}');
+            match tail.as_bytes().get(1) {
+                Some(&d @ b'0'..=b'2') if closed => {
+                    write!(f, "{}", self.ints.get(usize::from(d - b'0')).copied().unwrap_or(0))?
+                }
+                Some(b'r') if closed => write!(f, "{}", Plain(self.real))?,
+                Some(b'w') if closed => f.write_str(self.word)?,
+                _ => {
+                    f.write_str("{")?;
+                    rest = tail.get(1..).unwrap_or("");
+                    continue;
+                }
+            }
+            rest = tail.get(3..).unwrap_or("");
+        }
+        f.write_str(rest)
     }
 }
 
@@ -582,5 +176,21 @@ mod tests {
         assert_eq!(Error::buffer("plan", 16, 4).needed(), Some(16));
         assert_eq!(Error::buffer("plan", 16, 4).code(), ErrorCode::BufferTooSmall);
         assert_eq!(Error::too_many_items(1 << 30, 1 << 24, "f32").code(), ErrorCode::Overflow);
+    }
+
+    #[test]
+    fn templates_write_their_values() {
+        let e =
+            Template::new(ErrorCode::InvalidInput, "{w}[{0}]: worker {1} of {2}, got {r}; {x} and {9} stay")
+                .ints([4, 7, 9])
+                .real(0.5)
+                .word("send")
+                .error();
+        let b = text(e);
+        assert_eq!(&b.b[..b.n], b"send[4]: worker 7 of 9, got 0.5; {x} and {9} stay");
+        assert_eq!(e.code(), ErrorCode::InvalidInput);
+        let b = text(Template::new(ErrorCode::Overflow, "ends {").error());
+        assert_eq!(&b.b[..b.n], b"ends {");
+        assert!(core::mem::size_of::<Template>() <= core::mem::size_of::<document::Document>());
     }
 }

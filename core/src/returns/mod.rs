@@ -82,6 +82,7 @@
 
 mod bound;
 mod closed;
+mod errors;
 mod integer;
 mod scenario;
 pub mod types;

@@ -13,6 +13,7 @@
 //! (`size_of::<Assignment<N>>() + size_of::<Scratch<N>>()` bytes per worker: 120 bytes for
 //! `f64` on 64-bit targets). Nothing else is allocated; the stack use is constant.
 
+mod errors;
 pub mod exact;
 pub mod options;
 pub(crate) mod order;
