@@ -39,6 +39,10 @@ enum Command {
     /// Play a plan in the SimGrid simulator and compare its predicted times with the
     /// simulated ones (needs SimGrid's Python bindings: `apt-get install python3-simgrid`).
     Simulate(SimulateArgs),
+    /// Add measured timings to a document and plan the next batch from what its model
+    /// learns: CSV rows become entries of the document's "observations" (for the models
+    /// that take them, as `divload models` and the schema list).
+    Learn(LearnArgs),
     /// List the models a document can name ("model": …).
     Models,
     /// Print a ready-to-edit platform document for MODEL.
@@ -66,6 +70,22 @@ struct PlanArgs {
     /// terminal and the run is long).
     #[arg(long)]
     progress: bool,
+}
+
+#[derive(clap::Args)]
+struct LearnArgs {
+    /// The document (JSON, version 1) whose model learns.
+    file: PathBuf,
+    /// Observations as CSV: a header naming the columns with the keys of the document's
+    /// "observations" entries (e.g. `worker,items,seconds`), then one row per measurement.
+    /// Numbers are written as numbers, anything else as text; `-` reads standard input.
+    csv: PathBuf,
+    /// Print the result document as JSON.
+    #[arg(long, conflicts_with = "counts")]
+    json: bool,
+    /// Print `rank count displacement` per worker in plan order, for scripts.
+    #[arg(long)]
+    counts: bool,
 }
 
 #[derive(clap::Args)]
@@ -100,6 +120,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Plan(args) => run_plan(&args),
         Command::Simulate(args) => run_simulate(&args),
+        Command::Learn(args) => run_learn(&args),
         Command::Models => {
             for m in divload::doc::MODELS {
                 println!("{:<12} {}\n{:<12} {}", m.name, m.title, "", m.paper);
@@ -316,6 +337,130 @@ fn run_simulate(args: &SimulateArgs) -> Result<(), String> {
     written.and_then(|()| w.flush()).map_err(|e| format!("writing the result: {e}"))
 }
 
+/// The document's `"observations"` with the CSV's rows after the ones it has, written back
+/// into the document; then planned and printed as `plan` prints.
+fn run_learn(args: &LearnArgs) -> Result<(), String> {
+    let source = args.file.display().to_string();
+    let text = std::fs::read(&args.file).map_err(|e| format!("{source}: {e}"))?;
+    let model = divload::doc::model_of(&text).map_err(|e| format!("{source}: {e}"))?;
+    let Some(columns) = model.fields.iter().find_map(|f| match f.kind {
+        Kind::List(fields) if f.key == OBSERVATIONS => Some(fields),
+        _ => None,
+    }) else {
+        return Err(format!("{source}: the {} model takes no {OBSERVATIONS} to learn from", model.name));
+    };
+    let csv_name = args.csv.display().to_string();
+    let csv = if csv_name == "-" {
+        io::read_to_string(io::stdin()).map_err(|e| format!("standard input: {e}"))?
+    } else {
+        std::fs::read_to_string(&args.csv).map_err(|e| format!("{csv_name}: {e}"))?
+    };
+    let keys: Vec<&str> = columns.iter().map(|f| f.key).collect();
+    let mut rows = csv_rows(&csv, &keys).map_err(|e| format!("{csv_name}: {e}"))?;
+    let doc: serde_json::Value = serde_json::from_slice(&text).map_err(|e| format!("{source}: {e}"))?;
+    let mut all = match doc.get(OBSERVATIONS) {
+        Some(serde_json::Value::Array(old)) => old.clone(),
+        Some(_) => return Err(format!("{source}: {OBSERVATIONS}: must be a list")),
+        None => Vec::new(),
+    };
+    all.append(&mut rows);
+    let list = serde_json::to_vec(&all).map_err(|e| format!("{csv_name}: {e}"))?;
+    let text = divload_host::set_fields_json(&text, &[(OBSERVATIONS, &list)])
+        .map_err(|e| format!("{source}: {e}"))?;
+    let doc = divload_host::plan_json(&text).map_err(|e| format!("{source} + {csv_name}: {e}"))?;
+    let stdout = io::stdout();
+    let mut w = io::BufWriter::new(stdout.lock());
+    let written = if args.json {
+        w.write_all(&doc).and_then(|()| writeln!(w))
+    } else if args.counts {
+        table::print_counts(&mut w, &doc)
+    } else {
+        table::print(&mut w, &format!("{source} + {csv_name}"), &doc)
+    };
+    written.and_then(|()| w.flush()).map_err(|e| format!("writing the result: {e}"))
+}
+
+/// The document list a model learns from.
+const OBSERVATIONS: &str = "observations";
+
+/// CSV text as JSON objects with the header's keys, each key one of `keys` (the list's
+/// fields). Fields may be double-quoted (`""` inside is a quote); blank lines and lines
+/// starting with `#` are skipped. A cell that reads as a JSON number is a number.
+fn csv_rows(text: &str, keys: &[&str]) -> Result<Vec<serde_json::Value>, String> {
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'));
+    let (_, header) = lines.next().ok_or("no header line (the columns' names: e.g. worker,items,seconds)")?;
+    let header = csv_cells(header).map_err(|e| format!("line 1: {e}"))?;
+    for h in &header {
+        if !keys.contains(&h.as_str()) {
+            return Err(format!("header: unknown column {h:?} (the columns are {})", keys.join(", ")));
+        }
+    }
+    if let Some(h) = header.iter().enumerate().find_map(|(i, h)| header[..i].contains(h).then_some(h)) {
+        return Err(format!("header: column {h:?} twice"));
+    }
+    let mut rows = Vec::new();
+    for (n, line) in lines {
+        let cells = csv_cells(line).map_err(|e| format!("line {}: {e}", n + 1))?;
+        if cells.len() != header.len() {
+            return Err(format!("line {}: {} cells, the header has {}", n + 1, cells.len(), header.len()));
+        }
+        let row: serde_json::Map<String, serde_json::Value> = header
+            .iter()
+            .zip(cells)
+            .map(|(k, v)| {
+                let value = serde_json::from_str::<serde_json::Number>(v.trim())
+                    .map_or(serde_json::Value::String(v), serde_json::Value::Number);
+                (k.clone(), value)
+            })
+            .collect();
+        rows.push(serde_json::Value::Object(row));
+    }
+    Ok(rows)
+}
+
+/// One CSV line's cells (RFC 4180 quoting, within one line).
+fn csv_cells(line: &str) -> Result<Vec<String>, String> {
+    let mut cells = Vec::new();
+    let mut chars = line.trim_end_matches('\r').chars().peekable();
+    loop {
+        let mut cell = String::new();
+        if chars.peek() == Some(&'"') {
+            chars.next();
+            loop {
+                match chars.next() {
+                    Some('"') if chars.peek() == Some(&'"') => {
+                        chars.next();
+                        cell.push('"');
+                    }
+                    Some('"') => break,
+                    Some(c) => cell.push(c),
+                    None => return Err("a quoted cell is not closed".to_string()),
+                }
+            }
+            match chars.next() {
+                None => {
+                    cells.push(cell);
+                    return Ok(cells);
+                }
+                Some(',') => cells.push(cell),
+                Some(c) => return Err(format!("{c:?} after a quoted cell (expected a comma)")),
+            }
+        } else {
+            loop {
+                match chars.next() {
+                    None => {
+                        cells.push(cell.trim().to_string());
+                        return Ok(cells);
+                    }
+                    Some(',') => break,
+                    Some(c) => cell.push(c),
+                }
+            }
+            cells.push(cell.trim().to_string());
+        }
+    }
+}
+
 fn run_plan(args: &PlanArgs) -> Result<(), String> {
     let (source, text) = match &args.file {
         Some(path) => {
@@ -399,6 +544,24 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn csv_rows_take_the_header_keys() {
+        let rows = csv_rows(
+            "# measured\nworker,items,seconds\n\"fast, a\",100,0.5\n\nslow,50,1e-2\r\n",
+            &["worker", "items", "seconds"],
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::Value::Array(rows),
+            serde_json::json!([{"worker": "fast, a", "items": 100, "seconds": 0.5}, {"worker": "slow", "items": 50, "seconds": 1e-2}])
+        );
+        assert!(csv_rows("worker,minutes\n", &["worker", "seconds"]).unwrap_err().contains("minutes"));
+        assert!(csv_rows("worker,worker\n", &["worker"]).unwrap_err().contains("twice"));
+        assert!(csv_rows("worker,items\na\n", &["worker", "items"]).unwrap_err().contains("line 2"));
+        assert!(csv_rows("worker\n\"a\n", &["worker"]).unwrap_err().contains("not closed"));
+        assert!(csv_rows("", &["worker"]).is_err());
     }
 
     #[test]
