@@ -58,6 +58,9 @@ const report = [];
 // The value the page shows for an envelope term, as divload wrote it.
 const shown = async (page, key) => JSON.parse(await page.getAttribute(`#r-${key}`, 'data-value'));
 
+// The page's number format (app.js `fmt`).
+const fmtNumber = (t) => (Number.isInteger(t) ? String(t) : Math.abs(t) >= 100 ? t.toFixed(2) : Math.abs(t) >= 1 ? t.toFixed(3) : t.toPrecision(4));
+
 // Chooses `model` and waits for its example's plan.
 async function choose(page, model) {
   await page.evaluate(() => { document.querySelector('#r-makespan')?.removeAttribute('data-value'); });
@@ -148,6 +151,25 @@ try {
     }
     await sameAsCli(page, model, cli);
     assert.equal(await page.locator('#legend .swatch').count(), schema.gantt.length, `${model}: one legend entry per phase`);
+
+    step = `${model}: its charts draw the command line's result`;
+    for (const chart of schema.charts) {
+      const figure = page.locator(`#charts figure[data-chart="${chart.list}"]`);
+      const data = cli[chart.list];
+      assert.equal(await figure.count(), 1, `${model}: chart of ${chart.list}`);
+      if (chart.kind === 'line') {
+        assert.equal(await figure.locator('circle.dot').count(), data.length, `${model}: one point per ${chart.list} row`);
+        // The circled best point is the row of the smallest y.
+        const best = Math.min(...data.map((r) => r[chart.y]));
+        const titles = await figure.locator('circle.dot title').allTextContents();
+        assert.equal(titles.length, data.length);
+        assert.ok(titles.some((t) => t.endsWith(`${chart.y} ${fmtNumber(best)}`)), `${model}: ${chart.y} ${best} drawn`);
+      } else if (chart.kind === 'cycle') {
+        const names = await figure.locator('.cycle-node').evaluateAll((ns) => ns.map((n) => n.dataset.name));
+        assert.deepEqual(names, data, `${model}: the ${chart.list} drawn in its order`);
+        assert.equal(await figure.locator('line.arc').count(), data.length > 1 ? data.length : 0);
+      }
+    }
     await page.screenshot({ path: join(outDir, `calculator-${model}.png`), fullPage: true });
 
     step = `${model}: every bounded field refuses a value outside its range, at the field`;

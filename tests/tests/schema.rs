@@ -4,7 +4,7 @@
 //! error naming the key) and at it, or just inside an open bound (a plan). A range changed
 //! on one side only fails here.
 
-use divload::doc::schema::{Field, Kind, Range};
+use divload::doc::schema::{ChartKind, Field, Kind, Range};
 use divload::doc::MODELS;
 use serde_json::Value;
 
@@ -219,12 +219,52 @@ fn choices_defaults_and_timelines_match_the_documents() {
                 assert!(row[col].is_number(), "{}: timeline column {col} is not in the plan's rows", m.name);
             }
         }
+        // Each chart's list is in the example's result, with the columns it draws.
+        for c in m.charts {
+            let list = result[c.list]
+                .as_array()
+                .unwrap_or_else(|| panic!("{}: chart list {} missing", m.name, c.list));
+            assert!(!list.is_empty(), "{}: chart list {} is empty", m.name, c.list);
+            match c.kind {
+                ChartKind::Line => {
+                    for r in list {
+                        assert!(
+                            r[c.x].is_number() && r[c.y].is_number(),
+                            "{}: {} rows lack {} or {}",
+                            m.name,
+                            c.list,
+                            c.x,
+                            c.y
+                        );
+                        assert!(
+                            c.group.is_empty() || r[c.group].is_string(),
+                            "{}: {} rows lack {}",
+                            m.name,
+                            c.list,
+                            c.group
+                        );
+                    }
+                }
+                ChartKind::Cycle => {
+                    assert!(
+                        list.iter().all(Value::is_string),
+                        "{}: {} is not a list of names",
+                        m.name,
+                        c.list
+                    );
+                    assert!(
+                        c.group.is_empty() || result[c.group].is_array() || result.get(c.group).is_none()
+                    );
+                }
+            }
+        }
     }
     let models: Value = serde_json::from_slice(&divload_host::models_json().unwrap()).unwrap();
     for (m, j) in MODELS.iter().zip(models.as_array().unwrap()) {
         assert_eq!(j["name"], m.name);
         assert_eq!(j["fields"].as_array().unwrap().len(), m.fields.len());
         assert_eq!(j["gantt"].as_array().unwrap().len(), m.gantt.len());
+        assert_eq!(j["charts"].as_array().unwrap().len(), m.charts.len());
     }
     let scatter = &models[0]["fields"];
     let order = scatter.as_array().unwrap().iter().find(|f| f["key"] == "order").unwrap();

@@ -361,6 +361,18 @@ function render(model, result, baselines, note) {
     drawGantt(svg, b.rows, model.gantt, names, scale);
     return figure;
   }));
+  $('charts').replaceChildren(...(model.charts ?? []).flatMap((c) => {
+    const data = result[c.list];
+    if (!Array.isArray(data) || data.length === 0) return [];
+    const figure = make('figure', { className: 'chart' });
+    figure.dataset.chart = c.list;
+    figure.append(make('figcaption', { textContent: c.title }));
+    const svg = svgEl('svg', { class: `chart-${c.kind}`, role: 'img', 'aria-label': c.title }, figure);
+    if (c.kind === 'line') drawLine(svg, data.slice(0, MAX_ROWS_DRAWN * 4), c);
+    else if (c.kind === 'cycle') drawCycle(svg, data.slice(0, MAX_ROWS_DRAWN), c.group ? result[c.group] ?? [] : []);
+    return [figure];
+  }));
+
   const compared = Object.entries(baselines).filter(([, b]) => typeof b?.makespan === 'number');
   $('comparison').hidden = compared.length === 0 && !note;
   $('bars').hidden = compared.length === 0;
@@ -452,6 +464,81 @@ function drawGantt(svg, rows, timeline, names, scale) {
       if (to > from) svgEl('rect', { x: x(from), y: y + 2, width: Math.max(x(to) - x(from), 0.5), height: h - 4, class: `phase${j}` }, g);
     });
   });
+}
+
+// Rows of numbers as one line per series (the rows' `group` value, or one series), on axes
+// from the smallest to the largest x and from 0 to the largest y; the lowest point of all
+// is circled (the best value of the chart).
+const LINE = { width: 720, height: 260, left: 70, bottom: 30, top: 12, right: 16 };
+function drawLine(svg, rows, chart) {
+  const { width, height, left, bottom, top, right } = LINE;
+  svg.replaceChildren();
+  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  const points = rows.filter((r) => Number.isFinite(r[chart.x]) && Number.isFinite(r[chart.y]));
+  if (points.length === 0) return;
+  const xs = points.map((r) => r[chart.x]);
+  const ys = points.map((r) => r[chart.y]);
+  const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
+  const y1 = Math.max(...ys, 1e-300);
+  const x = (v) => left + ((width - left - right) * (x1 > x0 ? (v - x0) / (x1 - x0) : 0.5));
+  const y = (v) => height - bottom - ((height - bottom - top) * v) / y1;
+  for (let i = 0; i <= 4; i++) {
+    const v = (y1 * i) / 4;
+    svgEl('line', { x1: left, x2: width - right, y1: y(v), y2: y(v), class: 'tick' }, svg);
+    svgEl('text', { x: left - 4, y: y(v) + 4, class: 'axis', 'text-anchor': 'end' }, svg).textContent = fmt(v);
+  }
+  for (const v of [...new Set([x0, (x0 + x1) / 2, x1])]) {
+    svgEl('text', { x: x(v), y: height - bottom + 16, class: 'axis', 'text-anchor': 'middle' }, svg).textContent = fmt(v);
+  }
+  svgEl('text', { x: width - right, y: height - 2, class: 'axis', 'text-anchor': 'end' }, svg).textContent = chart.x;
+  svgEl('text', { x: 2, y: top, class: 'axis' }, svg).textContent = chart.y;
+  const series = new Map();
+  for (const r of points) {
+    const key = chart.group ? String(r[chart.group]) : '';
+    if (!series.has(key)) series.set(key, []);
+    series.get(key).push(r);
+  }
+  [...series.entries()].forEach(([key, rs], j) => {
+    const g = svgEl('g', { class: 'line-series', 'data-series': key }, svg);
+    svgEl('polyline', { points: rs.map((r) => `${x(r[chart.x])},${y(r[chart.y])}`).join(' '), class: `series series${j % 4}` }, g);
+    for (const r of rs) {
+      const dot = svgEl('circle', { cx: x(r[chart.x]), cy: y(r[chart.y]), r: 3, class: `dot dot${j % 4}` }, g);
+      svgEl('title', {}, dot).textContent = `${key ? `${key}: ` : ''}${chart.x} ${fmt(r[chart.x])}, ${chart.y} ${fmt(r[chart.y])}`;
+    }
+  });
+  const best = points.reduce((a, b) => (b[chart.y] < a[chart.y] ? b : a));
+  svgEl('circle', { cx: x(best[chart.x]), cy: y(best[chart.y]), r: 7, fill: 'none', class: 'best' }, svg);
+}
+
+// Names around a circle in their order, each joined to the next and the last to the first
+// (a cycle), and the names left off it below.
+function drawCycle(svg, names, aside) {
+  const size = 360, r = 130, c = size / 2;
+  svg.replaceChildren();
+  const extra = aside.length ? 24 : 0;
+  svg.setAttribute('viewBox', `0 0 ${size} ${size + extra}`);
+  const at = (i) => {
+    const a = (2 * Math.PI * i) / names.length - Math.PI / 2;
+    return [c + r * Math.cos(a), c + r * Math.sin(a)];
+  };
+  if (names.length > 1) {
+    names.forEach((_, i) => {
+      const [ax, ay] = at(i);
+      const [bx, by] = at((i + 1) % names.length);
+      svgEl('line', { x1: ax, y1: ay, x2: bx, y2: by, class: 'arc' }, svg);
+    });
+  }
+  names.forEach((name, i) => {
+    const [px, py] = at(i);
+    const g = svgEl('g', { class: 'cycle-node', 'data-name': name }, svg);
+    svgEl('circle', { cx: px, cy: py, r: 6, class: 'proc phase1' }, g);
+    svgEl('title', {}, g).textContent = `${i + 1}. ${name} → ${names[(i + 1) % names.length]}`;
+    const right = px >= c;
+    svgEl('text', { x: px + (right ? 9 : -9), y: py + 4, class: 'label', 'text-anchor': right ? 'start' : 'end' }, g).textContent = name;
+  });
+  if (aside.length) {
+    svgEl('text', { x: 4, y: size + extra - 6, class: 'axis' }, svg).textContent = `left out: ${aside.join(', ')}`;
+  }
 }
 
 // ---- models, examples, import and export ------------------------------------------------

@@ -33,6 +33,8 @@ pub struct ModelInfo {
     pub fields: &'static [schema::Field],
     /// How its plan is drawn ([`Model::GANTT`]).
     pub gantt: &'static [schema::Phase],
+    /// Its other charts ([`Model::CHARTS`]).
+    pub charts: &'static [schema::Chart],
 }
 
 /// The registry: one line per model, `module => type`, where `doc::module` holds the
@@ -47,6 +49,7 @@ macro_rules! registry {
             paper: <$module::$entry as Model>::PAPER,
             fields: <$module::$entry as Model>::SCHEMA,
             gantt: <$module::$entry as Model>::GANTT,
+            charts: <$module::$entry as Model>::CHARTS,
         }),+];
 
         /// The valid values of `"model"`, for error messages.
@@ -358,7 +361,7 @@ pub fn model(name: &str) -> Option<&'static ModelInfo> {
     MODELS.iter().find(|m| m.name == name)
 }
 
-/// Writes `[{"name", "title", "paper", "fields", "gantt"}, …]` for every model into
+/// Writes `[{"name", "title", "paper", "fields", "gantt", "charts"}, …]` for every model into
 /// `out` (fields and timeline as [`schema`] describes them); returns the length.
 ///
 /// # Errors
@@ -381,6 +384,8 @@ pub fn write_models(out: &mut [u8]) -> Result<usize, Error> {
         schema::write_fields(&mut w, m.fields);
         w.key("gantt");
         schema::write_timeline(&mut w, m.gantt);
+        w.key("charts");
+        schema::write_charts(&mut w, m.charts);
         w.end_object();
     }
     w.end_array();

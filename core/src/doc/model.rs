@@ -10,7 +10,7 @@
 //! [`crate::doc::plan`] and print what comes back.
 
 use crate::doc::json::{Str, Writer};
-use crate::doc::schema::{Field, Phase};
+use crate::doc::schema::{Chart, Field, Phase};
 use crate::error::Error;
 use crate::report::Report;
 
@@ -71,6 +71,8 @@ pub trait Model {
     const SCHEMA: &'static [Field];
     /// How a row of the result's `plan` is drawn as a Gantt chart, phase by phase.
     const GANTT: &'static [Phase];
+    /// Charts of the result besides the Gantt chart (none unless the model has some).
+    const CHARTS: &'static [Chart] = &[];
 
     /// Plans a document of this model: reads it strictly, checks its limits, takes its
     /// buffers from `memory`, solves and writes the result document into `memory`.

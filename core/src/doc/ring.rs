@@ -18,7 +18,9 @@ use crate::doc::json::{Str, Writer};
 use crate::doc::model::{timeline_document, written, Effort, Memory, Model, Name, Planned, Timeline};
 use crate::doc::names::Names;
 use crate::doc::scatter::NAME;
-use crate::doc::schema::{field, Field as Key, Kind, Phase, AT_LEAST_ONE, NON_NEGATIVE, POSITIVE};
+use crate::doc::schema::{
+    field, Chart, ChartKind, Field as Key, Kind, Phase, AT_LEAST_ONE, NON_NEGATIVE, POSITIVE,
+};
 use crate::doc::{begin_result, begin_row, check_workers, missing, unique_names, Doc, Keys};
 use crate::error::{Detail, Error};
 use crate::ring::{self, Buffers, Member, Problem, Solver, Summary};
@@ -63,6 +65,26 @@ impl Model for Ring {
     const GANTT: &'static [Phase] = &[
         Phase { label: "compute", start: "", end: "compute_time" },
         Phase { label: "exchange", start: "compute_time", end: "finish" },
+    ];
+    // The paper's Figures 5–12: the ring chosen, and T_step against the ring size (it is
+    // not monotone: the best q is found, not assumed).
+    const CHARTS: &'static [Chart] = &[
+        Chart {
+            title: "the ring chosen",
+            kind: ChartKind::Cycle,
+            list: "ring",
+            x: "",
+            y: "",
+            group: "left_out",
+        },
+        Chart {
+            title: "best T_step found for each ring size q",
+            kind: ChartKind::Line,
+            list: "by_ring_size",
+            x: "q",
+            y: "makespan",
+            group: "",
+        },
     ];
 
     fn effort<M: Memory>(text: &[u8], memory: &M) -> Result<Effort, Error> {

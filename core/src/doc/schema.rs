@@ -184,6 +184,56 @@ fn member(w: &mut Writer<'_>, key: &str, text: &str) {
     }
 }
 
+/// A chart of a result beside its Gantt chart ([`Model::CHARTS`](crate::doc::Model::CHARTS)),
+/// drawn by a front end from the result document alone.
+#[derive(Debug)]
+pub struct Chart {
+    /// The chart's caption.
+    pub title: &'static str,
+    /// How the list is drawn.
+    pub kind: ChartKind,
+    /// The result's list the chart draws.
+    pub list: &'static str,
+    /// [`ChartKind::Line`]: the key of a row's x value. [`ChartKind::Cycle`]: unused.
+    pub x: &'static str,
+    /// [`ChartKind::Line`]: the key of a row's y value. [`ChartKind::Cycle`]: unused.
+    pub y: &'static str,
+    /// [`ChartKind::Line`]: the key naming a row's series (one line per name), or empty
+    /// for one line. [`ChartKind::Cycle`]: the result's list of names left off the cycle,
+    /// or empty.
+    pub group: &'static str,
+}
+
+/// How a [`Chart`] draws its list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChartKind {
+    /// Rows of numbers as points joined by lines: a value against the ring size, a cost
+    /// against the items.
+    Line,
+    /// A list of names as a cycle, each joined to the next and the last to the first: a
+    /// ring's order.
+    Cycle,
+}
+
+/// Writes `charts` as `[{"title", "kind", "list", "x", "y", "group"}, …]`.
+pub(crate) fn write_charts(w: &mut Writer<'_>, charts: &[Chart]) {
+    w.begin_array();
+    for c in charts {
+        w.begin_object();
+        let kind = match c.kind {
+            ChartKind::Line => "line",
+            ChartKind::Cycle => "cycle",
+        };
+        for (key, text) in
+            [("title", c.title), ("kind", kind), ("list", c.list), ("x", c.x), ("y", c.y), ("group", c.group)]
+        {
+            member(w, key, text);
+        }
+        w.end_object();
+    }
+    w.end_array();
+}
+
 /// Writes `phases` as `[{"label", "start", "end"}, …]`.
 pub(crate) fn write_timeline(w: &mut Writer<'_>, phases: &[Phase]) {
     w.begin_array();
