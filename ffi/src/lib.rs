@@ -1671,51 +1671,71 @@ mod shares_tests {
         unsafe { CStr::from_ptr(s.method.as_ptr()) }.to_str().unwrap().to_string()
     }
 
-    /// Every model's example: the shares are the result document's rows (count,
-    /// displacement), positions are the rows' order among the workers placed, and the
-    /// summary is the document's.
+    /// The shares of a document are its result document's rows (count, displacement),
+    /// positions are the rows' order among the workers placed, blocks follow each other
+    /// in position order, and the summary is the document's. Returns the shares.
+    fn check_shares(text: &str, what: &str) -> Vec<divload_share> {
+        let doc: serde_json::Value =
+            serde_json::from_slice(&divload_host::plan_json(text.as_bytes()).ok().unwrap()).unwrap();
+        let mut out = vec![divload_share { count: 9, displacement: 9, position: 9 }; 4096];
+        let (mut n, mut s) = (0usize, EMPTY_SUMMARY);
+        assert_eq!(plan(text, &mut out, &mut n, &mut s), DIVLOAD_OK, "{what}");
+        let out = &out[..n];
+        let rows = doc["plan"].as_array().unwrap();
+        assert_eq!(s.items, out.iter().map(|o| o.count).sum::<u64>(), "{what}");
+        // serde_json's default number parsing may be an ulp off the shortest text.
+        let near = |a: f64, b: &serde_json::Value| (a - b.as_f64().unwrap()).abs() <= 1e-14 * a.abs();
+        assert!(near(s.makespan, &doc["makespan"]), "{what}");
+        assert!(near(s.lower_bound, &doc["lower_bound"]), "{what}");
+        assert_eq!(method(&s), doc["method"].as_str().unwrap(), "{what}");
+        assert_eq!(s.workers, n);
+        let mut placed: Vec<&divload_share> = out.iter().filter(|o| o.position >= 0).collect();
+        placed.sort_unstable_by_key(|o| o.position);
+        assert!(placed.iter().enumerate().all(|(k, o)| o.position == k as i64), "{what}");
+        assert_eq!(placed.len(), s.participating, "{what}");
+        let mut next = 0;
+        for o in placed.iter().filter(|o| o.count > 0) {
+            assert_eq!(o.displacement, next, "{what}: blocks follow each other in position order");
+            next += o.count;
+        }
+        for row in rows {
+            let rank = row["rank"].as_u64().unwrap() as usize;
+            let o = out[rank];
+            assert_eq!(o.count, row["count"].as_u64().unwrap(), "{what} rank {rank}");
+            if o.count > 0 {
+                assert_eq!(o.displacement, row["displacement"].as_u64().unwrap(), "{what} rank {rank}");
+            }
+        }
+        // Left out: exactly the workers the document's plan does not list (the ring)
+        // or marks as not taking part.
+        for (rank, o) in out.iter().enumerate() {
+            let row = rows.iter().find(|r| r["rank"].as_u64() == Some(rank as u64));
+            let out_of_plan = row.is_none_or(|r| r.get("participates").is_some_and(|p| p == false));
+            assert_eq!(o.position < 0, out_of_plan, "{what} rank {rank}");
+        }
+        out.to_vec()
+    }
+
     #[test]
     fn every_models_shares_are_its_documents_plan() {
         for model in divload::doc::MODELS {
-            let text = model.example();
-            let doc: serde_json::Value =
-                serde_json::from_slice(&divload_host::plan_json(text.as_bytes()).ok().unwrap()).unwrap();
-            let mut out = vec![divload_share { count: 9, displacement: 9, position: 9 }; 4096];
-            let (mut n, mut s) = (0usize, EMPTY_SUMMARY);
-            assert_eq!(plan(text, &mut out, &mut n, &mut s), DIVLOAD_OK, "{}", model.name);
-            let out = &out[..n];
-            let rows = doc["plan"].as_array().unwrap();
-            assert_eq!(s.items, out.iter().map(|o| o.count).sum::<u64>(), "{}", model.name);
-            // serde_json's default number parsing may be an ulp off the shortest text.
-            let near = |a: f64, b: &serde_json::Value| (a - b.as_f64().unwrap()).abs() <= 1e-14 * a.abs();
-            assert!(near(s.makespan, &doc["makespan"]), "{}", model.name);
-            assert!(near(s.lower_bound, &doc["lower_bound"]), "{}", model.name);
-            assert_eq!(method(&s), doc["method"].as_str().unwrap(), "{}", model.name);
-            assert_eq!(s.workers, n);
-            let mut placed: Vec<i64> = out.iter().map(|o| o.position).filter(|&p| p >= 0).collect();
-            placed.sort_unstable();
-            assert_eq!(placed, (0..s.participating as i64).collect::<Vec<_>>(), "{}", model.name);
-            for row in rows {
-                let rank = row["rank"].as_u64().unwrap() as usize;
-                let o = out[rank];
-                assert_eq!(o.count, row["count"].as_u64().unwrap(), "{} rank {rank}", model.name);
-                if o.count > 0 {
-                    assert_eq!(
-                        o.displacement,
-                        row["displacement"].as_u64().unwrap(),
-                        "{} rank {rank}",
-                        model.name
-                    );
-                }
-            }
-            // Left out: exactly the workers the document's plan does not list (the ring)
-            // or marks as not taking part.
-            for (rank, o) in out.iter().enumerate() {
-                let row = rows.iter().find(|r| r["rank"].as_u64() == Some(rank as u64));
-                let out_of_plan = row.is_none_or(|r| r.get("participates").is_some_and(|p| p == false));
-                assert_eq!(o.position < 0, out_of_plan, "{} rank {rank}", model.name);
-            }
+            check_shares(model.example(), model.name);
         }
+    }
+
+    /// Clusters of one processor between clusters of eight: the ring's order is not the
+    /// document's, and the singletons are left out.
+    #[test]
+    fn a_multicluster_ring_places_its_clusters_in_ring_order() {
+        let doc = r#"{"model": "multicluster", "clusters": [{"name": "a", "processors": 8},
+            {"name": "x", "processors": 1}, {"name": "b", "processors": 8}, {"name": "y", "processors": 1},
+            {"name": "c", "processors": 8}],
+            "links": {"fast": {"latency": 45e-6, "overhead": 5e-6, "gap": 0.05e-6},
+                      "slow": {"latency": 400e-6, "overhead": 10e-6, "gap": 0.5e-6}},
+            "application": {"pattern": "ring", "lattice": 2048, "flip_time": 0.55e-6, "steps": 20}}"#;
+        let out = check_shares(doc, "multicluster with singletons");
+        let left_out: Vec<usize> = (0..out.len()).filter(|&k| out[k].position < 0).collect();
+        assert_eq!(left_out, [8, 17], "the singletons");
     }
 
     #[test]

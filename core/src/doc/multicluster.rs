@@ -22,8 +22,7 @@
 
 use crate::doc::json::{Str, Writer};
 use crate::doc::model::{
-    limits, shares_in_order, timeline_document, written, Effort, Memory, Model, Name, Planned, Share,
-    Timeline,
+    limits, timeline_document, written, Effort, Memory, Model, Name, Planned, Share, Timeline,
 };
 use crate::doc::schema::{field, Field as Key, Kind, Phase, Range, NON_NEGATIVE, POSITIVE};
 use crate::doc::{begin_result, missing, names, Doc, Keys, NameKey};
@@ -98,18 +97,47 @@ impl Model for Multicluster {
 }
 
 /// The processors' shares: positions along the ring, where the blocks follow each other
-/// (clusters in the plan's ring order), so in the order of the participants'
-/// displacements; processors left out have none.
+/// (clusters in the plan's ring order, the processors of a cluster in document order);
+/// processors left out have none. The clusters taking part are ordered by their first
+/// displacement (a sort of the clusters, not of the processors: O(p) for p processors).
 fn shares<'m, M: Memory>(memory: &'m M, processors: &[Processor]) -> Result<&'m [Share], Error> {
-    let order = memory.slice("ring order", processors.len(), 0usize)?;
+    let clusters = processors.iter().map(|p| p.cluster.saturating_add(1)).max().unwrap_or(0);
+    // Per cluster: its first displacement and its processors taking part.
+    let blocks = memory.slice("cluster blocks", clusters, (u64::MAX, 0u32))?;
+    for p in processors.iter().filter(|p| p.participates) {
+        if let Some(b) = blocks.get_mut(p.cluster) {
+            *b = (b.0.min(p.displacement), b.1.saturating_add(1));
+        }
+    }
+    let order = memory.slice("cluster order", clusters, 0usize)?;
     for (k, o) in order.iter_mut().enumerate() {
         *o = k;
     }
-    let at = |k: &usize| processors.get(*k).map_or((true, 0), |p| (!p.participates, p.displacement));
-    crate::kernel::sort::sort_by(order, |a, b| at(a) < at(b));
-    let rows =
-        order.iter().filter_map(|&k| processors.get(k).map(|p| (k, p.count, p.displacement, p.participates)));
-    shares_in_order(memory, processors.len(), rows)
+    let first = |c: &usize| blocks.get(*c).map_or(u64::MAX, |b| b.0);
+    crate::kernel::sort::sort_by(order, |a, b| first(a) < first(b));
+    // The position of each cluster's first processor taking part.
+    let before = memory.slice("cluster positions", clusters, 0u32)?;
+    let mut next = 0u32;
+    for &c in order.iter() {
+        if let (Some(slot), Some(b)) = (before.get_mut(c), blocks.get(c)) {
+            *slot = next;
+            next = next.saturating_add(b.1);
+        }
+    }
+    let shares = memory.slice("shares", processors.len(), Share::EMPTY)?;
+    for (s, p) in shares.iter_mut().zip(processors) {
+        let position = if p.participates { before.get_mut(p.cluster) } else { None };
+        *s = Share {
+            count: p.count,
+            displacement: p.displacement,
+            position: position.map(|at| {
+                let here = *at;
+                *at = here.saturating_add(1);
+                here
+            }),
+        };
+    }
+    Ok(shares)
 }
 
 /// The base plan of a multicluster document as data, for front ends that hand out counts
