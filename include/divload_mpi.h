@@ -30,7 +30,13 @@
  * Iterative codes on several clusters (heien's extended LogP, "model": "multicluster"):
  * divload_mpi_multicluster_calibrate measures the fast and slow links,
  * divload_mpi_multicluster_json writes the document, divload_mpi_multicluster_plan_create
- * plans it (see the section at the end).
+ * plans it (see the section near the end).
+ *
+ * Iterative codes on a ring of ranks (legrand2003, "model": "ring"):
+ * divload_mpi_ring_calibrate measures cycle times and a cost matrix between all ranks,
+ * divload_mpi_ring_json writes the document, divload_mpi_ring_create plans it with
+ * divload_plan_shares and builds a periodic ring communicator in ring order (see the
+ * section at the end).
  */
 #ifndef DIVLOAD_MPI_H
 #define DIVLOAD_MPI_H
