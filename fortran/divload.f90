@@ -7,6 +7,8 @@
 !   status = plan_counts(workers, root, items, counts, displs [, summary] [, options])
 !   status = plan(workers, root, items, assignments [, summary] [, options])
 !   status = plan_json(document, result)
+!   status = plan_shares(document, shares [, summary])
+!   text   = method_name(summary)
 !   status = models_json(result)
 !   text   = status_message(status)
 !   text   = last_error_message()
@@ -31,8 +33,8 @@ module divload
   interface plan_counts
     module procedure plan_counts_int, plan_counts_int64
   end interface plan_counts
-  public :: plan_counts, plan, plan_json, models_json, status_message, last_error_message, &
-      library_version_matches
+  public :: plan_counts, plan, plan_json, plan_shares, method_name, models_json, status_message, &
+      last_error_message, library_version_matches
   private :: plan_counts_int, plan_counts_int64, document_call, from_c_string, copy_chars, &
       to_c_chars, rank_arg, options_arg, summary_arg, strlen
 
@@ -182,6 +184,71 @@ contains
     status = document_call(.true., doc, len(document, kind=c_size_t), &
         min(RESULT_GUESS + 4 * len(document, kind=c_size_t), RESULT_GUESS_CAP), result)
   end function plan_json
+
+  ! Plans a document of any model and returns one divload_share per worker in `shares`,
+  ! allocated to the document's workers (entries with "count": k expanded) in document
+  ! order: %count, %displacement (from 0) and %position (from 0 in the plan's order: send
+  ! order, ring order; -1 when the plan leaves the worker out). `summary` (optional):
+  ! makespan, lower bound, gap, exact, method (method_name). `shares` has no elements on
+  ! failure. Statuses as divload_plan_shares.
+  function plan_shares(document, shares, summary) result(status)
+    character(len=*), intent(in) :: document
+    type(divload_share), allocatable, intent(out) :: shares(:)
+    type(divload_plan_summary), intent(inout), optional, target :: summary
+    integer(c_int32_t) :: status
+    character(kind=c_char), allocatable, target :: doc(:)
+    type(divload_share), allocatable, target :: out(:)
+    integer(c_size_t), target :: n
+    type(c_ptr) :: s
+    integer :: attempt, stat
+    allocate (shares(0))
+    allocate (doc(max(1, len(document))), stat=stat)
+    if (stat /= 0) then
+      status = DIVLOAD_OUT_OF_MEMORY
+      return
+    end if
+    call to_c_chars(document, doc)
+    s = c_null_ptr
+    if (present(summary)) s = c_loc(summary)
+    ! A first guess, then the exact number of workers C reports.
+    n = 8
+    do attempt = 1, 2
+      allocate (out(max(1_c_size_t, n)), stat=stat)
+      if (stat /= 0) then
+        status = DIVLOAD_OUT_OF_MEMORY
+        return
+      end if
+      status = divload_plan_shares(c_loc(doc), len(document, kind=c_size_t), c_loc(out), &
+          size(out, kind=c_size_t), c_loc(n), s)
+      if (status == DIVLOAD_OK) then
+        deallocate (shares)
+        allocate (shares(n), stat=stat)
+        if (stat /= 0) then
+          allocate (shares(0))
+          status = DIVLOAD_OUT_OF_MEMORY
+          return
+        end if
+        shares = out(1:n)
+        return
+      end if
+      if (status /= DIVLOAD_BUFFER_TOO_SMALL .or. n <= size(out, kind=c_size_t)) return
+      deallocate (out)
+    end do
+  end function plan_shares
+
+  ! The method a plan_shares summary names ('closed_form', 'greedy', ...).
+  function method_name(summary) result(text)
+    type(divload_plan_summary), intent(in) :: summary
+    character(len=:), allocatable :: text
+    integer :: n
+    n = 0
+    do while (n < size(summary%method))
+      if (summary%method(n + 1) == c_null_char) exit
+      n = n + 1
+    end do
+    allocate (character(len=n) :: text)
+    call copy_chars(summary%method(1:n), text)
+  end function method_name
 
   ! The models a document can name in "model", as the JSON list
   ! [{"name", "title", "paper", "fields", "timeline"}, ...] of divload_models_json.

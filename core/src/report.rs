@@ -15,8 +15,14 @@ use crate::num::Real;
 pub struct Method(&'static str);
 
 impl Method {
-    /// A method named `name` in documents (lower case, `_` between words).
+    /// The longest name a method may have, in bytes: C's `DIVLOAD_METHOD_NAME_LEN` holds
+    /// it with its NUL.
+    pub const MAX_NAME_LEN: usize = 31;
+
+    /// A method named `name` in documents (lower case, `_` between words). Called in
+    /// constants only, so a name longer than [`Method::MAX_NAME_LEN`] fails to compile.
     pub(crate) const fn new(name: &'static str) -> Method {
+        assert!(name.len() <= Method::MAX_NAME_LEN, "a method's name is at most MAX_NAME_LEN bytes");
         Method(name)
     }
 

@@ -25,8 +25,15 @@ planned order (decreasing bandwidth, the root last; genaud2003 Thm 3).
 With results sent back to the root (the return-message model), ``returns_plan`` plans
 the best, LIFO or FIFO schedule and ``ReturnsPlan.gatherv_ordered`` receives the results
 on the root in the planned return order.
+
+Iterative codes on a ring of ranks (legrand2003): ``ring_calibrate`` measures each
+rank's cycle time and the cost between every pair of ranks, ``ring_document`` writes the
+ring document, and ``ring_plan`` plans it on the root and gives every rank its columns
+and ``ring_comm``, a periodic 1-D Cartesian communicator in ring order (``None`` on the
+ranks the plan leaves out), as ``divload_mpi_ring_create`` does in C.
 """
 
+import json as _json
 from typing import Any, Callable, Dict, List, Optional
 
 import numpy as _np
@@ -36,9 +43,12 @@ try:
 except ImportError as e:  # the rest of divload works without MPI
     raise ImportError(f"divload.mpi needs mpi4py (pip install mpi4py, or divload[mpi]): {e}") from e
 
-from . import _INVALID_INPUT, _OVERFLOW, DivloadError, returns_counts as _returns_counts, scatter_counts
+from . import _INVALID_INPUT, _JSON, _OVERFLOW, DivloadError, plan as _plan, returns_counts as _returns_counts, scatter_counts
 
-__all__ = ["ReturnsPlan", "ScatterPlan", "calibrate", "returns_plan", "scatter_plan"]
+__all__ = [
+    "ReturnsPlan", "RingCalibration", "RingPlan", "ScatterPlan", "calibrate", "returns_plan", "ring_calibrate",
+    "ring_document", "ring_plan", "scatter_plan",
+]
 
 #: MPI's ``int`` counts: the scatter refuses more items, as ``divload_mpi_plan_create`` does.
 INT_MAX = 2**31 - 1
@@ -446,3 +456,214 @@ def _fit(k, t, through_first):
         slope, intercept = t[1] / k[1], 0.0
     return intercept, slope
 
+
+
+class RingCalibration:
+    """Cycle times and link costs of every rank of ``comm``, the same on every rank.
+
+    ``cycle_times[r]``: seconds per column of rank r; ``costs[i, j]``: seconds per
+    boundary value sent from rank i to rank j (symmetric, diagonal 0), measured for a
+    message of ``boundary`` values of ``value_bytes`` bytes.
+    """
+
+    def __init__(self, comm, cycle_times, costs, boundary, value_bytes):
+        self.comm = comm
+        self.size = comm.Get_size()
+        self.cycle_times = cycle_times
+        self.costs = costs
+        self.boundary = boundary
+        self.value_bytes = value_bytes
+
+
+def ring_calibrate(
+    comm: "MPI.Comm",
+    compute: Optional[Callable[[int], Any]] = None,
+    sample_columns: int = 16,
+    cycle_time: Optional[float] = None,
+    boundary: int = 1,
+    value_bytes: int = 8,
+    repetitions: int = 11,
+) -> RingCalibration:
+    """Measures what a ring plan needs, as ``divload_mpi_ring_calibrate`` does in C.
+
+    Each rank's cycle time is the best of 3 timings of ``compute(sample_columns)`` (your
+    kernel on that many columns) divided by ``sample_columns``, or ``cycle_time`` as given
+    (then ``compute`` is None). The cost between every pair of ranks is the best of
+    ``repetitions`` round trips of the boundary message (``boundary`` values of
+    ``value_bytes`` bytes: the message a ring code sends) halved and divided by
+    ``boundary``, so that the ring model's ``boundary·cost`` is the message's time,
+    latency included; one pair at a time, on a duplicate of ``comm``.
+
+    Raises ``DivloadError`` (code 2) on every rank for arguments out of range on any
+    rank (no kernel and no positive cycle time, ``boundary`` or ``value_bytes`` below 1).
+    Collective.
+    """
+    rank, size = comm.Get_rank(), comm.Get_size()
+    error = None
+    integer = lambda v: not isinstance(v, bool) and isinstance(v, (int, _np.integer))  # noqa: E731
+    if compute is None and not (_is_number(cycle_time) and 0.0 < float(cycle_time) < float("inf")):
+        error = DivloadError(f"cycle_time: must be finite and > 0 without a compute function, got {cycle_time!r}",
+                             _INVALID_INPUT)
+    elif compute is not None and not callable(compute):
+        error = DivloadError(f"compute: must be callable, got {type(compute).__name__}", _INVALID_INPUT)
+    elif compute is not None and (not integer(sample_columns) or sample_columns < 1):
+        error = DivloadError(f"sample_columns: must be an integer >= 1, got {sample_columns!r}", _INVALID_INPUT)
+    elif not integer(boundary) or boundary < 1 or not integer(value_bytes) or value_bytes < 1:
+        error = DivloadError(f"boundary and value_bytes: must be integers >= 1, got {boundary!r}, {value_bytes!r}",
+                             _INVALID_INPUT)
+    elif not integer(repetitions) or repetitions < 1:
+        error = DivloadError(f"repetitions: must be an integer >= 1, got {repetitions!r}", _INVALID_INPUT)
+    _agree(comm, error)
+    if compute is None:
+        mine = float(cycle_time)
+    else:
+        best = None
+        for _ in range(3):
+            t0 = MPI.Wtime()
+            compute(int(sample_columns))
+            dt = MPI.Wtime() - t0
+            best = dt if best is None or dt < best else best
+        mine = best / int(sample_columns)
+        if not mine > 0.0:
+            mine = 1e-12  # a kernel too fast to time
+    cycle_times = _np.array(comm.allgather(mine), dtype=_np.float64)
+    message = _np.zeros(int(boundary) * int(value_bytes), dtype=_np.uint8)
+    trips = _np.zeros((size, size), dtype=_np.float64)
+    dup = comm.Dup()
+    try:
+        for a in range(size):
+            for b in range(a + 1, size):
+                dup.Barrier()
+                best = None
+                for k in range(-1, int(repetitions)):  # one round trip untimed
+                    if rank == a:
+                        t0 = MPI.Wtime()
+                        dup.Send(message, dest=b, tag=0)
+                        dup.Recv(message, source=b, tag=0)
+                        dt = MPI.Wtime() - t0
+                        if k >= 0:
+                            best = dt if best is None or dt < best else best
+                    elif rank == b:
+                        dup.Recv(message, source=a, tag=0)
+                        dup.Send(message, dest=a, tag=0)
+                if rank == a:
+                    trips[a, b] = best
+        dup.Allreduce(MPI.IN_PLACE, trips, op=MPI.SUM)
+    finally:
+        dup.Free()
+    costs = 0.5 * (trips + trips.T) / int(boundary)
+    # The model takes costs > 0: a pair too fast to time costs a picosecond per value.
+    costs[(costs <= 0.0) & ~_np.eye(size, dtype=bool)] = 1e-12
+    _np.fill_diagonal(costs, 0.0)
+    return RingCalibration(comm, cycle_times, costs, int(boundary), int(value_bytes))
+
+
+def ring_document(cal: RingCalibration, work: int, boundary: Optional[float] = None,
+                  solver: str = "heuristic") -> Dict[str, Any]:
+    """The ring document of a calibration: processors ``r0`` .. ``r<size-1>`` (rank r is
+    processor r), their cycle times, the cost matrix, ``work`` columns, ``boundary``
+    values (default: the calibration's) and ``solver`` (``"heuristic"``, or ``"exact"``
+    up to 8 ranks). Checked when it is planned. Local."""
+    return {
+        "version": 1,
+        "model": "ring",
+        "comment": f"measured by divload.mpi.ring_calibrate on {cal.size} ranks",
+        "work": work,
+        "boundary": cal.boundary if boundary is None else boundary,
+        "solver": solver,
+        "processors": [{"name": f"r{r}", "cycle_time": float(w)} for r, w in enumerate(cal.cycle_times)],
+        "cost_matrix": cal.costs.tolist(),
+    }
+
+
+class RingPlan:
+    """A ring plan, known on every rank of ``comm``.
+
+    By rank of ``comm`` (numpy arrays): ``counts`` (columns), ``displs`` (first column),
+    ``positions`` (place on the ring, -1 when left out); ``ring_ranks`` (the rank of
+    ``comm`` at each place on the ring). This rank: ``my_member``, ``my_position``,
+    ``my_count``, ``my_displacement``, ``my_left`` and ``my_right`` (its neighbours'
+    ranks in ``ring_comm``; ``MPI.PROC_NULL`` when left out). ``ring_comm``: the members,
+    a periodic 1-D Cartesian communicator whose rank is the place on the ring (blocks of
+    columns follow each other along it); ``None`` on ranks left out. ``summary``: the
+    result document without its ``plan`` rows (``makespan`` is T_step, ``method``,
+    ``lower_bound``, ``even_makespan``, ...). ``free()`` it collectively (or use it as a
+    context manager).
+    """
+
+    def __init__(self, comm, root, counts, displs, positions, summary):
+        self.comm = comm
+        self.root = root
+        self.size = comm.Get_size()
+        self.counts = counts
+        self.displs = displs
+        self.positions = positions
+        self.summary = summary
+        members = positions >= 0
+        self.members = int(members.sum())
+        self.ring_ranks = _np.argsort(_np.where(members, positions, self.size), kind="stable")[:self.members]
+        rank = comm.Get_rank()
+        self.my_position = int(positions[rank])
+        self.my_member = self.my_position >= 0
+        self.my_count = int(counts[rank])
+        self.my_displacement = int(displs[rank])
+        self.my_left = self.my_right = MPI.PROC_NULL
+        self.ring_comm = None
+        split = comm.Split(0 if self.my_member else MPI.UNDEFINED, max(self.my_position, 0))
+        if split != MPI.COMM_NULL:
+            self.ring_comm = split.Create_cart([self.members], periods=[True], reorder=False)
+            split.Free()
+            self.my_left, self.my_right = self.ring_comm.Shift(0, 1)
+
+    def free(self) -> None:
+        """Frees ``ring_comm``. Collective over the members."""
+        if self.ring_comm is not None:
+            self.ring_comm.Free()
+            self.ring_comm = None
+
+    def __enter__(self) -> "RingPlan":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.free()
+
+
+def ring_plan(comm: "MPI.Comm", document: Any, root: int = 0) -> RingPlan:
+    """Plans a ring document on ``root`` (``divload.plan``; read there only) and gives
+    every rank its columns and the ring communicator (see ``RingPlan``). The document's
+    processors must be the ranks of ``comm`` in rank order (``ring_document`` writes them
+    so; a cost matrix of your own is fine).
+
+    Raises ``DivloadError`` on every rank with the same message and code: the planner's
+    (code 5 for a malformed document, ...), code 2 for a root out of range or a document
+    whose processors are not the ranks, code 4 for more than ``INT_MAX`` columns.
+    Collective.
+    """
+    root = _check_root(comm, root)
+    rank, size = comm.Get_rank(), comm.Get_size()
+    failure, planned = None, None
+    if rank == root:
+        try:
+            doc = _json.loads(document) if isinstance(document, (str, bytes, bytearray)) else document
+            processors = doc.get("processors") if isinstance(doc, dict) else None
+            if not isinstance(processors, list) or len(processors) != size:
+                got = len(processors) if isinstance(processors, list) else "none"
+                raise DivloadError(f"processors: must be the {size} ranks of the communicator, got {got}",
+                                   _INVALID_INPUT)
+            result = _plan(doc)
+            if result["work"] > INT_MAX:
+                raise DivloadError(f"work: at most INT_MAX = {INT_MAX} fit MPI's int counts", _OVERFLOW)
+            table = _np.zeros((3, size), dtype=_np.int64)
+            table[2] = -1
+            for k, row in enumerate(result["plan"]):
+                table[:, row["rank"]] = row["count"], row["displacement"], k
+            planned = (table, {k: v for k, v in result.items() if k != "plan"})
+        except DivloadError as e:
+            failure = (e.message, e.code)
+        except ValueError as e:
+            failure = (f"document: not JSON ({e})", _JSON)
+    failure, planned = comm.bcast((failure, planned), root=root)
+    if failure is not None:
+        raise DivloadError(*failure)
+    table, summary = planned
+    return RingPlan(comm, root, table[0], table[1], table[2], summary)

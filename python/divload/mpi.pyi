@@ -90,3 +90,44 @@ def calibrate(
     root: int = ...,
     item_bytes: int = ...,
 ) -> Dict[str, float]: ...
+
+class RingCalibration:
+    comm: MPI.Comm
+    size: int
+    cycle_times: npt.NDArray[np.float64]
+    costs: npt.NDArray[np.float64]
+    boundary: int
+    value_bytes: int
+
+class RingPlan:
+    comm: MPI.Comm
+    ring_comm: Optional[MPI.Cartcomm]
+    root: int
+    size: int
+    members: int
+    my_member: bool
+    my_position: int
+    my_count: int
+    my_displacement: int
+    my_left: int
+    my_right: int
+    counts: npt.NDArray[np.int64]
+    displs: npt.NDArray[np.int64]
+    positions: npt.NDArray[np.int64]
+    ring_ranks: npt.NDArray[np.int64]
+    summary: Dict[str, Any]
+    def free(self) -> None: ...
+    def __enter__(self) -> RingPlan: ...
+    def __exit__(self, *exc: Any) -> None: ...
+
+def ring_calibrate(
+    comm: MPI.Comm,
+    compute: Optional[Callable[[int], Any]] = ...,
+    sample_columns: int = ...,
+    cycle_time: Optional[float] = ...,
+    boundary: int = ...,
+    value_bytes: int = ...,
+    repetitions: int = ...,
+) -> RingCalibration: ...
+def ring_document(cal: RingCalibration, work: int, boundary: Optional[float] = ..., solver: str = ...) -> Dict[str, Any]: ...
+def ring_plan(comm: MPI.Comm, document: Any, root: int = ...) -> RingPlan: ...

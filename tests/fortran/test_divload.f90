@@ -1,6 +1,6 @@
 ! Module divload from Fortran: plans whose invariants are checked (counts add up, blocks
 ! tile the items, the makespan within its bounds), plan_json for every model the library
-! lists, and bad input (NaN cost, no workers, malformed JSON, buffers too small, null
+! lists (and plan_shares for each), and bad input (NaN cost, no workers, malformed JSON, buffers too small, null
 ! pointers through the raw binding) answered with the documented status and message,
 ! the outputs left untouched. Exits with status 1 when a check fails.
 program test_divload
@@ -175,6 +175,8 @@ contains
   ! fails, so a new model cannot go untested from Fortran.
   subroutine every_model()
     character(len=:), allocatable :: models, name, doc
+    type(divload_share), allocatable :: shares(:)
+    type(divload_plan_summary) :: plan_summary
     integer :: at, q, n
     status = models_json(models)
     call check(status == DIVLOAD_OK .and. index(models, '[') == 1 .and. ends_with(models, ']'), &
@@ -221,6 +223,14 @@ contains
             ' ' // last_error_message())
         call check(index(result, '"model":"' // name // '"') > 0 .and. index(result, '"plan":[') > 0 .and. &
             ends_with(result, '}'), 'plan_json, model ' // name // ': a result with its plan')
+        status = plan_shares(doc, shares, plan_summary)
+        call check(status == DIVLOAD_OK .and. size(shares) == plan_summary%workers, &
+            'plan_shares, model ' // name // ': DIVLOAD_OK, one share per worker')
+        call check(sum(shares(:)%count) == plan_summary%items .and. all(shares(:)%count >= 0) .and. &
+            count(shares(:)%position >= 0) == plan_summary%participating, &
+            'plan_shares, model ' // name // ': counts add up, positions of the workers placed')
+        call check(index(result, '"method":"' // method_name(plan_summary) // '"') > 0, &
+            'plan_shares, model ' // name // ': the method of the result document, ' // method_name(plan_summary))
       end if
       at = index(models, '"name":"')
     end do

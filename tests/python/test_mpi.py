@@ -210,6 +210,87 @@ except divload.DivloadError as e:
     outcome = "agreed" if rank != bad and e.code == 2 and f"rank {bad}" in e.message else "wrong"
 check(outcome in ("own", "agreed"), f"a compute that raises on one rank fails every rank: {outcome}")
 
+
+# The ring: a Jacobi sweep on the planned ring equals the serial sweep bit for bit.
+H, ITERATIONS = 8, 5
+
+
+def initial(columns):
+    c = np.arange(columns, dtype=np.int64)[:, None]
+    y = np.arange(H, dtype=np.int64)[None, :]
+    return ((c * 7919 + y * 104729) % 1000).astype(np.float64) / 1024.0
+
+
+def sweep(u):
+    """One sweep of the columns u[1:-1] (ghost columns u[0], u[-1]); zeros above and below."""
+    mid = u[1:-1]
+    up = np.concatenate([np.zeros((len(mid), 1)), mid[:, :-1]], axis=1)
+    down = np.concatenate([mid[:, 1:], np.zeros((len(mid), 1))], axis=1)
+    return 0.25 * ((u[:-2] + u[2:]) + (up + down))
+
+
+def jacobi_on(plan, columns):
+    check(int(plan.counts.sum()) == columns, "ring: counts sum to W")
+    check(all(plan.counts[r] == 0 for r in range(size) if plan.positions[r] < 0), "ring: left out, no columns")
+    nxt = 0
+    for r in plan.ring_ranks:
+        check(plan.displs[r] == nxt, "ring: blocks follow each other along the ring")
+        nxt += plan.counts[r]
+    mine = np.zeros((plan.my_count, H))
+    if plan.my_member:
+        check(plan.ring_comm.Get_rank() == plan.my_position and plan.ring_comm.Get_size() == plan.members,
+              "ring: ring_comm ranked by position")
+        u = np.zeros((plan.my_count + 2, H))
+        u[1:-1] = initial(columns)[plan.my_displacement:plan.my_displacement + plan.my_count]
+        for _ in range(ITERATIONS):
+            plan.ring_comm.Sendrecv(np.ascontiguousarray(u[1]), plan.my_left, 1, u[-1], plan.my_right, 1)
+            plan.ring_comm.Sendrecv(np.ascontiguousarray(u[-2]), plan.my_right, 2, u[0], plan.my_left, 2)
+            u[1:-1] = sweep(u)
+        mine = np.ascontiguousarray(u[1:-1])
+    else:
+        check(plan.ring_comm is None and plan.my_count == 0, "ring: a rank left out has no ring_comm")
+    gathered = np.zeros((columns, H)) if rank == 0 else None
+    comm.Gatherv(mine, [gathered, (plan.counts * H, plan.displs * H)] if rank == 0 else None, root=0)
+    if rank == 0:
+        u = np.zeros((columns + 2, H))
+        u[1:-1] = initial(columns)
+        for _ in range(ITERATIONS):
+            u[0], u[-1] = u[-2], u[1]
+            u[1:-1] = sweep(u)
+        check(np.array_equal(gathered, u[1:-1]), "ring: the columns equal the serial sweep bit for bit")
+
+
+def ring_kernel(columns):
+    x = 0.0
+    for i in range(2000 * columns * (rank % 3 + 1)):
+        x += i
+    return x
+
+
+cal = divload.mpi.ring_calibrate(comm, ring_kernel, sample_columns=4, boundary=H, repetitions=3)
+check(cal.costs.shape == (size, size) and np.all(cal.cycle_times > 0), "ring: a calibration of every rank")
+check(comm.allgather(cal.costs.tobytes()) == [cal.costs.tobytes()] * size, "ring: the same costs on every rank")
+with divload.mpi.ring_plan(comm, divload.mpi.ring_document(cal, 97)) as plan:
+    jacobi_on(plan, 97)
+# A far rank is left out (4 ranks or more: alone it would only slow the ring).
+far = np.full((size, size), 1e-4)
+far[size - 1, :] = far[:, size - 1] = 1.0
+np.fill_diagonal(far, 0.0)
+given = divload.mpi.ring_calibrate(comm, cycle_time=1e-3 * (rank + 1), boundary=2, repetitions=1)
+given.costs = far
+for solver in ("heuristic", "exact"):
+    with divload.mpi.ring_plan(comm, divload.mpi.ring_document(given, 200, solver=solver), root=size - 1) as plan:
+        check(plan.summary["method"] == ("exhaustive" if solver == "exact" else "greedy"), f"ring: {solver}")
+        if size >= 4:
+            check(plan.positions[size - 1] == -1, "ring: the far rank is left out")
+        jacobi_on(plan, 200)
+same_error_everywhere(lambda: divload.mpi.ring_plan(comm, {"model": "ring", "processors": []}), 2,
+                      "ring: processors that are not the ranks")
+same_error_everywhere(lambda: divload.mpi.ring_plan(comm, divload.mpi.ring_document(given, 0)), 5,
+                      "ring: no columns")
+same_error_everywhere(lambda: divload.mpi.ring_calibrate(comm, cycle_time=-1.0 if rank == bad else 1e-3), 2,
+                      "ring: a bad cycle time on one rank")
+
 all_failures = comm.allreduce(len(failures))
 if rank == 0:
     if all_failures:

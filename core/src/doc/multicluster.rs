@@ -21,7 +21,9 @@
 //! Memory is the caller's: [`sizes`] counts the lists, [`parse`] fills them.
 
 use crate::doc::json::{Str, Writer};
-use crate::doc::model::{limits, timeline_document, written, Effort, Memory, Model, Name, Planned, Timeline};
+use crate::doc::model::{
+    limits, timeline_document, written, Effort, Memory, Model, Name, Planned, Share, Timeline,
+};
 use crate::doc::names::Names;
 use crate::doc::schema::{field, Field as Key, Kind, Phase, Range, NON_NEGATIVE, POSITIVE};
 use crate::doc::{begin_result, missing, Doc, Keys, NameKey};
@@ -103,9 +105,54 @@ impl Model for Multicluster {
     fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
         planned(text, memory, true, |file, summary, written_| {
             let document = written(memory, |buf| write_result(file, summary, written_, buf))?;
-            Ok(Planned { document, report: summary.report })
+            let shares = shares(memory, written_.processors)?;
+            Ok(Planned { document, report: summary.report, shares })
         })
     }
+}
+
+/// The processors' shares: positions along the ring, where the blocks follow each other
+/// (clusters in the plan's ring order, the processors of a cluster in document order);
+/// processors left out have none. The clusters taking part are ordered by their first
+/// displacement (a sort of the clusters, not of the processors: O(p) for p processors).
+fn shares<'m, M: Memory>(memory: &'m M, processors: &[Processor]) -> Result<&'m [Share], Error> {
+    let clusters = processors.iter().map(|p| p.cluster.saturating_add(1)).max().unwrap_or(0);
+    // Per cluster: its first displacement and its processors taking part.
+    let blocks = memory.slice("cluster blocks", clusters, (u64::MAX, 0u32))?;
+    for p in processors.iter().filter(|p| p.participates) {
+        if let Some(b) = blocks.get_mut(p.cluster) {
+            *b = (b.0.min(p.displacement), b.1.saturating_add(1));
+        }
+    }
+    let order = memory.slice("cluster order", clusters, 0usize)?;
+    for (k, o) in order.iter_mut().enumerate() {
+        *o = k;
+    }
+    let first = |c: &usize| blocks.get(*c).map_or(u64::MAX, |b| b.0);
+    crate::kernel::sort::sort_by(order, |a, b| first(a) < first(b));
+    // The position of each cluster's first processor taking part.
+    let before = memory.slice("cluster positions", clusters, 0u32)?;
+    let mut next = 0u32;
+    for &c in order.iter() {
+        if let (Some(slot), Some(b)) = (before.get_mut(c), blocks.get(c)) {
+            *slot = next;
+            next = next.saturating_add(b.1);
+        }
+    }
+    let shares = memory.slice("shares", processors.len(), Share::EMPTY)?;
+    for (s, p) in shares.iter_mut().zip(processors) {
+        let position = if p.participates { before.get_mut(p.cluster) } else { None };
+        *s = Share {
+            count: p.count,
+            displacement: p.displacement,
+            position: position.map(|at| {
+                let here = *at;
+                *at = here.saturating_add(1);
+                here
+            }),
+        };
+    }
+    Ok(shares)
 }
 
 /// The base plan of a multicluster document as data, for front ends that hand out counts
