@@ -1808,5 +1808,4 @@ mod shares_tests {
         assert_eq!((st, n), (DIVLOAD_OK, 16));
         assert_eq!(big.iter().map(|o| o.count).sum::<u64>(), 8192);
     }
-
 }

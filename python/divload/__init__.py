@@ -28,7 +28,18 @@ import numpy as _np
 from . import _divload
 from ._errors import DivloadError
 
-__all__ = ["DivloadError", "Returns", "Scatter", "example", "models", "plan", "returns_counts", "scatter_counts"]
+__all__ = [
+    "DivloadError",
+    "Returns",
+    "Scatter",
+    "Shares",
+    "example",
+    "models",
+    "plan",
+    "returns_counts",
+    "scatter_counts",
+    "shares",
+]
 
 # The C status numbers of the checks made here before the core, from the compiled half.
 _INVALID_INPUT = _divload.INVALID_INPUT
@@ -204,6 +215,27 @@ def _items(items: Any) -> int:
     return n
 
 
+def _document_text(document: Union[Dict[str, Any], str, bytes]) -> bytes:
+    """A document given as a dict or JSON text, as the bytes the core reads."""
+    if isinstance(document, dict):
+        try:
+            # NaN and infinities are written as the bare words JSON forbids, so that the
+            # reader rejects them with its own message and offset.
+            text = _json.dumps(document).encode()
+        except (TypeError, ValueError, RecursionError) as e:
+            raise _fail(_JSON, f"document: cannot be written as JSON ({e})") from None
+    elif isinstance(document, str):
+        try:
+            text = document.encode()
+        except UnicodeEncodeError as e:
+            raise _fail(_JSON, f"document: not valid UTF-8 text ({e.reason} at character {e.start})") from None
+    elif isinstance(document, (bytes, bytearray, memoryview)):
+        text = bytes(document)
+    else:
+        raise _fail(_JSON, f"document: must be a dict or JSON text, got {type(document).__name__}")
+    return text
+
+
 def plan(document: Union[Dict[str, Any], str, bytes]) -> Dict[str, Any]:
     """Plans any model's document and returns its result document as a dict.
 
@@ -227,23 +259,38 @@ def plan(document: Union[Dict[str, Any], str, bytes]) -> Dict[str, Any]:
     >>> result["model"], sum(row["count"] for row in result["plan"]) == result["items"]
     ('returns', True)
     """
-    if isinstance(document, dict):
-        try:
-            # NaN and infinities are written as the bare words JSON forbids, so that the
-            # reader rejects them with its own message and offset.
-            text = _json.dumps(document).encode()
-        except (TypeError, ValueError, RecursionError) as e:
-            raise _fail(_JSON, f"document: cannot be written as JSON ({e})") from None
-    elif isinstance(document, str):
-        try:
-            text = document.encode()
-        except UnicodeEncodeError as e:
-            raise _fail(_JSON, f"document: not valid UTF-8 text ({e.reason} at character {e.start})") from None
-    elif isinstance(document, (bytes, bytearray, memoryview)):
-        text = bytes(document)
-    else:
-        raise _fail(_JSON, f"document: must be a dict or JSON text, got {type(document).__name__}")
-    return _json.loads(_divload.plan_json(text))
+    return _json.loads(_divload.plan_json(_document_text(document)))
+
+
+class Shares(NamedTuple):
+    """Each worker's share of a plan, in the document's order (an entry with ``count: k``
+    is ``k`` workers), as numpy ``int64`` arrays, and the plan's summary."""
+
+    counts: "_np.ndarray"
+    """Items of each worker (0 for a worker the plan leaves out)."""
+    displacements: "_np.ndarray"
+    """First item of each worker's block (blocks follow ``positions``)."""
+    positions: "_np.ndarray"
+    """Where each worker comes in the plan's order (send order, ring order), -1 when left out."""
+    summary: Dict[str, Any]
+    """``method``, ``makespan``, ``lower_bound``, ``gap``, ``exact``."""
+
+
+def shares(document: Union[Dict[str, Any], str, bytes]) -> Shares:
+    """Plans any model's document into arrays by worker, for ``Scatterv``/``Gatherv``.
+
+    The same plan as ``plan(document)`` (and C's ``divload_plan_shares``), without the
+    result document: ``counts`` and ``displacements`` index the document's workers in
+    their order, ``positions`` says where each comes in the plan's order (-1 for a worker
+    left out, as the ring leaves out processors that would slow it down). Raises
+    ``DivloadError`` as ``plan`` does.
+
+    >>> s = shares(example("ring"))
+    >>> int(s.counts.sum()) == example("ring")["work"], s.summary["method"]
+    (True, 'greedy')
+    """
+    counts, displs, positions, summary = _divload.plan_shares(_document_text(document))
+    return Shares(counts, displs, positions, summary)
 
 
 def models() -> List[Dict[str, str]]:

@@ -11,6 +11,12 @@ pub(crate) fn plan_json(text: &[u8]) -> Result<Vec<u8>, Failure> {
     divload_host::plan_json(text).map_err(failure)
 }
 
+/// Any model's document to each worker's share (document order) and the plan's report
+/// (`divload_host::plan_shares`, as C's `divload_plan_shares`).
+pub(crate) fn plan_shares(text: &[u8]) -> Result<(Vec<divload::doc::Share>, divload::Report<f64>), Failure> {
+    divload_host::plan_shares(text).map_err(failure)
+}
+
 /// `[{"name", "title", "paper"}, …]`: the models a document can name.
 pub(crate) fn models_json() -> Result<Vec<u8>, Failure> {
     divload_host::models_json().map_err(failure)

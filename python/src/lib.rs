@@ -10,7 +10,9 @@ mod returns;
 mod scatter;
 
 use divload::doc::names::Names;
+use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use error::{no_panic, Failure};
 
@@ -19,6 +21,38 @@ use error::{no_panic, Failure};
 fn plan_json(py: Python<'_>, document: &[u8]) -> PyResult<Vec<u8>> {
     let text = document.to_vec();
     py.detach(|| no_panic(|| host::plan_json(&text))).map_err(|f| f.into_pyerr(py))
+}
+
+/// Plans any model's document (JSON text) into each worker's count, displacement and
+/// position (-1 when left out), in the document's order (an entry with `count: k` is k
+/// workers), and the plan's summary: what MPI codes scatter with, as C's
+/// `divload_plan_shares` gives it.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn plan_shares<'py>(
+    py: Python<'py>,
+    document: &[u8],
+) -> PyResult<(
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyDict>,
+)> {
+    let text = document.to_vec();
+    let (shares, report) =
+        py.detach(|| no_panic(|| host::plan_shares(&text))).map_err(|f| f.into_pyerr(py))?;
+    // Counts and displacements are at most the item count, which documents bound by 2^53.
+    let as_i64 = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+    let counts: Vec<i64> = shares.iter().map(|s| as_i64(s.count)).collect();
+    let displs: Vec<i64> = shares.iter().map(|s| as_i64(s.displacement)).collect();
+    let positions: Vec<i64> = shares.iter().map(|s| s.position.map_or(-1, i64::from)).collect();
+    let summary = PyDict::new(py);
+    summary.set_item("method", report.method.name())?;
+    summary.set_item("makespan", report.makespan)?;
+    summary.set_item("lower_bound", report.lower_bound)?;
+    summary.set_item("gap", report.gap())?;
+    summary.set_item("exact", report.exact)?;
+    Ok((counts.into_pyarray(py), displs.into_pyarray(py), positions.into_pyarray(py), summary))
 }
 
 /// The models a document can name, as JSON text.
@@ -50,6 +84,7 @@ fn option<T: Copy + PartialEq>(table: &'static Names<T>, name: &str) -> Result<T
 #[pymodule]
 fn _divload(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plan_json, m)?)?;
+    m.add_function(wrap_pyfunction!(plan_shares, m)?)?;
     m.add_function(wrap_pyfunction!(models_json, m)?)?;
     m.add_function(wrap_pyfunction!(example, m)?)?;
     m.add_function(wrap_pyfunction!(scatter::scatter_counts, m)?)?;

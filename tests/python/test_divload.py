@@ -88,6 +88,35 @@ def test_every_item_is_planned_once(model):
         at += row["count"]
 
 
+@pytest.mark.parametrize("model", MODELS)
+def test_shares_are_the_plans_rows_by_worker(model):
+    document = divload.example(model)
+    result = divload.plan(document)
+    s = divload.shares(document)
+    assert s.counts.dtype == s.displacements.dtype == s.positions.dtype == np.int64
+    assert len(s.counts) == len(s.displacements) == len(s.positions)
+    for key in ("method", "makespan", "lower_bound", "gap", "exact"):
+        assert s.summary[key] == result[key]
+    items = result.get("items", result.get("work"))
+    if items is not None:
+        assert int(s.counts.sum()) == items
+    # Blocks follow the plan's order, contiguous from 0; a worker left out has nothing.
+    taking = sorted((p, c, d) for p, c, d in zip(s.positions, s.counts, s.displacements) if p >= 0)
+    at = 0
+    for _, count, displacement in taking:
+        assert displacement == at
+        at += count
+    assert all(c == 0 for p, c in zip(s.positions, s.counts) if p < 0)
+    # The same counts as the result's rows, in the plan's order.
+    assert sorted(int(c) for c in s.counts if c > 0) == sorted(r["count"] for r in result["plan"] if r["count"] > 0)
+
+
+def test_shares_errors_are_plans_errors():
+    with pytest.raises(divload.DivloadError) as e:
+        divload.shares('{"version": 1, "model": "ring"')
+    assert e.value.code == 5
+
+
 def test_the_paper_instance():
     result = divload.plan((REPO / "examples" / "table1.json").read_text())
     assert result["makespan"] == pytest.approx(403.975, abs=1e-3)
