@@ -152,6 +152,18 @@ try {
     await sameAsCli(page, model, cli);
     assert.equal(await page.locator('#legend .swatch').count(), schema.gantt.length, `${model}: one legend entry per phase`);
 
+    step = `${model}: its baselines are the schedules its result compares with`;
+    // A result that lists what it was compared with (`compare`) has those schedules
+    // drawn beside the plan, each with the makespan the command line printed.
+    if (cli.compare) {
+      const drawn = await page.$$eval('#baselines figure', (fs) => fs.map((f) => [f.dataset.baseline, Number(f.dataset.makespan)]));
+      assert.ok(drawn.length > 0, `${model}: no baseline drawn`);
+      for (const [key, makespan] of drawn) {
+        assert.equal(makespan, cli.compare[key], `${model}: baseline ${key}'s makespan`);
+        assert.ok(await page.locator(`#gantt-${key} .gantt-row`).count() > 0, `${model}: baseline ${key} has rows`);
+      }
+    }
+
     step = `${model}: its charts draw the command line's result`;
     for (const chart of schema.charts) {
       const figure = page.locator(`#charts figure[data-chart="${chart.list}"]`);

@@ -25,7 +25,7 @@ use crate::doc::model::{
     limits, timeline_document, written, Effort, Memory, Model, Name, Planned, Share, Timeline,
 };
 use crate::doc::names::Names;
-use crate::doc::schema::{field, Field as Key, Kind, Phase, Range, NON_NEGATIVE, POSITIVE};
+use crate::doc::schema::{field, Chart, ChartKind, Field as Key, Kind, Phase, Range, NON_NEGATIVE, POSITIVE};
 use crate::doc::{begin_result, missing, Doc, Keys, NameKey};
 use crate::error::{Detail, Error};
 use crate::multicluster::{
@@ -63,6 +63,15 @@ impl Model for Multicluster {
         field("what_if", Kind::List(ADDITION_FIELDS), "clusters that may be added"),
     ];
     const GANTT: &'static [Phase] = &[Phase { label: "step", start: "", end: "step_time" }];
+    // The clusters in the order the ring crosses them (heien §4: the order search).
+    const CHARTS: &'static [Chart] = &[Chart {
+        title: "the clusters along the ring",
+        kind: ChartKind::Cycle,
+        list: "ring_order",
+        x: "",
+        y: "",
+        group: "",
+    }];
 
     /// Linear in the processors (with the largest addition), the ring order search over
     /// at most 8 clusters aside.

@@ -96,6 +96,53 @@ impl Model for Returns {
 
     /// The document's schedule, compared with the best, LIFO and FIFO schedules of the same
     /// workers.
+    /// The LIFO and FIFO schedules of the same workers and items (the slides' two
+    /// theorems), for the page to draw beside the plan: `{"lifo": {"makespan", "rows"},
+    /// "fifo": …}`, rows in send order with the Gantt columns.
+    fn baselines<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<&'m [u8], Error> {
+        let copy = |schedule| {
+            let s = solve(text, memory, Some(schedule))?;
+            let rows = memory.slice("baseline", s.file.workers, Assignment::EMPTY)?;
+            for (r, a) in rows.iter_mut().zip(s.out) {
+                *r = *a;
+            }
+            Ok::<_, Error>((&*rows, s.summary.makespan))
+        };
+        let (lifo, fifo) = (copy(Schedule::Lifo)?, copy(Schedule::Fifo)?);
+        written(memory, |buf| {
+            let got = buf.len();
+            let mut w = Writer::new(buf);
+            w.begin_object();
+            for (key, (rows, makespan)) in [("lifo", lifo), ("fifo", fifo)] {
+                w.key(key);
+                w.begin_object();
+                w.key("makespan");
+                w.f64(makespan);
+                w.key("rows");
+                w.begin_array();
+                for a in rows.iter().filter(|a| a.count > 0) {
+                    w.begin_object();
+                    w.key("rank");
+                    w.u64(a.worker as u64);
+                    w.key("count");
+                    w.u64(a.count);
+                    w.numbers(&[
+                        ("send_start", a.send_start),
+                        ("received", a.received),
+                        ("computed", a.computed),
+                        ("return_start", a.return_start),
+                        ("return_end", a.return_end),
+                    ]);
+                    w.end_object();
+                }
+                w.end_array();
+                w.end_object();
+            }
+            w.end_object();
+            w.finish().map_err(|needed| Error::buffer("baselines", needed, got))
+        })
+    }
+
     fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
         solved(text, memory, |file, entries, summary, out, compare| {
             let document = written(memory, |buf| write_result(file, entries, summary, out, compare, buf))?;
@@ -220,50 +267,70 @@ fn solved<R, M: Memory>(
         &Compare,
     ) -> Result<R, Error>,
 ) -> Result<R, Error> {
-    {
-        let sizes = sizes(text)?;
-        let entries = memory.slice("worker entries", sizes.entries, ReturnEntry::EMPTY)?;
-        let send_names = memory.slice("scenario names", sizes.send, Str::EMPTY)?;
-        let ret_names = memory.slice("scenario names", sizes.ret, Str::EMPTY)?;
-        let file = parse(text, entries, send_names, ret_names)?;
-        check_workers("workers", file.workers as u64)?;
-        let entries: &[ReturnEntry<'_>] = entries;
-        unique_names(memory, "workers", file.entries, &|i| entries.get(i).map(|e| e.name))?;
-        let workers = memory.slice("workers", file.workers, ReturnWorker::new(0.0, 1.0, 0.0))?;
-        file.workers(entries, workers)?;
-        let (mut send, mut ret): (&[usize], &[usize]) = (&[], &[]);
-        if file.schedule == ScheduleKind::Given {
-            let len = file.scenario_len(entries, send_names)?;
-            check_workers("scenario workers", len as u64)?;
-            let s = memory.slice("scenario", len, 0usize)?;
-            let r = memory.slice("scenario", len, 0usize)?;
-            file.scenario(entries, send_names, ret_names, s, r)?;
-            (send, ret) = (s, r);
-        }
-        let schedule = match file.schedule {
-            ScheduleKind::Best => Schedule::Best,
-            ScheduleKind::Lifo => Schedule::Lifo,
-            ScheduleKind::Fifo => Schedule::Fifo,
-            ScheduleKind::Given => Schedule::Given { send, ret },
-        };
-        let mut needs = file.needs()?;
-        needs.tableau = needs.tableau.max(returns::needs(file.workers, schedule, file.port)?.tableau);
-        let out = memory.slice("plan", needs.out, Assignment::EMPTY)?;
-        let scratch = memory.slice("scratch", needs.scratch, Scratch::EMPTY)?;
-        let tableau = memory.slice("LP tableau", needs.tableau, 0.0f64)?;
-        let workers: &[ReturnWorker<f64>] = workers;
-        let mut run = |schedule| {
-            let problem = Problem { workers, items: file.items, schedule, port: file.port };
-            returns::plan(&problem, out, scratch, tableau)
-        };
-        let compare = Compare {
-            best: run(Schedule::Best)?.makespan,
-            lifo: run(Schedule::Lifo)?.makespan,
-            fifo: run(Schedule::Fifo)?.makespan,
-        };
-        let summary = run(schedule)?;
-        finish(&file, entries, &summary, out, &compare)
+    let s = solve(text, memory, None)?;
+    finish(&s.file, s.entries, &s.summary, s.out, &s.compare)
+}
+
+/// A document's plan in the front end's memory ([`solve`]).
+struct Solved<'m, 't> {
+    file: ReturnsFile,
+    entries: &'m [ReturnEntry<'t>],
+    summary: Summary<f64>,
+    out: &'m [Assignment<f64>],
+    compare: Compare,
+}
+
+/// Reads a document and plans it in `memory`, with its schedule replaced by `schedule`
+/// when one is given. One function for every caller (not generic over what they do
+/// with the plan), so that the wasm module holds one copy of it.
+fn solve<'m, 't, M: Memory>(
+    text: &'t [u8],
+    memory: &'m M,
+    schedule: Option<Schedule<'static>>,
+) -> Result<Solved<'m, 't>, Error> {
+    let sizes = sizes(text)?;
+    let entries = memory.slice("worker entries", sizes.entries, ReturnEntry::EMPTY)?;
+    let send_names = memory.slice("scenario names", sizes.send, Str::EMPTY)?;
+    let ret_names = memory.slice("scenario names", sizes.ret, Str::EMPTY)?;
+    let file = parse(text, entries, send_names, ret_names)?;
+    check_workers("workers", file.workers as u64)?;
+    let entries: &[ReturnEntry<'_>] = entries;
+    unique_names(memory, "workers", file.entries, &|i| entries.get(i).map(|e| e.name))?;
+    let workers = memory.slice("workers", file.workers, ReturnWorker::new(0.0, 1.0, 0.0))?;
+    file.workers(entries, workers)?;
+    let (mut send, mut ret): (&[usize], &[usize]) = (&[], &[]);
+    if file.schedule == ScheduleKind::Given {
+        let len = file.scenario_len(entries, send_names)?;
+        check_workers("scenario workers", len as u64)?;
+        let s = memory.slice("scenario", len, 0usize)?;
+        let r = memory.slice("scenario", len, 0usize)?;
+        file.scenario(entries, send_names, ret_names, s, r)?;
+        (send, ret) = (s, r);
     }
+    let schedule = match (schedule, file.schedule) {
+        (Some(forced), _) => forced,
+        (None, ScheduleKind::Best) => Schedule::Best,
+        (None, ScheduleKind::Lifo) => Schedule::Lifo,
+        (None, ScheduleKind::Fifo) => Schedule::Fifo,
+        (None, ScheduleKind::Given) => Schedule::Given { send, ret },
+    };
+    let mut needs = file.needs()?;
+    needs.tableau = needs.tableau.max(returns::needs(file.workers, schedule, file.port)?.tableau);
+    let out = memory.slice("plan", needs.out, Assignment::EMPTY)?;
+    let scratch = memory.slice("scratch", needs.scratch, Scratch::EMPTY)?;
+    let tableau = memory.slice("LP tableau", needs.tableau, 0.0f64)?;
+    let workers: &[ReturnWorker<f64>] = workers;
+    let mut run = |schedule| {
+        let problem = Problem { workers, items: file.items, schedule, port: file.port };
+        returns::plan(&problem, out, scratch, tableau)
+    };
+    let compare = Compare {
+        best: run(Schedule::Best)?.makespan,
+        lifo: run(Schedule::Lifo)?.makespan,
+        fifo: run(Schedule::Fifo)?.makespan,
+    };
+    let summary = run(schedule)?;
+    Ok(Solved { file, entries, summary, out, compare })
 }
 
 const EXAMPLE: &str = r#"{
