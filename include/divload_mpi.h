@@ -1287,11 +1287,14 @@ static inline int divload_mpi_multicluster_plan_create(const divload_mpi_multicl
  * worker per rank ("rank 0", "rank 1", ...; the root keeps it in `document`) and plans
  * it with divload_plan_shares: the exact integer split where all ranks finish together
  * (cerin2006 §4). What each rank's cost is depends on the split asked for:
- *   - DIVLOAD_MPI_SPLIT_EVEN: the same linear cost on every rank, the even split;
+ *   - DIVLOAD_MPI_SPLIT_EVEN: the same linear cost on every rank, and of the optimal
+ *     splits of that document the even one (items / size each, the first items % size
+ *     ranks one more);
  *   - DIVLOAD_MPI_SPLIT_SPEED: a linear cost per item of alpha / speed, the split by speed
  *     alone (the paper's A.1, its eq. (1), and §3.3's "linear guess" for a first batch);
  *   - DIVLOAD_MPI_SPLIT_LEARNED: a rank's observations as its measured cost,
- *     `"comp_table": [[items, seconds], ...], "repair": true` (repeated sizes averaged,
+ *     `"comp_table": [[items, seconds], ...], "repair": true` (observations of nearly
+ *     the same size first merged into one point, DIVLOAD_MPI_PARTITION_MERGE; then
  *     decreasing times pooled into their weighted mean: §3.3's monotone repair;
  *     interpolated piecewise-linearly, one point extended as the line from the origin,
  *     the last segment beyond the last point), and the linear guess alpha / speed for a
@@ -1328,6 +1331,16 @@ static inline int divload_mpi_multicluster_plan_create(const divload_mpi_multicl
 /* A rank's observations kept for learning: the capacity of a document's comp_table. */
 #define DIVLOAD_MPI_PARTITION_POINTS 32
 
+/* Observations of one rank whose sizes lie within this fraction of the smallest of them
+ * are one point of its learned cost, at their centroid (mean size, mean seconds). Points
+ * much closer than the timing noise give a table whose slopes are noise: two timings 1 %
+ * apart in size and 5 % apart in time make a segment five times too steep or flat, and
+ * a flat one after repair hands a rank items for nothing (derivation partition.md §7,
+ * critique 1). Once the plans settle, a rank's timings fall into one point, and the plan
+ * from one point per rank (its line from the origin) is a fixed point exactly where all
+ * ranks finish together, whatever the cost; the mean averages the noise out. */
+#define DIVLOAD_MPI_PARTITION_MERGE 0.1
+
 /* Which split divload_mpi_partition_plan makes (see above). */
 #define DIVLOAD_MPI_SPLIT_LEARNED 0
 #define DIVLOAD_MPI_SPLIT_SPEED 1
@@ -1344,7 +1357,7 @@ typedef struct divload_mpi_partition {
     int rank;                 /* this rank */
     double *speeds;           /* [size] every rank's speed, as given to create */
     long long items;          /* items of the last plan (0 before the first) */
-    int split;                /* the last plan's DIVLOAD_MPI_SPLIT_* */
+    int split;                /* the last plan's DIVLOAD_MPI_SPLIT_*, -1 before the first */
     int my_count;             /* this rank's items in the last plan */
     int my_displacement;      /* its first item: the sum of the counts of lower ranks */
     int *counts;              /* [size] items of each rank in the last plan */
@@ -1455,6 +1468,7 @@ static inline int divload_mpi_partition_create(MPI_Comm comm, int root, double m
         return !all_ok[0] ? DIVLOAD_NULL_PARAMETER : !all_ok[1] ? DIVLOAD_INVALID_INPUT : DIVLOAD_OUT_OF_MEMORY;
     }
     MPI_Allgather(&my_speed, 1, MPI_DOUBLE, part->speeds, 1, MPI_DOUBLE, comm);
+    part->split = -1;
     return DIVLOAD_OK;
 }
 
@@ -1489,10 +1503,33 @@ static inline void divload_mpi_put_partition_(divload_mpi_text_ *t, const divloa
         const int seen = part->all_observations[r];
         divload_mpi_put_(t, "%s{\"name\": \"rank %d\", ", r ? ",\n   " : "", r);
         if (split == DIVLOAD_MPI_SPLIT_LEARNED && seen > 0) {
-            divload_mpi_put_(t, "\"comp_table\": [");
+            /* By size (insertion: at most DIVLOAD_MPI_PARTITION_POINTS), then each run of
+               sizes within DIVLOAD_MPI_PARTITION_MERGE of its first as one point at its
+               centroid. */
+            long long n_at[DIVLOAD_MPI_PARTITION_POINTS];
+            double s_at[DIVLOAD_MPI_PARTITION_POINTS];
             for (int k = 0; k < seen; k++) {
-                divload_mpi_put_(t, "%s[%lld, ", k ? ", " : "", part->all_items[(size_t)r * points + (size_t)k]);
-                divload_mpi_put_double_(t, part->all_seconds[(size_t)r * points + (size_t)k]);
+                const long long nk = part->all_items[(size_t)r * points + (size_t)k];
+                const double sk = part->all_seconds[(size_t)r * points + (size_t)k];
+                int j = k;
+                for (; j > 0 && n_at[j - 1] > nk; j--) {
+                    n_at[j] = n_at[j - 1];
+                    s_at[j] = s_at[j - 1];
+                }
+                n_at[j] = nk;
+                s_at[j] = sk;
+            }
+            divload_mpi_put_(t, "\"comp_table\": [");
+            for (int k = 0, written = 0; k < seen; written++) {
+                double n_sum = 0.0, s_sum = 0.0;
+                int m = 0;
+                const double limit = (double)n_at[k] * (1.0 + DIVLOAD_MPI_PARTITION_MERGE);
+                for (; k < seen && (m == 0 || (double)n_at[k] <= limit); k++, m++) {
+                    n_sum += (double)n_at[k];
+                    s_sum += s_at[k];
+                }
+                divload_mpi_put_(t, "%s[%lld, ", written ? ", " : "", (long long)llround(n_sum / m));
+                divload_mpi_put_double_(t, s_sum / m);
                 divload_mpi_put_(t, "]");
             }
             divload_mpi_put_(t, "], \"repair\": true}");
@@ -1505,7 +1542,7 @@ static inline void divload_mpi_put_partition_(divload_mpi_text_ *t, const divloa
     divload_mpi_put_(t, "]}\n");
 }
 
-/* Plans `items` items (0 to INT_MAX: MPI counts are int) over the ranks with the split
+/* Plans `items` items (1 to INT_MAX: MPI counts are int) over the ranks with the split
  * `split` (DIVLOAD_MPI_SPLIT_LEARNED, _SPEED or _EVEN, see above) and broadcasts it: on
  * success every rank knows counts, displs, its own my_count and my_displacement, and the
  * summary (summary.makespan is the plan's predicted makespan under the costs written,
@@ -1513,7 +1550,7 @@ static inline void divload_mpi_put_partition_(divload_mpi_text_ *t, const divloa
  * root first, for any split (so `all_observations` and the document show them).
  *
  * Returns DIVLOAD_OK or a status, the same on every rank: DIVLOAD_NULL_PARAMETER for a
- * NULL `part` (on every rank or none), DIVLOAD_INVALID_INPUT for items outside [0,
+ * NULL `part` (on every rank or none), DIVLOAD_INVALID_INPUT for items outside [1,
  * INT_MAX] or an unknown split (as the root sees them), DIVLOAD_OUT_OF_MEMORY, or
  * libdivload's status for the document (divload_last_error_message() explains on the
  * root). On failure the previous plan is kept. Collective over the partition's
@@ -1542,7 +1579,7 @@ static inline int divload_mpi_partition_plan(divload_mpi_partition *part, long l
     if (part->rank == root) {
         divload_share *shares = NULL;
         char *doc = NULL;
-        if (items < 0 || items > INT_MAX || split < DIVLOAD_MPI_SPLIT_LEARNED || split > DIVLOAD_MPI_SPLIT_EVEN) {
+        if (items < 1 || items > INT_MAX || split < DIVLOAD_MPI_SPLIT_LEARNED || split > DIVLOAD_MPI_SPLIT_EVEN) {
             status = DIVLOAD_INVALID_INPUT;
         } else {
             /* alpha: seconds per item at speed 1, from each rank's latest observation. */
@@ -1580,6 +1617,11 @@ static inline int divload_mpi_partition_plan(divload_mpi_partition *part, long l
                     total += shares[r].count;
                 }
                 if (status == DIVLOAD_OK && total != (uint64_t)items) status = DIVLOAD_INVALID_INPUT;
+                /* Equal costs: every split whose largest count is ceil(items / size) is
+                   optimal, the plan's among them; the even split is the one that spreads
+                   the remainder one by one, as MPI_Scatter's users do. */
+                for (int r = 0; status == DIVLOAD_OK && split == DIVLOAD_MPI_SPLIT_EVEN && r < size; r++)
+                    counts[r] = (int)(items / size + (r < items % size));
             }
             if (status == DIVLOAD_OK) {
                 free(part->document);
@@ -1664,7 +1706,7 @@ static inline int divload_mpi_partition_splitters(const divload_mpi_partition *p
     int problem = fine;
     if (sendcounts == NULL || (rec == NULL && n > 0)) problem = null;
     else if (n < 0 || samples < 0 || key_len == 0 || key_offset > record_size ||
-             key_len > record_size - key_offset || part->counts == NULL ||
+             key_len > record_size - key_offset || part->counts == NULL || part->split < 0 ||
              (double)size * (double)samples * (double)key_len > (double)INT_MAX)
         problem = invalid;
     for (int i = 1; problem == fine && i < n; i++)
@@ -1816,7 +1858,7 @@ static inline int divload_mpi_partition_rebalance(const divload_mpi_partition *p
     const int fine = 0, no_mem = 1, invalid = 2, null = 3;
     int problem = fine;
     if ((in == NULL && n > 0) || (out == NULL && part->my_count > 0)) problem = null;
-    else if (n < 0 || part->counts == NULL) problem = invalid;
+    else if (n < 0 || part->counts == NULL || part->split < 0) problem = invalid;
     int *held = (int *)divload_mpi_alloc_(p, sizeof(int));
     int *buf = (int *)divload_mpi_alloc_(p, 4 * sizeof(int));
     if (problem == fine && (held == NULL || buf == NULL)) problem = no_mem;
