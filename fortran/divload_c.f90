@@ -9,7 +9,7 @@
 ! C's unsigned integers are read as the signed Fortran kind of the same width. The
 ! typed, allocation-safe wrappers are in module divload (fortran/divload.f90).
 module divload_c
-  use, intrinsic :: iso_c_binding, only: c_bool, c_double, c_int32_t, c_int64_t, c_ptr, c_size_t
+  use, intrinsic :: iso_c_binding, only: c_bool, c_char, c_double, c_int32_t, c_int64_t, c_ptr, c_size_t
   implicit none
   private
 
@@ -49,6 +49,8 @@ module divload_c
   integer(c_int32_t), parameter :: DIVLOAD_PORT_FULL_DUPLEX = 0
   ! Return messages: the root sends or receives, one message at a time.
   integer(c_int32_t), parameter :: DIVLOAD_PORT_HALF_DUPLEX = 1
+  ! Bytes of `divload_plan_summary.method`, the NUL included.
+  integer(c_int32_t), parameter :: DIVLOAD_METHOD_NAME_LEN = 32
 
   ! What a divload function did. The numbers are stable and never reused.
   ! Success; the outputs are written.
@@ -266,6 +268,42 @@ module divload_c
     ! `true` when the counts are proven optimal for the model.
     logical(c_bool) :: exact
   end type divload_multicluster_summary
+
+  ! One worker's part of a plan (`divload_plan_shares`), by its place in the document: an
+  ! entry with `"count": k` is k workers, in the order the document lists them.
+  type, bind(c) :: divload_share
+    ! Items (columns, load units) it gets.
+    integer(c_int64_t) :: count
+    ! Its first item: blocks are laid out in the plan's order (send order, ring order).
+    integer(c_int64_t) :: displacement
+    ! Its place in the plan's order (the scatter's send order, the ring's order, the
+    ! ring of processors of a multi-cluster plan, document order for a model without
+    ! one), from 0; -1 when the plan leaves it out (a processor off the ring, a
+    ! processor of a dropped cluster, a worker outside a given return scenario).
+    integer(c_int64_t) :: position
+  end type divload_share
+
+  ! What a plan achieves, for any model. Times in the model's unit (seconds).
+  type, bind(c) :: divload_plan_summary
+    ! The integer plan's makespan (the ring's `T_step`, the multi-cluster run time, ...).
+    real(c_double) :: makespan
+    ! A lower bound on the makespan of every plan of the document.
+    real(c_double) :: lower_bound
+    ! `makespan - lower_bound`: how far the plan can be from the optimum.
+    real(c_double) :: gap
+    ! `true` when the plan is proven optimal.
+    logical(c_bool) :: exact
+    ! Workers written (the document's workers or processors, expanded).
+    integer(c_size_t) :: workers
+    ! Workers the plan places (those whose position is not -1).
+    integer(c_size_t) :: participating
+    ! Items split: the sum of the counts.
+    integer(c_int64_t) :: items
+    ! How the plan was obtained: the result document's `"method"` (`"closed_form"`,
+    ! `"greedy"`, ...), NUL-terminated. A name rather than a number: it is the spelling
+    ! every result document already carries, and a new method needs no new number.
+    character(kind=c_char) :: method(DIVLOAD_METHOD_NAME_LEN)
+  end type divload_plan_summary
 
   interface
 
@@ -556,6 +594,38 @@ module divload_c
       type(c_ptr), value :: summary
       integer(c_int32_t) :: c_result
     end function divload_plan_multicluster
+
+    ! C: divload_status divload_plan_shares(const char *json, size_t json_len, struct divload_share
+    ! C: *out, size_t out_len, size_t *out_n, struct divload_plan_summary *summary);
+    ! Plans a document of any model (the JSON format of `divload plan`; see the README) and
+    ! writes one `divload_share` per worker into `out`, by the worker's place in the
+    ! document (entries with `"count": k` expanded), and the summary into `summary` (which
+    ! may be null). What an MPI code needs from any model's plan, without parsing JSON.
+    !
+    ! On `DIVLOAD_OK`, `*out_n` is the number of workers written. On
+    ! `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the number of
+    ! workers the document has: call again with that many. Returns `DIVLOAD_NULL_PARAMETER`
+    ! for a null `json`, `out` or `out_n`, `DIVLOAD_JSON` for malformed JSON or a value out
+    ! of range (the message names the key), `DIVLOAD_INVALID_INPUT` for a misaligned
+    ! pointer or invalid values, `DIVLOAD_OVERFLOW` beyond the model's limits,
+    ! `DIVLOAD_OUT_OF_MEMORY`. Nothing is written unless the result is `DIVLOAD_OK` (or
+    ! `*out_n` alone, for `DIVLOAD_BUFFER_TOO_SMALL`).
+    !
+    ! # Safety
+    !
+    ! `json` must be valid for `json_len` bytes, `out` for `out_len` elements, `out_n` for
+    ! one `size_t`, `summary` null or valid for one element.
+    function divload_plan_shares(json, json_len, out, out_len, out_n, summary) &
+        bind(c, name="divload_plan_shares") result(c_result)
+      import :: c_int32_t, c_ptr, c_size_t
+      type(c_ptr), value :: json
+      integer(c_size_t), value :: json_len
+      type(c_ptr), value :: out
+      integer(c_size_t), value :: out_len
+      type(c_ptr), value :: out_n
+      type(c_ptr), value :: summary
+      integer(c_int32_t) :: c_result
+    end function divload_plan_shares
   end interface
 
   public :: DIVLOAD_VERSION_MAJOR
@@ -576,6 +646,7 @@ module divload_c
   public :: DIVLOAD_SCHEDULE_GIVEN
   public :: DIVLOAD_PORT_FULL_DUPLEX
   public :: DIVLOAD_PORT_HALF_DUPLEX
+  public :: DIVLOAD_METHOD_NAME_LEN
   public :: DIVLOAD_OK
   public :: DIVLOAD_NULL_PARAMETER
   public :: DIVLOAD_INVALID_INPUT
@@ -594,6 +665,8 @@ module divload_c
   public :: divload_returns_summary
   public :: divload_multicluster_processor
   public :: divload_multicluster_summary
+  public :: divload_share
+  public :: divload_plan_summary
   public :: divload_library_version
   public :: divload_status_message
   public :: divload_last_error_message
@@ -605,4 +678,5 @@ module divload_c
   public :: divload_plan_json
   public :: divload_models_json
   public :: divload_plan_multicluster
+  public :: divload_plan_shares
 end module divload_c

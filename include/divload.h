@@ -62,6 +62,9 @@
 // Return messages: the root sends or receives, one message at a time.
 #define DIVLOAD_PORT_HALF_DUPLEX 1
 
+// Bytes of `divload_plan_summary.method`, the NUL included.
+#define DIVLOAD_METHOD_NAME_LEN 32
+
 // What a divload function did. The numbers are stable and never reused.
 enum divload_status
 #ifdef __cplusplus
@@ -286,6 +289,42 @@ typedef struct divload_multicluster_summary {
   bool exact;
 } divload_multicluster_summary;
 
+// One worker's part of a plan (`divload_plan_shares`), by its place in the document: an
+// entry with `"count": k` is k workers, in the order the document lists them.
+typedef struct divload_share {
+  // Items (columns, load units) it gets.
+  uint64_t count;
+  // Its first item: blocks are laid out in the plan's order (send order, ring order).
+  uint64_t displacement;
+  // Its place in the plan's order (the scatter's send order, the ring's order, the
+  // ring of processors of a multi-cluster plan, document order for a model without
+  // one), from 0; -1 when the plan leaves it out (a processor off the ring, a
+  // processor of a dropped cluster, a worker outside a given return scenario).
+  int64_t position;
+} divload_share;
+
+// What a plan achieves, for any model. Times in the model's unit (seconds).
+typedef struct divload_plan_summary {
+  // The integer plan's makespan (the ring's `T_step`, the multi-cluster run time, ...).
+  double makespan;
+  // A lower bound on the makespan of every plan of the document.
+  double lower_bound;
+  // `makespan - lower_bound`: how far the plan can be from the optimum.
+  double gap;
+  // `true` when the plan is proven optimal.
+  bool exact;
+  // Workers written (the document's workers or processors, expanded).
+  size_t workers;
+  // Workers the plan places (those whose position is not -1).
+  size_t participating;
+  // Items split: the sum of the counts.
+  uint64_t items;
+  // How the plan was obtained: the result document's `"method"` (`"closed_form"`,
+  // `"greedy"`, ...), NUL-terminated. A name rather than a number: it is the spelling
+  // every result document already carries, and a new method needs no new number.
+  char method[DIVLOAD_METHOD_NAME_LEN];
+} divload_plan_summary;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -491,6 +530,31 @@ divload_status divload_plan_multicluster(const char *json,
                                          size_t out_len,
                                          size_t *out_n,
                                          struct divload_multicluster_summary *summary);
+
+// Plans a document of any model (the JSON format of `divload plan`; see the README) and
+// writes one `divload_share` per worker into `out`, by the worker's place in the
+// document (entries with `"count": k` expanded), and the summary into `summary` (which
+// may be null). What an MPI code needs from any model's plan, without parsing JSON.
+//
+// On `DIVLOAD_OK`, `*out_n` is the number of workers written. On
+// `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the number of
+// workers the document has: call again with that many. Returns `DIVLOAD_NULL_PARAMETER`
+// for a null `json`, `out` or `out_n`, `DIVLOAD_JSON` for malformed JSON or a value out
+// of range (the message names the key), `DIVLOAD_INVALID_INPUT` for a misaligned
+// pointer or invalid values, `DIVLOAD_OVERFLOW` beyond the model's limits,
+// `DIVLOAD_OUT_OF_MEMORY`. Nothing is written unless the result is `DIVLOAD_OK` (or
+// `*out_n` alone, for `DIVLOAD_BUFFER_TOO_SMALL`).
+//
+// # Safety
+//
+// `json` must be valid for `json_len` bytes, `out` for `out_len` elements, `out_n` for
+// one `size_t`, `summary` null or valid for one element.
+divload_status divload_plan_shares(const char *json,
+                                   size_t json_len,
+                                   struct divload_share *out,
+                                   size_t out_len,
+                                   size_t *out_n,
+                                   struct divload_plan_summary *summary);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1512,3 +1512,304 @@ mod multicluster_tests {
         assert_eq!(s, s0);
     }
 }
+
+// ---- Any model's plan as per-worker shares: counts for MPI codes of every model. ------
+
+/// Bytes of `divload_plan_summary.method`, the NUL included.
+pub const DIVLOAD_METHOD_NAME_LEN: usize = 32;
+
+/// One worker's part of a plan (`divload_plan_shares`), by its place in the document: an
+/// entry with `"count": k` is k workers, in the order the document lists them.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct divload_share {
+    /// Items (columns, load units) it gets.
+    pub count: u64,
+    /// Its first item: blocks are laid out in the plan's order (send order, ring order).
+    pub displacement: u64,
+    /// Its place in the plan's order (the scatter's send order, the ring's order, the
+    /// ring of processors of a multi-cluster plan, document order for a model without
+    /// one), from 0; -1 when the plan leaves it out (a processor off the ring, a
+    /// processor of a dropped cluster, a worker outside a given return scenario).
+    pub position: i64,
+}
+
+/// What a plan achieves, for any model. Times in the model's unit (seconds).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct divload_plan_summary {
+    /// The integer plan's makespan (the ring's `T_step`, the multi-cluster run time, ...).
+    pub makespan: f64,
+    /// A lower bound on the makespan of every plan of the document.
+    pub lower_bound: f64,
+    /// `makespan - lower_bound`: how far the plan can be from the optimum.
+    pub gap: f64,
+    /// `true` when the plan is proven optimal.
+    pub exact: bool,
+    /// Workers written (the document's workers or processors, expanded).
+    pub workers: usize,
+    /// Workers the plan places (those whose position is not -1).
+    pub participating: usize,
+    /// Items split: the sum of the counts.
+    pub items: u64,
+    /// How the plan was obtained: the result document's `"method"` (`"closed_form"`,
+    /// `"greedy"`, ...), NUL-terminated. A name rather than a number: it is the spelling
+    /// every result document already carries, and a new method needs no new number.
+    pub method: [c_char; DIVLOAD_METHOD_NAME_LEN],
+}
+
+/// Plans a document of any model (the JSON format of `divload plan`; see the README) and
+/// writes one `divload_share` per worker into `out`, by the worker's place in the
+/// document (entries with `"count": k` expanded), and the summary into `summary` (which
+/// may be null). What an MPI code needs from any model's plan, without parsing JSON.
+///
+/// On `DIVLOAD_OK`, `*out_n` is the number of workers written. On
+/// `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the number of
+/// workers the document has: call again with that many. Returns `DIVLOAD_NULL_PARAMETER`
+/// for a null `json`, `out` or `out_n`, `DIVLOAD_JSON` for malformed JSON or a value out
+/// of range (the message names the key), `DIVLOAD_INVALID_INPUT` for a misaligned
+/// pointer or invalid values, `DIVLOAD_OVERFLOW` beyond the model's limits,
+/// `DIVLOAD_OUT_OF_MEMORY`. Nothing is written unless the result is `DIVLOAD_OK` (or
+/// `*out_n` alone, for `DIVLOAD_BUFFER_TOO_SMALL`).
+///
+/// # Safety
+///
+/// `json` must be valid for `json_len` bytes, `out` for `out_len` elements, `out_n` for
+/// one `size_t`, `summary` null or valid for one element.
+#[no_mangle]
+pub unsafe extern "C" fn divload_plan_shares(
+    json: *const c_char,
+    json_len: usize,
+    out: *mut divload_share,
+    out_len: usize,
+    out_n: *mut usize,
+    summary: *mut divload_plan_summary,
+) -> divload_status {
+    boundary(|| {
+        // SAFETY: the caller's contract, checked for null, alignment and size by `input`.
+        let text = unsafe { input(json.cast::<u8>(), json_len, "json")? };
+        let out = unsafe { output(out, out_len, "out")? };
+        if out_n.is_null() {
+            return Err(null_failure("out_n"));
+        }
+        if !out_n.is_aligned() {
+            return Err(Failure::new(
+                DIVLOAD_INVALID_INPUT,
+                "out_n: pointer is not aligned for its type".to_string(),
+            ));
+        }
+        let summary = optional_output(summary, "summary")?;
+        let (shares, report) = divload_host::plan_shares(text)?;
+        if out.len() < shares.len() {
+            // SAFETY: non-null and aligned (checked above); validity is the caller's contract.
+            unsafe { out_n.write(shares.len()) };
+            return Err(buffer_failure("out", shares.len(), out.len()));
+        }
+        let (mut items, mut participating) = (0u64, 0usize);
+        for (o, s) in out.iter_mut().zip(&shares) {
+            *o = divload_share {
+                count: s.count,
+                displacement: s.displacement,
+                position: s.position.map_or(-1, i64::from),
+            };
+            items = items.saturating_add(s.count);
+            participating += usize::from(s.position.is_some());
+        }
+        // SAFETY: as above.
+        unsafe { out_n.write(shares.len()) };
+        if let Some(summary) = summary {
+            let mut method = [0 as c_char; DIVLOAD_METHOD_NAME_LEN];
+            let name = report.method.name().as_bytes();
+            // One byte kept for the NUL; every name is far shorter (a unit test checks).
+            for (m, &b) in method.iter_mut().zip(name.iter().take(DIVLOAD_METHOD_NAME_LEN - 1)) {
+                *m = b as c_char;
+            }
+            let value = divload_plan_summary {
+                makespan: report.makespan,
+                lower_bound: report.lower_bound,
+                gap: report.gap(),
+                exact: report.exact,
+                workers: shares.len(),
+                participating,
+                items,
+                method,
+            };
+            // SAFETY: non-null and aligned (`optional_output`); validity is the caller's contract.
+            unsafe { summary.write(value) };
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod shares_tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use std::ffi::CStr;
+
+    const EMPTY_SUMMARY: divload_plan_summary = divload_plan_summary {
+        makespan: -1.0,
+        lower_bound: -1.0,
+        gap: -1.0,
+        exact: false,
+        workers: 0,
+        participating: 0,
+        items: 0,
+        method: [0; DIVLOAD_METHOD_NAME_LEN],
+    };
+
+    fn plan(
+        text: &str,
+        out: &mut [divload_share],
+        n: &mut usize,
+        s: &mut divload_plan_summary,
+    ) -> divload_status {
+        unsafe { divload_plan_shares(text.as_ptr().cast(), text.len(), out.as_mut_ptr(), out.len(), n, s) }
+    }
+
+    fn method(s: &divload_plan_summary) -> String {
+        unsafe { CStr::from_ptr(s.method.as_ptr()) }.to_str().unwrap().to_string()
+    }
+
+    /// Every model's example: the shares are the result document's rows (count,
+    /// displacement), positions are the rows' order among the workers placed, and the
+    /// summary is the document's.
+    #[test]
+    fn every_models_shares_are_its_documents_plan() {
+        for model in divload::doc::MODELS {
+            let text = model.example();
+            let doc: serde_json::Value =
+                serde_json::from_slice(&divload_host::plan_json(text.as_bytes()).ok().unwrap()).unwrap();
+            let mut out = vec![divload_share { count: 9, displacement: 9, position: 9 }; 4096];
+            let (mut n, mut s) = (0usize, EMPTY_SUMMARY);
+            assert_eq!(plan(text, &mut out, &mut n, &mut s), DIVLOAD_OK, "{}", model.name);
+            let out = &out[..n];
+            let rows = doc["plan"].as_array().unwrap();
+            assert_eq!(s.items, out.iter().map(|o| o.count).sum::<u64>(), "{}", model.name);
+            // serde_json's default number parsing may be an ulp off the shortest text.
+            let near = |a: f64, b: &serde_json::Value| (a - b.as_f64().unwrap()).abs() <= 1e-14 * a.abs();
+            assert!(near(s.makespan, &doc["makespan"]), "{}", model.name);
+            assert!(near(s.lower_bound, &doc["lower_bound"]), "{}", model.name);
+            assert_eq!(method(&s), doc["method"].as_str().unwrap(), "{}", model.name);
+            assert_eq!(s.workers, n);
+            let mut placed: Vec<i64> = out.iter().map(|o| o.position).filter(|&p| p >= 0).collect();
+            placed.sort_unstable();
+            assert_eq!(placed, (0..s.participating as i64).collect::<Vec<_>>(), "{}", model.name);
+            for row in rows {
+                let rank = row["rank"].as_u64().unwrap() as usize;
+                let o = out[rank];
+                assert_eq!(o.count, row["count"].as_u64().unwrap(), "{} rank {rank}", model.name);
+                if o.count > 0 {
+                    assert_eq!(
+                        o.displacement,
+                        row["displacement"].as_u64().unwrap(),
+                        "{} rank {rank}",
+                        model.name
+                    );
+                }
+            }
+            // Left out: exactly the workers the document's plan does not list (the ring)
+            // or marks as not taking part.
+            for (rank, o) in out.iter().enumerate() {
+                let row = rows.iter().find(|r| r["rank"].as_u64() == Some(rank as u64));
+                let out_of_plan = row.is_none_or(|r| r.get("participates").is_some_and(|p| p == false));
+                assert_eq!(o.position < 0, out_of_plan, "{} rank {rank}", model.name);
+            }
+        }
+    }
+
+    #[test]
+    fn a_ring_leaves_out_the_processors_off_it() {
+        // The third processor is far too slow and far away: the ring is the first two.
+        let doc = r#"{"model": "ring", "work": 100, "boundary": 1, "solver": "exact",
+            "processors": [{"name": "a", "cycle_time": 1}, {"name": "b", "cycle_time": 1},
+                           {"name": "c", "cycle_time": 1000}],
+            "cost_matrix": [[0, 0.01, 100], [0.01, 0, 100], [100, 100, 0]]}"#;
+        let (mut out, mut n, mut s) = ([divload_share::default(); 3], 0usize, EMPTY_SUMMARY);
+        assert_eq!(plan(doc, &mut out, &mut n, &mut s), DIVLOAD_OK);
+        assert_eq!(n, 3);
+        assert_eq!(out[2], divload_share { count: 0, displacement: 0, position: -1 });
+        assert_eq!(out[0].count + out[1].count, 100);
+        assert_eq!((s.participating, s.items, s.exact), (2, 100, true));
+        assert_eq!(method(&s), "exhaustive");
+        let mut positions = [out[0].position, out[1].position];
+        positions.sort_unstable();
+        assert_eq!(positions, [0, 1]);
+        // Blocks follow the ring order.
+        let first = if out[0].position == 0 { out[0] } else { out[1] };
+        assert_eq!(first.displacement, 0);
+    }
+
+    #[test]
+    fn too_small_null_and_misaligned() {
+        let text = divload::doc::MODELS.iter().find(|m| m.name == "multicluster").unwrap().example();
+        let (mut out, mut n, mut s) = ([divload_share::default(); 4], 0usize, EMPTY_SUMMARY);
+        assert_eq!(plan(text, &mut out, &mut n, &mut s), DIVLOAD_BUFFER_TOO_SMALL);
+        assert_eq!(n, 16);
+        assert_eq!(out, [divload_share::default(); 4]);
+        assert_eq!(s, EMPTY_SUMMARY);
+        let null =
+            unsafe { divload_plan_shares(std::ptr::null(), 0, out.as_mut_ptr(), out.len(), &mut n, &mut s) };
+        assert_eq!(null, DIVLOAD_NULL_PARAMETER);
+        let null = unsafe {
+            divload_plan_shares(
+                text.as_ptr().cast(),
+                text.len(),
+                out.as_mut_ptr(),
+                4,
+                std::ptr::null_mut(),
+                &mut s,
+            )
+        };
+        assert_eq!(null, DIVLOAD_NULL_PARAMETER);
+        let mut raw = [0u8; 64];
+        let odd = unsafe { raw.as_mut_ptr().add(1) }.cast::<divload_plan_summary>();
+        let mut big = [divload_share::default(); 16];
+        let st = unsafe {
+            divload_plan_shares(text.as_ptr().cast(), text.len(), big.as_mut_ptr(), 16, &mut n, odd)
+        };
+        assert_eq!(st, DIVLOAD_INVALID_INPUT);
+        assert_eq!(big, [divload_share::default(); 16]);
+        let bad = r#"{"model": "ring", "work": 0}"#;
+        assert_eq!(plan(bad, &mut big, &mut n, &mut s), DIVLOAD_JSON);
+        // A summary is optional.
+        let st = unsafe {
+            divload_plan_shares(
+                text.as_ptr().cast(),
+                text.len(),
+                big.as_mut_ptr(),
+                16,
+                &mut n,
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!((st, n), (DIVLOAD_OK, 16));
+        assert_eq!(big.iter().map(|o| o.count).sum::<u64>(), 8192);
+    }
+
+    /// Each model declares its methods as `Method::new("name")` in its own folder (no
+    /// table lists them all), so the names are read from the core's sources.
+    #[test]
+    fn every_method_name_fits() {
+        fn scan(dir: &std::path::Path, names: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    scan(&path, names);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    for (i, _) in text.match_indices("Method::new(\"") {
+                        let rest = &text[i + "Method::new(\"".len()..];
+                        names.push(rest.split('"').next().unwrap_or("").to_string());
+                    }
+                }
+            }
+        }
+        let mut names = Vec::new();
+        scan(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/src"), &mut names);
+        assert!(names.len() >= 11, "found only {} methods", names.len());
+        for name in names {
+            assert!(name.len() < DIVLOAD_METHOD_NAME_LEN, "{name}");
+        }
+    }
+}

@@ -181,6 +181,18 @@ pub fn plan_json_with(text: &[u8], progress: Option<&dyn Fn(u64, u64)>) -> Resul
     with_memory(progress, |m| divload::doc::plan(text, m).map(|p| p.document.to_vec()))
 }
 
+/// Plans any document and returns each worker's share (count, displacement, position in
+/// the plan's order, by the worker's place in the document) and the report: what an MPI
+/// code needs from a plan of any model, without reading the result document
+/// (`divload_plan_shares` in C).
+///
+/// # Errors
+///
+/// As [`plan_json`].
+pub fn plan_shares(text: &[u8]) -> Result<(Vec<divload::doc::Share>, divload::Report<f64>), HostError> {
+    with_memory(None, |m| divload::doc::plan(text, m).map(|p| (p.shares.to_vec(), p.report)))
+}
+
 /// How much planning a document would take ([`divload::doc::effort`]): its workers and a
 /// bound on its solver's steps, for front ends with a budget.
 ///

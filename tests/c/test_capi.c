@@ -906,6 +906,143 @@ static void test_last_error_truncates(void) {
     CHECK(divload_last_error_message(NULL, 0) == full);
 }
 
+/* A whole file into a NUL-terminated buffer, or NULL. */
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return NULL;
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            cap = 2 * cap + 4096 + 1;
+            char *more = (char *)realloc(buf, cap);
+            if (more == NULL) break;
+            buf = more;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) break;
+    }
+    fclose(f);
+    if (buf != NULL) buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* divload_plan_shares on every model's example (examples/MODEL.json, the files the page
+ * loads): counts sum to the items, the placed workers' positions are 0 .. participating - 1,
+ * blocks follow each other in position order, and every worker's count and displacement
+ * is its row of divload_plan_json's result. */
+static void test_plan_shares(void) {
+    static const char *const files[] = {"examples/scatter.json", "examples/returns.json",
+                                        "examples/multicluster.json", "examples/partition.json",
+                                        "examples/ring.json", "examples/table1.json"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        size_t len = 0, n = 0;
+        char *text = read_file(files[f], &len);
+        CHECK(text != NULL);
+        if (text == NULL) continue;
+        divload_plan_summary s;
+        CHECK_STATUS(divload_plan_shares(text, len, NULL, 0, &n, &s), DIVLOAD_NULL_PARAMETER);
+        divload_share probe[1];
+        n = 0;
+        divload_status st = divload_plan_shares(text, len, probe, 1, &n, &s);
+        CHECK(st == DIVLOAD_OK || (st == DIVLOAD_BUFFER_TOO_SMALL && n > 1));
+        divload_share *out = (divload_share *)calloc(n, sizeof *out);
+        divload_share *by_position = (divload_share *)calloc(n, sizeof *out);
+        size_t doc_len = 0;
+        char *doc = NULL;
+        CHECK_STATUS(divload_plan_json(text, len, NULL, 0, &doc_len), DIVLOAD_NULL_PARAMETER);
+        static char probe_doc[1];
+        (void)divload_plan_json(text, len, probe_doc, 0, &doc_len);
+        doc = (char *)malloc(doc_len);
+        CHECK(out != NULL && by_position != NULL && doc != NULL);
+        if (out == NULL || by_position == NULL || doc == NULL) {
+            free(out), free(by_position), free(doc), free(text);
+            continue;
+        }
+        size_t m = 0;
+        CHECK_STATUS(divload_plan_shares(text, len, out, n, &m, &s), DIVLOAD_OK);
+        CHECK_STATUS(divload_plan_json(text, len, doc, doc_len, &doc_len), DIVLOAD_OK);
+        CHECK(m == n && s.workers == n && s.participating >= 1 && s.participating <= n);
+        CHECK(s.lower_bound <= s.makespan && s.gap >= 0.0);
+        CHECK(memchr(s.method, '\0', sizeof s.method) != NULL);
+        char method[64];
+        snprintf(method, sizeof method, "\"method\":\"%s\"", s.method);
+        CHECK(strstr(doc, method) != NULL);
+        uint64_t sum = 0;
+        size_t placed = 0;
+        for (size_t k = 0; k < n; k++) {
+            sum += out[k].count;
+            if (out[k].position < 0) {
+                CHECK(out[k].position == -1 && out[k].count == 0);
+                continue;
+            }
+            placed++;
+            CHECK((size_t)out[k].position < n);
+            if ((size_t)out[k].position < n) by_position[out[k].position] = out[k];
+            char row[160];
+            snprintf(row, sizeof row, "\"rank\":%zu,", k);
+            const char *at = strstr(doc, row);
+            CHECK(at != NULL);
+            if (at != NULL && out[k].count > 0) {
+                char count[96];
+                snprintf(count, sizeof count, "\"count\":%llu,\"displacement\":%llu",
+                         (unsigned long long)out[k].count, (unsigned long long)out[k].displacement);
+                const char *c = strstr(at, count), *next = strstr(at + 1, "\"rank\":");
+                CHECK(c != NULL && (next == NULL || c < next));
+            }
+        }
+        CHECK(placed == s.participating && sum == s.items);
+        /* Positions are distinct (each filled once), and blocks follow each other. */
+        uint64_t next = 0;
+        for (size_t p = 0; p < placed; p++) {
+            if (by_position[p].count == 0) continue;
+            CHECK(by_position[p].displacement == next);
+            next += by_position[p].count;
+        }
+        CHECK(next == sum);
+        /* One fewer than needed: nothing written, the size asked for. */
+        memset(by_position, 0x5a, n * sizeof *by_position);
+        memcpy(out, by_position, n * sizeof *out);
+        m = 12345;
+        if (n > 1) {
+            CHECK_STATUS(divload_plan_shares(text, len, out, n - 1, &m, &s), DIVLOAD_BUFFER_TOO_SMALL);
+            CHECK(m == n && memcmp(out, by_position, n * sizeof *out) == 0);
+        }
+        CHECK_STATUS(divload_plan_shares(text, len, out, n, NULL, &s), DIVLOAD_NULL_PARAMETER);
+        CHECK(strcmp(last_error(), "out_n: must not be a null pointer") == 0);
+        CHECK_STATUS(divload_plan_shares(text, len - 2, out, n, &m, &s), DIVLOAD_JSON);
+        CHECK(memcmp(out, by_position, n * sizeof *out) == 0);
+        CHECK_STATUS(divload_plan_shares(text, len, out, n, &m, NULL), DIVLOAD_OK);
+        free(out);
+        free(by_position);
+        free(doc);
+        free(text);
+    }
+    /* A processor too slow and too far for the ring is left out with no columns. */
+    static const char ring[] =
+        "{\"model\": \"ring\", \"work\": 100, \"boundary\": 1, \"solver\": \"exact\", \"processors\": ["
+        "{\"name\": \"a\", \"cycle_time\": 1}, {\"name\": \"b\", \"cycle_time\": 1}, "
+        "{\"name\": \"c\", \"cycle_time\": 1000}], "
+        "\"cost_matrix\": [[0, 0.01, 100], [0.01, 0, 100], [100, 100, 0]]}";
+    divload_share out[3];
+    divload_plan_summary s;
+    size_t n = 0;
+    CHECK_STATUS(divload_plan_shares(ring, strlen(ring), out, 3, &n, &s), DIVLOAD_OK);
+    CHECK(n == 3 && out[2].position == -1 && out[2].count == 0 && out[0].count + out[1].count == 100);
+    CHECK(s.participating == 2 && s.exact && strcmp(s.method, "exhaustive") == 0);
+    CHECK_STATUS(divload_plan_shares(NULL, 0, out, 3, &n, &s), DIVLOAD_NULL_PARAMETER);
+    CHECK(strcmp(last_error(), "json: must not be a null pointer") == 0);
+    static _Alignas(16) unsigned char raw[sizeof(divload_plan_summary) + 16];
+    CHECK_STATUS(divload_plan_shares(ring, strlen(ring), out, 3, &n, (divload_plan_summary *)(void *)(raw + 4)),
+                 DIVLOAD_INVALID_INPUT);
+    CHECK(strstr(last_error(), "summary: pointer is not aligned") != NULL);
+    CHECK_STATUS(divload_plan_shares(ring, strlen(ring), (divload_share *)(void *)(raw + 1), 3, &n, &s),
+                 DIVLOAD_INVALID_INPUT);
+    CHECK(strstr(last_error(), "out: pointer is not aligned") != NULL);
+}
+
 int main(void) {
     test_version();
     test_status_messages();
@@ -923,6 +1060,7 @@ int main(void) {
     test_returns_scenario();
     test_multicluster_json();
     test_multicluster_counts();
+    test_plan_shares();
     test_last_error_truncates();
     if (failures) {
         fprintf(stderr, "test_capi: %d check(s) failed\n", failures);

@@ -42,6 +42,56 @@ pub struct Planned<'m> {
     pub document: &'m [u8],
     /// Method, makespan, certified lower bound, whether the plan is proven optimal.
     pub report: Report<f64>,
+    /// Each worker's part, by its place in the document (an entry with `count: k` is k
+    /// workers): what C and MPI codes need without reading the result document.
+    pub shares: &'m [Share],
+}
+
+/// One worker's part of a plan, by its place in the document, for front ends that hand
+/// out arrays (`divload_plan_shares` in C, the MPI helpers on top of it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Share {
+    /// Items (columns, load units) it gets.
+    pub count: u64,
+    /// Its first item: where its block starts in the data laid out as the plan lays it.
+    pub displacement: u64,
+    /// Its place in the plan's order (send order, ring order, the ring of processors
+    /// along which blocks follow each other, or document order where a model has no
+    /// order); `None` when the plan leaves it out (a processor not on the ring, a
+    /// processor of a dropped cluster).
+    pub position: Option<u32>,
+}
+
+impl Share {
+    /// A worker left out, to initialise buffers.
+    pub const EMPTY: Share = Share { count: 0, displacement: 0, position: None };
+}
+
+/// The shares of `workers` workers taken from `memory`, filled from the plan's rows in
+/// the plan's order: `(worker, count, displacement, takes_part)`, the k-th row that takes
+/// part at position k, the others at `None`. Workers no row names stay [`Share::EMPTY`];
+/// a row naming no worker is ignored (the rows come from the model's own plan, whose
+/// workers are in range).
+///
+/// # Errors
+///
+/// The memory's error.
+pub(crate) fn shares_in_order<M: Memory>(
+    memory: &M,
+    workers: usize,
+    rows: impl Iterator<Item = (usize, u64, u64, bool)>,
+) -> Result<&[Share], Error> {
+    let shares = memory.slice("shares", workers, Share::EMPTY)?;
+    let mut next = 0u32;
+    for (worker, count, displacement, takes_part) in rows {
+        let position = takes_part.then_some(next);
+        // Workers are at most `limits::MAX_WORKERS` (2²⁰): the count never wraps.
+        next = next.wrapping_add(u32::from(takes_part));
+        if let Some(s) = shares.get_mut(worker) {
+            *s = Share { count, displacement, position };
+        }
+    }
+    Ok(shares)
 }
 
 /// The size of a document's plan: its workers after expansion, and a rough upper bound on

@@ -21,7 +21,10 @@
 //! Memory is the caller's: [`sizes`] counts the lists, [`parse`] fills them.
 
 use crate::doc::json::{Str, Writer};
-use crate::doc::model::{limits, timeline_document, written, Effort, Memory, Model, Name, Planned, Timeline};
+use crate::doc::model::{
+    limits, shares_in_order, timeline_document, written, Effort, Memory, Model, Name, Planned, Share,
+    Timeline,
+};
 use crate::doc::names::Names;
 use crate::doc::schema::{field, Field as Key, Kind, Phase, Range, NON_NEGATIVE, POSITIVE};
 use crate::doc::{begin_result, missing, Doc, Keys, NameKey};
@@ -103,9 +106,25 @@ impl Model for Multicluster {
     fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
         planned(text, memory, true, |file, summary, written_| {
             let document = written(memory, |buf| write_result(file, summary, written_, buf))?;
-            Ok(Planned { document, report: summary.report })
+            let shares = shares(memory, written_.processors)?;
+            Ok(Planned { document, report: summary.report, shares })
         })
     }
+}
+
+/// The processors' shares: positions along the ring, where the blocks follow each other
+/// (clusters in the plan's ring order), so in the order of the participants'
+/// displacements; processors left out have none.
+fn shares<'m, M: Memory>(memory: &'m M, processors: &[Processor]) -> Result<&'m [Share], Error> {
+    let order = memory.slice("ring order", processors.len(), 0usize)?;
+    for (k, o) in order.iter_mut().enumerate() {
+        *o = k;
+    }
+    let at = |k: &usize| processors.get(*k).map_or((true, 0), |p| (!p.participates, p.displacement));
+    crate::kernel::sort::sort_by(order, |a, b| at(a) < at(b));
+    let rows =
+        order.iter().filter_map(|&k| processors.get(k).map(|p| (k, p.count, p.displacement, p.participates)));
+    shares_in_order(memory, processors.len(), rows)
 }
 
 /// The base plan of a multicluster document as data, for front ends that hand out counts

@@ -15,7 +15,7 @@
 //! (`"method": "threshold"`, gap 0) and the even split as the baseline.
 
 use crate::doc::json::Writer;
-use crate::doc::model::{timeline_document, written, Effort, Memory, Model, Name, Planned};
+use crate::doc::model::{shares_in_order, timeline_document, written, Effort, Memory, Model, Name, Planned};
 use crate::doc::scatter::{
     check_table, cost_of, name_of, read_power, read_table, CostModel, WorkerEntry, COMP_LATENCY,
     COMP_PER_ITEM, COMP_POWER, COMP_TABLE, COUNT, ITEMS, MAX_POINTS, NAME, REPAIR,
@@ -57,7 +57,15 @@ impl Model for Partition {
         solved(text, memory, |file, entries, costs, counts, makespan| {
             let document = written(memory, |buf| write_result(file, entries, costs, counts, makespan, buf))?;
             let report = Report { method: Method::THRESHOLD, makespan, lower_bound: makespan, exact: true };
-            Ok(Planned { document, report })
+            // No order: blocks follow the document's order, as the result's displacements do.
+            let mut offset = 0u64;
+            let rows = counts.iter().enumerate().map(|(rank, &count)| {
+                let row = (rank, count, offset, true);
+                offset = offset.saturating_add(count);
+                row
+            });
+            let shares = shares_in_order(memory, counts.len(), rows)?;
+            Ok(Planned { document, report, shares })
         })
     }
 

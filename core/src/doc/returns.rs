@@ -20,7 +20,7 @@
 //! [`ReturnsFile::scenario`] expand them, [`ReturnsFile::needs`] says what the solver needs.
 
 use crate::doc::json::{Kind, Str, Writer};
-use crate::doc::model::{timeline_document, written, Effort, Memory, Model, Name, Planned};
+use crate::doc::model::{shares_in_order, timeline_document, written, Effort, Memory, Model, Name, Planned};
 use crate::doc::names::Names;
 use crate::doc::scatter::{COUNT, ITEMS, NAME};
 use crate::doc::schema::{field, Field as Key, Kind as Shape, Phase, NON_NEGATIVE, POSITIVE};
@@ -99,7 +99,13 @@ impl Model for Returns {
     fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
         solved(text, memory, |file, entries, summary, out, compare| {
             let document = written(memory, |buf| write_result(file, entries, summary, out, compare, buf))?;
-            Ok(Planned { document, report: summary.report() })
+            // Send order; a worker outside a given scenario takes no part.
+            let rows = out
+                .iter()
+                .take(file.workers)
+                .map(|a| (a.worker, a.count, a.displacement, a.return_rank.is_some()));
+            let shares = shares_in_order(memory, file.workers, rows)?;
+            Ok(Planned { document, report: summary.report(), shares })
         })
     }
 

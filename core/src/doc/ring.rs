@@ -15,7 +15,9 @@
 //! most [`MAX_EXHAUSTIVE`](crate::ring::MAX_EXHAUSTIVE) processors).
 
 use crate::doc::json::{Str, Writer};
-use crate::doc::model::{timeline_document, written, Effort, Memory, Model, Name, Planned, Timeline};
+use crate::doc::model::{
+    shares_in_order, timeline_document, written, Effort, Memory, Model, Name, Planned, Timeline,
+};
 use crate::doc::names::Names;
 use crate::doc::scatter::NAME;
 use crate::doc::schema::{field, Field as Key, Kind, Phase, AT_LEAST_ONE, NON_NEGATIVE, POSITIVE};
@@ -78,7 +80,16 @@ impl Model for Ring {
     fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
         solved(text, memory, |file, summary, members, by_size| {
             let document = written(memory, |buf| write_result(file, summary, members, by_size, buf))?;
-            Ok(Planned { document, report: summary.report })
+            // Ring order, blocks contiguous along it (as `write_result`'s displacements);
+            // processors off the ring are left out.
+            let mut offset = 0u64;
+            let rows = members.iter().map(|m| {
+                let row = (m.processor, m.count, offset, true);
+                offset = offset.saturating_add(m.count);
+                row
+            });
+            let shares = shares_in_order(memory, file.names.len(), rows)?;
+            Ok(Planned { document, report: summary.report, shares })
         })
     }
 

@@ -31,7 +31,9 @@
 //! expands the entries into a slice of workers.
 
 use crate::doc::json::{Str, Writer};
-use crate::doc::model::{limits, timeline_document, written, Effort, Memory, Model, Name, Planned};
+use crate::doc::model::{
+    limits, shares_in_order, timeline_document, written, Effort, Memory, Model, Name, Planned,
+};
 use crate::doc::names::Names;
 use crate::doc::schema::{field, Field as Key, Kind, Phase, AT_LEAST_ONE, NON_NEGATIVE, POSITIVE};
 use crate::doc::{begin_result, begin_row, check_workers, missing, unique_names, Doc, Keys};
@@ -123,7 +125,10 @@ impl Model for Scatter {
         let run = run(text, memory)?;
         let summary = run.solved.summary;
         let document = written(memory, |buf| write_result(&run.file, run.entries, &summary, run.plan, buf))?;
-        Ok(Planned { document, report: summary.report() })
+        // Every worker has its place in the send order, the root's and those given nothing too.
+        let rows = run.plan.iter().take(run.file.workers).map(|a| (a.worker, a.count, a.displacement, true));
+        let shares = shares_in_order(memory, run.file.workers, rows)?;
+        Ok(Planned { document, report: summary.report(), shares })
     }
 
     /// The exact DP's worst case is Θ(n²) per worker (genaud2003 Algorithm 1; the pruning
