@@ -31,6 +31,12 @@
  * divload_mpi_multicluster_calibrate measures the fast and slow links,
  * divload_mpi_multicluster_json writes the document, divload_mpi_multicluster_plan_create
  * plans it (see the section at the end).
+ *
+ * Batches whose cost is not linear in their size, on ranks of different speeds (cerin2006,
+ * "model": "partition"): divload_mpi_partition_plan plans each rank's share from its
+ * speed or its measured timings, divload_mpi_partition_splitters and
+ * divload_mpi_partition_rebalance give a sample sort exactly those shares (the last
+ * section).
  */
 #ifndef DIVLOAD_MPI_H
 #define DIVLOAD_MPI_H
@@ -1914,7 +1920,7 @@ static inline void divload_mpi_put_partition_(divload_mpi_text_ *t, const divloa
                     n_sum += (double)n_at[k];
                     s_sum += s_at[k];
                 }
-                divload_mpi_put_(t, "%s[%lld, ", written ? ", " : "", (long long)llround(n_sum / m));
+                divload_mpi_put_(t, "%s[%lld, ", written ? ", " : "", (long long)(n_sum / m + 0.5));
                 divload_mpi_put_double_(t, s_sum / m);
                 divload_mpi_put_(t, "]");
             }
@@ -2170,7 +2176,9 @@ static inline int divload_mpi_partition_splitters(const divload_mpi_partition *p
                     while (cur <= total) {
                         const double w = cur < total ? sample_weight[idx[cur]] : 0.0;
                         const double next = cur < total ? before + w / 2.0 : records_all;
-                        if (fabs(next - target) > fabs(estimate - target)) break;
+                        const double off_next = next > target ? next - target : target - next;
+                        const double off_now = estimate > target ? estimate - target : target - estimate;
+                        if (off_next > off_now) break;
                         before += w;
                         estimate = next;
                         cur++;
