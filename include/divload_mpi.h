@@ -1709,8 +1709,12 @@ static inline void divload_mpi_ring_free(divload_mpi_ring *ring) {
  * cumulative share of the records, M (counts[0] + ... + counts[j]) / items for M
  * records in all; the root broadcasts them and every rank cuts its sorted records at
  * them (records with a key below splitter j go to ranks 0..j). Rank i then receives about
- * counts[i] records: each estimate is off by at most the weight of one sample per rank,
- * so by at most sum_r n_r / c_r records in all, and equal keys all go to the same rank.
+ * counts[i] records when keys are distinct: in each rank r the records below a sample key
+ * lie between two of r's sample positions, so an estimate is off by at most
+ * w_r / 2 + 1 there (w_r = n_r / c_r), and the closest candidate is at most half the
+ * largest weight from the target; a rank's count, the difference of two cuts, is off by
+ * at most sum_r w_r + max_r w_r + 2 size (tests/mpi/test_partition.c checks this bound).
+ * Equal keys all go to the same rank, so with repeated keys the bound does not hold.
  *
  * The exact counts. divload_mpi_partition_rebalance makes them exact: the ranks' sorted
  * records are one sorted sequence in rank order, and each rank sends the part of its
@@ -1945,10 +1949,12 @@ static inline void divload_mpi_put_partition_(divload_mpi_text_ *t, const divloa
  * NULL `part` (on every rank or none), DIVLOAD_INVALID_INPUT for items outside [1,
  * INT_MAX] or an unknown split (as the root sees them), DIVLOAD_OUT_OF_MEMORY, or
  * libdivload's status for the document (divload_last_error_message() explains on the
- * root). On failure the previous plan is kept. Collective over the partition's
+ * root); DIVLOAD_INVALID_INPUT at once for a partition that create did not set up (or
+ * that was freed). On failure the previous plan is kept. Collective over the partition's
  * communicator: every rank passes the same `items` and `split`. */
 static inline int divload_mpi_partition_plan(divload_mpi_partition *part, long long items, int split) {
     if (part == NULL) return DIVLOAD_NULL_PARAMETER;
+    if (part->speeds == NULL || part->counts == NULL) return DIVLOAD_INVALID_INPUT; /* not created */
     const int size = part->size, root = part->root, points = DIVLOAD_MPI_PARTITION_POINTS;
     int status = DIVLOAD_OK;
     /* Oldest first: the ring buffer unrolled. */

@@ -350,6 +350,7 @@ static void test_errors(void) {
     CHECK(st == DIVLOAD_NULL_PARAMETER && same_everywhere(st));
     if (rank_ != size_ - 1) CHECK(part.speeds == NULL);
     CHECK(divload_mpi_partition_plan(NULL, 10, 0) == DIVLOAD_NULL_PARAMETER);
+    CHECK(divload_mpi_partition_plan(&part, 10, 0) == DIVLOAD_INVALID_INPUT); /* create failed */
     CHECK(divload_mpi_partition_splitters(NULL, NULL, 0, 8, 0, 8, 0, NULL) == DIVLOAD_NULL_PARAMETER);
     CHECK(divload_mpi_partition_rebalance(NULL, NULL, 0, MPI_BYTE, NULL, NULL) == DIVLOAD_NULL_PARAMETER);
 
