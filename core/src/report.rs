@@ -45,6 +45,10 @@ pub enum Method {
     /// Ring over a cost matrix: every subset and cyclic order (a few processors), then the
     /// optimal integer counts: the optimum ([`ring`](crate::ring)).
     RingExhaustive,
+    /// Ring: the paper's greedy, then a local search over rings (remove, insert, replace,
+    /// move a member, reverse a segment; legrand2003 extended, `ring.md` §7) that never
+    /// makes it worse, then the optimal integer counts ([`ring`](crate::ring)).
+    RingLocalSearch,
 }
 
 /// An answer's quality, in the same terms for every model. All times in seconds.

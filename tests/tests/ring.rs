@@ -18,8 +18,11 @@ fn plan(problem: &Problem<'_>) -> Result<Planned, divload::Error> {
     let mut members = vec![Member::EMPTY; needs.processors];
     let mut by_size = vec![0.0; needs.processors];
     let mut order = vec![0usize; needs.order];
-    let summary =
-        ring::plan(problem, Buffers { members: &mut members, by_size: &mut by_size, order: &mut order })?;
+    let mut comm = vec![0.0; needs.comm];
+    let summary = ring::plan(
+        problem,
+        Buffers { members: &mut members, by_size: &mut by_size, order: &mut order, comm: &mut comm },
+    )?;
     members.truncate(summary.ring_size);
     Ok(Planned { summary, members })
 }
@@ -107,7 +110,14 @@ fn the_exhaustive_solver_is_the_brute_force_optimum() {
         let p = 1 + (rnd() % 5) as usize;
         let (w, c, h) = random_clique(&mut rnd, p);
         let work = 1 + rnd() % 10;
-        let base = Problem { cycle_times: &w, costs: &c, work, boundary: h, solver: Solver::Exhaustive };
+        let base = Problem {
+            cycle_times: &w,
+            costs: &c,
+            work,
+            boundary: h,
+            solver: Solver::Exhaustive,
+            local_search: false,
+        };
         let exact = plan(&base).unwrap();
         let opt = brute(&w, &c, h, work);
         let s = exact.summary;
@@ -176,7 +186,14 @@ fn the_derivations_cases() {
         }
         let name = case["name"].as_str().unwrap();
         let (w, c, h, work) = clique(doc);
-        let base = Problem { cycle_times: &w, costs: &c, work, boundary: h, solver: Solver::Exhaustive };
+        let base = Problem {
+            cycle_times: &w,
+            costs: &c,
+            work,
+            boundary: h,
+            solver: Solver::Exhaustive,
+            local_search: false,
+        };
         let exact = plan(&base).unwrap();
         let want = number(&case["exact"]["makespan"]);
         assert!(
@@ -221,8 +238,15 @@ fn a_negative_alpha_ring_is_valued_at_its_communication() {
     let dmax = d.iter().copied().fold(0.0, f64::max);
     assert!(dmax > t4, "the case has a member whose communication exceeds eq. (4): {dmax} vs {t4}");
     assert!(p >= 3);
-    let greedy =
-        plan(&Problem { cycle_times: &w, costs: &c, work, boundary: h, solver: Solver::Greedy }).unwrap();
+    let greedy = plan(&Problem {
+        cycle_times: &w,
+        costs: &c,
+        work,
+        boundary: h,
+        solver: Solver::Greedy,
+        local_search: false,
+    })
+    .unwrap();
     let three = greedy.summary;
     assert!(three.report.makespan >= three.rational_makespan - 1e-12);
     assert!(greedy.members.iter().all(|m| m.count >= 1));
@@ -232,7 +256,14 @@ fn a_negative_alpha_ring_is_valued_at_its_communication() {
 fn bad_input_is_named() {
     let w = [1.0, 2.0];
     let c = [0.0, 1.0, 1.0, 0.0];
-    let ok = Problem { cycle_times: &w, costs: &c, work: 10, boundary: 1.0, solver: Solver::Greedy };
+    let ok = Problem {
+        cycle_times: &w,
+        costs: &c,
+        work: 10,
+        boundary: 1.0,
+        solver: Solver::Greedy,
+        local_search: false,
+    };
     assert!(plan(&ok).is_ok());
     let nan = [1.0, f64::NAN];
     let e = plan(&Problem { cycle_times: &nan, ..ok }).err().unwrap().to_string();
@@ -242,12 +273,129 @@ fn bad_input_is_named() {
     assert!(e.starts_with("cost_matrix[0].cost: must be finite and > 0 off the diagonal"), "{e}");
     assert!(plan(&Problem { work: 0, ..ok }).is_err());
     assert!(plan(&Problem { boundary: f64::INFINITY, ..ok }).is_err());
-    let many = vec![1.0; 9];
-    let costs = vec![1.0; 81];
+    let many = vec![1.0; 11];
+    let costs = vec![1.0; 121];
     let e =
         plan(&Problem { cycle_times: &many, costs: &costs, solver: Solver::Exhaustive, ..ok }).err().unwrap();
-    assert!(e.to_string().contains("at most 8"), "{e}");
+    assert!(e.to_string().contains("at most 10"), "{e}");
     // One column: only a single processor can take it.
     let one = plan(&Problem { work: 1, ..ok }).unwrap();
     assert_eq!((one.summary.ring_size, one.members[0].count), (1, 1));
+}
+
+/// splitmix64, as `ring_ref.py`'s `Rng` (ring.md §9): the same draws give the same
+/// instances as the derivation's studies.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// The rational optimum over every ring (test-side brute force: subsets and orders).
+fn rational_optimum(w: &[f64], c: &[f64], h: f64, work: u64) -> f64 {
+    let p = w.len();
+    let mut best = f64::INFINITY;
+    fn orders(rest: &mut Vec<usize>, ring: &mut Vec<usize>, f: &mut dyn FnMut(&[usize])) {
+        if rest.is_empty() {
+            f(ring);
+            return;
+        }
+        for i in 0..rest.len() {
+            let x = rest.remove(i);
+            ring.push(x);
+            orders(rest, ring, f);
+            ring.pop();
+            rest.insert(i, x);
+        }
+    }
+    for mask in 1u32..(1 << p) {
+        let mut members: Vec<usize> = (0..p).filter(|i| mask & (1 << i) != 0).collect();
+        orders(&mut members, &mut Vec::new(), &mut |ring| {
+            best = best.min(rational_value(w, c, h, work, ring));
+        });
+    }
+    best
+}
+
+/// `V = max(T₄, max d)` of a ring (ring.md §2.1), computed from the definition.
+fn rational_value(w: &[f64], c: &[f64], h: f64, work: u64, ring: &[usize]) -> f64 {
+    let q = ring.len();
+    if q == 1 {
+        return work as f64 * w[ring[0]];
+    }
+    let d: Vec<f64> = (0..q).map(|k| comm(w, c, h, ring, k)).collect();
+    let inv: f64 = ring.iter().map(|&i| 1.0 / w[i]).sum();
+    let t4 = (work as f64 + (0..q).map(|k| d[k] / w[ring[k]]).sum::<f64>()) / inv;
+    d.iter().copied().fold(t4, f64::max)
+}
+
+/// The derivation's 200 random cliques (ring.md §8, `study_cliques(200, 6)`, seed 2026:
+/// the same instances, drawn with the same splitmix64): how often the greedy and the
+/// greedy followed by the local search reach the exhaustive optimum, and their worst
+/// ratio, for the integer makespan (what plans return) and for the rational value of the
+/// ring chosen (what the derivation measured: 93 % and 99 %, worst 1.01714 and 1.01346).
+#[test]
+fn greedy_and_local_search_against_the_optimum_on_the_derivations_cliques() {
+    let mut rng = SplitMix(2026);
+    let n = 200;
+    let (mut g_int, mut ls_int, mut g_rat, mut ls_rat) = (0, 0, 0, 0);
+    let (mut g_worst, mut ls_worst, mut g_rworst, mut ls_rworst) = (1.0f64, 1.0f64, 1.0f64, 1.0f64);
+    for _ in 0..n {
+        let p = 2 + rng.below(5) as usize;
+        let w: Vec<f64> = (0..p).map(|_| (1 + rng.below(10)) as f64).collect();
+        let mut c = vec![0.0; p * p];
+        for i in 0..p {
+            for j in 0..p {
+                if i != j {
+                    let num = (1 + rng.below(10)) as f64;
+                    c[i * p + j] = num / (1 + rng.below(4)) as f64;
+                }
+            }
+        }
+        let h = [0.1, 1.0, 5.0, 20.0, 60.0][rng.below(5) as usize];
+        let work = 100;
+        let base = Problem {
+            cycle_times: &w,
+            costs: &c,
+            work,
+            boundary: h,
+            solver: Solver::Exhaustive,
+            local_search: false,
+        };
+        let exact = plan(&base).unwrap().summary.report.makespan;
+        let ropt = rational_optimum(&w, &c, h, work);
+        let greedy = plan(&Problem { solver: Solver::Greedy, ..base }).unwrap();
+        let local = plan(&Problem { solver: Solver::Greedy, local_search: true, ..base }).unwrap();
+        let (g, l) = (greedy.summary, local.summary);
+        assert!(l.report.makespan <= g.report.makespan, "the local search made the plan worse");
+        assert!(g.report.makespan >= exact * (1.0 - 1e-12) && l.report.makespan >= exact * (1.0 - 1e-12));
+        assert_eq!(local.members.iter().map(|m| m.count).sum::<u64>(), work);
+        let at = |t: f64, opt: f64| t <= opt * (1.0 + 1e-9);
+        g_int += usize::from(at(g.report.makespan, exact));
+        ls_int += usize::from(at(l.report.makespan, exact));
+        g_worst = g_worst.max(g.report.makespan / exact);
+        ls_worst = ls_worst.max(l.report.makespan / exact);
+        g_rat += usize::from(at(g.rational_makespan, ropt));
+        ls_rat += usize::from(at(l.rational_makespan, ropt));
+        g_rworst = g_rworst.max(g.rational_makespan / ropt);
+        ls_rworst = ls_rworst.max(l.rational_makespan / ropt);
+    }
+    println!("{n} random cliques (2 <= p <= 6, seed 2026, the derivation's §8 instances):");
+    println!("  integer makespan: greedy optimal {g_int}/{n}, worst ratio {g_worst:.5}; greedy + local search {ls_int}/{n}, worst {ls_worst:.5}");
+    println!("  rational value of the ring: greedy {g_rat}/{n}, worst {g_rworst:.5}; greedy + local search {ls_rat}/{n}, worst {ls_rworst:.5}");
+    // Measured here: 178 and 198 of 200 (integer), 184 for the greedy's rational value;
+    // the derivation measured 186 and 198 for the rational value (its greedy picks the
+    // ring size by the rational value, ours by the integer makespan). Margins of 4 %.
+    assert!(g_int >= 170 && ls_int >= 190 && g_rat >= 178, "greedy {g_int}, local search {ls_int}, {g_rat}");
+    assert!(ls_int >= g_int && ls_worst <= g_worst);
+    assert!(ls_worst < 1.03 && g_worst < 1.05, "worst ratios {g_worst} {ls_worst}");
 }

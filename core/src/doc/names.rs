@@ -88,8 +88,9 @@ pub const METHOD: Names<Method> = Names {
         ("biased", Method::Biased),
         ("greedy", Method::RingGreedy),
         ("exhaustive", Method::RingExhaustive),
+        ("local_search", Method::RingLocalSearch),
     ],
-    expected: "must be \"closed_form\", \"exact_dp\", \"sampled_dp\", \"threshold\", \"lifo\", \"fifo\", \"scenario_lp\", \"best_scenario\", \"biased\", \"greedy\" or \"exhaustive\"",
+    expected: "must be \"closed_form\", \"exact_dp\", \"sampled_dp\", \"threshold\", \"lifo\", \"fifo\", \"scenario_lp\", \"best_scenario\", \"biased\", \"greedy\", \"exhaustive\" or \"local_search\"",
 };
 
 /// The master's port in the return-message model ([`Port`]).
@@ -163,6 +164,7 @@ mod tests {
                 Method::Biased,
                 Method::RingGreedy,
                 Method::RingExhaustive,
+                Method::RingLocalSearch,
             ],
         );
     }

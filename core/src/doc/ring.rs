@@ -12,7 +12,8 @@
 //! `cycle_time` is seconds per column; `cost_matrix[i][j]` seconds per boundary unit sent
 //! from processor `i` to `j` (dedicated links; the diagonal is not read). `solver` is
 //! `"heuristic"` (the paper's greedy, corrected; the default) or `"exact"` (every ring, at
-//! most [`MAX_EXHAUSTIVE`](crate::ring::MAX_EXHAUSTIVE) processors).
+//! most [`MAX_EXHAUSTIVE`](crate::ring::MAX_EXHAUSTIVE) processors); `local_search`
+//! (default `true`) follows the greedy with a local search that never makes it worse.
 
 use crate::doc::json::{Str, Writer};
 use crate::doc::model::{timeline_document, written, Effort, Memory, Model, Name, Planned, Timeline};
@@ -35,8 +36,19 @@ pub const SOLVER: Names<Solver> = Names {
 };
 
 const TOP: Keys = Keys {
-    names: &["version", "model", "work", "boundary", "solver", "processors", "cost_matrix", "comment", "description"],
-    unknown: "unknown key (expected version, model, work, boundary, solver, processors, cost_matrix, comment, description)",
+    names: &[
+        "version",
+        "model",
+        "work",
+        "boundary",
+        "solver",
+        "local_search",
+        "processors",
+        "cost_matrix",
+        "comment",
+        "description",
+    ],
+    unknown: "unknown key (expected version, model, work, boundary, solver, local_search, processors, cost_matrix, comment, description)",
 };
 
 const PROCESSOR: Keys = Keys {
@@ -52,7 +64,11 @@ impl Model for Ring {
     const SCHEMA: &'static [Key] = &[
         field("work", Kind::Integer(AT_LEAST_ONE), "columns to share"),
         field("boundary", Kind::Number(NON_NEGATIVE), "values sent to each neighbour per iteration"),
-        field("solver", Kind::Choice(&SOLVER), "heuristic, or exact up to 8 processors"),
+        field("solver", Kind::Choice(&SOLVER), "heuristic, or exact up to 10 processors"),
+        Key {
+            default: "true",
+            ..field("local_search", Kind::Flag, "after the greedy, a search that never makes it worse")
+        },
         field(
             "processors",
             Kind::List(&[NAME, Key { unit: "s/column", ..field("cycle_time", Kind::Number(POSITIVE), "") }]),
@@ -70,7 +86,7 @@ impl Model for Ring {
         let p = file.problem.cycle_times.len() as u64;
         let work = match file.problem.solver {
             Solver::Greedy => p.saturating_pow(3),
-            Solver::Exhaustive => 8_054u64.saturating_mul(p.saturating_pow(2)),
+            Solver::Exhaustive => 556_069u64.saturating_mul(p.saturating_pow(2)),
         };
         Ok(Effort { workers: p, work })
     }
@@ -172,7 +188,9 @@ fn solved<R, M: Memory>(
     let members = memory.slice("ring members", needs.processors, Member::EMPTY)?;
     let by_size = memory.slice("ring sizes", needs.processors, 0.0f64)?;
     let order = memory.slice("ring orders", needs.order, 0usize)?;
-    let summary = ring::plan(&problem, Buffers { members: &mut *members, by_size: &mut *by_size, order })?;
+    let comm = memory.slice("ring communication times", needs.comm, 0.0f64)?;
+    let summary =
+        ring::plan(&problem, Buffers { members: &mut *members, by_size: &mut *by_size, order, comm })?;
     let (members, by_size): (&[Member], &[f64]) = (members, by_size);
     finish(&file, &summary, &members[..summary.ring_size], by_size)
 }
@@ -206,6 +224,7 @@ fn read_into<'m, M: Memory>(text: &'m [u8], memory: &'m M) -> Result<RingFile<'m
             work: scalars.work,
             boundary: scalars.boundary,
             solver: scalars.solver,
+            local_search: scalars.local_search,
         },
     })
 }
@@ -215,6 +234,7 @@ struct Scalars {
     work: u64,
     boundary: f64,
     solver: Solver,
+    local_search: bool,
 }
 
 /// One pass over the document; with empty buffers it only counts (and checks) what it
@@ -228,6 +248,7 @@ fn read<'a>(
     let mut d = Doc::new(json);
     d.object()?;
     let (mut seen, mut work, mut boundary, mut solver) = (0u64, None, None, Solver::Greedy);
+    let mut local_search = true;
     let (mut processors, mut rows) = (None, None);
     while let Some(k) = d.top_key(&TOP, &mut seen, "ring", "must be \"ring\" for this reader")? {
         match k {
@@ -248,6 +269,7 @@ fn read<'a>(
                 boundary = Some(h);
             }
             "solver" => solver = d.name(&SOLVER)?,
+            "local_search" => local_search = d.bool()?,
             "processors" => processors = Some(read_processors(&mut d, names, cycle_times)?),
             "cost_matrix" => rows = Some(read_matrix(&mut d, costs, processors)?),
             _ => d.skip()?,
@@ -272,7 +294,7 @@ fn read<'a>(
         }
         Some(_) => {}
     }
-    Ok(Scalars { processors: p, work, boundary, solver })
+    Ok(Scalars { processors: p, work, boundary, solver, local_search })
 }
 
 fn read_processors<'a>(
@@ -441,7 +463,7 @@ pub fn write_result(
 const EXAMPLE: &str = r#"{
   "version": 1,
   "model": "ring",
-  "comment": "A Jacobi-like code on 6000 columns exchanging 200 boundary values per neighbour each iteration, on five machines: two fast ones on one switch, three slower ones behind a slow uplink. cycle_time: seconds per column; cost_matrix[i][j]: seconds per boundary value from i to j. solver: heuristic (the paper's greedy, corrected) or exact (every ring, up to 8 processors).",
+  "comment": "A Jacobi-like code on 6000 columns exchanging 200 boundary values per neighbour each iteration, on five machines: two fast ones on one switch, three slower ones behind a slow uplink. cycle_time: seconds per column; cost_matrix[i][j]: seconds per boundary value from i to j. solver: heuristic (the paper's greedy, corrected, then a local search) or exact (every ring, up to 10 processors).",
   "work": 6000,
   "boundary": 200,
   "solver": "heuristic",
