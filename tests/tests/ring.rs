@@ -5,7 +5,7 @@
 //! at least one per member and add up to the columns, and eq. (3)'s negative-α case is
 //! valued at its communication time, not eq. (4).
 
-use divload::ring::{self, Buffers, Member, Problem, Solver};
+use divload::ring::{self, Buffers, Member, Paths, Problem, Sharing, Solver};
 
 struct Planned {
     summary: ring::Summary,
@@ -14,14 +14,26 @@ struct Planned {
 
 fn plan(problem: &Problem<'_>) -> Result<Planned, divload::Error> {
     let p = problem.cycle_times.len();
-    let needs = ring::needs(p, problem.solver)?;
+    let needs = ring::needs(p, problem.solver, problem.network.as_ref())?;
+    let g = needs.graph;
+    let (mut links, mut len, mut share) =
+        (vec![0usize; g.paths * g.path_len], vec![0usize; g.paths], vec![0.0; g.paths]);
+    let (mut us, mut fs) = (vec![0usize; g.usizes], vec![0.0; g.f64s]);
     let mut members = vec![Member::EMPTY; needs.processors];
     let mut by_size = vec![0.0; needs.processors];
     let mut order = vec![0usize; needs.order];
     let mut comm = vec![0.0; needs.comm];
     let summary = ring::plan(
         problem,
-        Buffers { members: &mut members, by_size: &mut by_size, order: &mut order, comm: &mut comm },
+        Buffers {
+            members: &mut members,
+            by_size: &mut by_size,
+            order: &mut order,
+            comm: &mut comm,
+            paths: Paths { links: &mut links, len: &mut len, share: &mut share, path_len: g.path_len },
+            scratch_usize: &mut us,
+            scratch_f64: &mut fs,
+        },
     )?;
     members.truncate(summary.ring_size);
     Ok(Planned { summary, members })
@@ -117,6 +129,8 @@ fn the_exhaustive_solver_is_the_brute_force_optimum() {
             boundary: h,
             solver: Solver::Exhaustive,
             local_search: false,
+            network: None,
+            sharing: Sharing::Greedy,
         };
         let exact = plan(&base).unwrap();
         let opt = brute(&w, &c, h, work);
@@ -193,6 +207,8 @@ fn the_derivations_cases() {
             boundary: h,
             solver: Solver::Exhaustive,
             local_search: false,
+            network: None,
+            sharing: Sharing::Greedy,
         };
         let exact = plan(&base).unwrap();
         let want = number(&case["exact"]["makespan"]);
@@ -245,6 +261,8 @@ fn a_negative_alpha_ring_is_valued_at_its_communication() {
         boundary: h,
         solver: Solver::Greedy,
         local_search: false,
+        network: None,
+        sharing: Sharing::Greedy,
     })
     .unwrap();
     let three = greedy.summary;
@@ -263,6 +281,8 @@ fn bad_input_is_named() {
         boundary: 1.0,
         solver: Solver::Greedy,
         local_search: false,
+        network: None,
+        sharing: Sharing::Greedy,
     };
     assert!(plan(&ok).is_ok());
     let nan = [1.0, f64::NAN];
@@ -370,6 +390,8 @@ fn greedy_and_local_search_against_the_optimum_on_the_derivations_cliques() {
             boundary: h,
             solver: Solver::Exhaustive,
             local_search: false,
+            network: None,
+            sharing: Sharing::Greedy,
         };
         let exact = plan(&base).unwrap().summary.report.makespan;
         let ropt = rational_optimum(&w, &c, h, work);
@@ -398,4 +420,114 @@ fn greedy_and_local_search_against_the_optimum_on_the_derivations_cliques() {
     assert!(g_int >= 170 && ls_int >= 190 && g_rat >= 178, "greedy {g_int}, local search {ls_int}, {g_rat}");
     assert!(ls_int >= g_int && ls_worst <= g_worst);
     assert!(ls_worst < 1.03 && g_worst < 1.05, "worst ratios {g_worst} {ls_worst}");
+}
+
+/// A graph problem: processors' cycle times, routers, links `(from, to, bandwidth, kind)`.
+struct Graph {
+    w: Vec<f64>,
+    routers: usize,
+    links: Vec<ring::Link>,
+}
+
+impl Graph {
+    fn problem(
+        &self,
+        work: u64,
+        h: f64,
+        sharing: Sharing,
+        solver: Solver,
+        local_search: bool,
+    ) -> Problem<'_> {
+        Problem {
+            cycle_times: &self.w,
+            costs: &[],
+            work,
+            boundary: h,
+            solver,
+            local_search,
+            network: Some(ring::Network { routers: self.routers, links: &self.links }),
+            sharing,
+        }
+    }
+
+    /// `fixed_ring` with its scratch: (value, certified gap, shares by position).
+    fn fixed(&self, problem: &Problem<'_>, r: &[usize]) -> (f64, f64, Vec<f64>) {
+        let needs = ring::needs(self.w.len(), Solver::Greedy, problem.network.as_ref()).unwrap();
+        let (mut us, mut fs) = (vec![0usize; needs.graph.usizes], vec![0.0; needs.graph.f64s]);
+        let mut shares = vec![0.0; 2 * r.len()];
+        let (v, gap) = ring::fixed_ring(problem, r, &mut us, &mut fs, &mut shares).unwrap();
+        (v, gap, shares)
+    }
+}
+
+fn link(from: usize, to: usize, bandwidth: f64, kind: ring::LinkKind) -> ring::Link {
+    ring::Link { from, to, bandwidth, kind }
+}
+
+/// The cases file's `star3_shared`: three processors on a switch; the ring P0, P1, P2
+/// shared max-min exactly as the reference (rational shares, `T = 28/3`) and optimally
+/// to the certified gap 1e-9 (`T = 9.2475468957…`, irrational).
+#[test]
+fn the_shared_star_of_the_cases_file() {
+    let cases: serde_json::Value =
+        serde_json::from_str(include_str!("../../docs/derivations/ring_cases.json")).unwrap();
+    let case = cases["cases"].as_array().unwrap().iter().find(|c| c["name"] == "star3_shared").unwrap();
+    let doc = &case["document"];
+    let w: Vec<f64> =
+        doc["processors"].as_array().unwrap().iter().map(|x| number(&x["cycle_time"])).collect();
+    let p = w.len();
+    let links = doc["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            let node = |s: &str| if s == "sw" { p } else { s[1..].parse::<usize>().unwrap() };
+            link(
+                node(l["from"].as_str().unwrap()),
+                node(l["to"].as_str().unwrap()),
+                number(&l["bandwidth"]),
+                ring::LinkKind::Bidirectional,
+            )
+        })
+        .collect();
+    let g = Graph { w, routers: 1, links };
+    let (work, h) = (doc["work"].as_u64().unwrap(), number(&doc["boundary"]));
+    let maxmin = g.problem(work, h, Sharing::MaxMin, Solver::Greedy, false);
+    let (v, gap, shares) = g.fixed(&maxmin, &[0, 1, 2]);
+    let want: Vec<f64> = case["max_min"]["shares"].as_array().unwrap().iter().map(number).collect();
+    assert_eq!(shares, want, "max-min shares");
+    assert!((v - 28.0 / 3.0).abs() <= 1e-14 && gap == 0.0, "{v}");
+    let optimal = g.problem(work, h, Sharing::Optimal, Solver::Greedy, false);
+    let (v, gap, shares) = g.fixed(&optimal, &[0, 1, 2]);
+    let want = case["optimal"]["rational_makespan"].as_f64().unwrap();
+    assert!((v - want).abs() <= 1e-9 * want, "optimal {v} vs {want}");
+    assert!(gap <= 1e-9, "certified gap {gap}");
+    let ref_shares: Vec<f64> = case["optimal"]["shares"].as_array().unwrap().iter().map(number).collect();
+    for (a, b) in shares.iter().zip(&ref_shares) {
+        assert!((a - b).abs() <= 1e-6, "shares {shares:?} vs {ref_shares:?}");
+    }
+    // Planned: every sharing gives a plan no better than the exhaustive's value and no
+    // worse than its own lower bound.
+    for sharing in [Sharing::Greedy, Sharing::MaxMin, Sharing::Optimal] {
+        let planned = plan(&g.problem(work, h, sharing, Solver::Greedy, true)).unwrap();
+        let s = planned.summary;
+        assert_eq!(planned.members.iter().map(|m| m.count).sum::<u64>(), work);
+        assert!(s.report.lower_bound <= s.report.makespan && s.rational_makespan <= s.report.makespan + 1e-9);
+    }
+}
+
+/// ring.md §6.2: two processors (w = 1, 2) on one bidirectional link of bandwidth 1, W =
+/// 100, H = 1: the four routes share the link and the optimum is irrational, `T* = (106 +
+/// 4√2)/1.5`.
+#[test]
+fn the_irrational_optimal_sharing() {
+    let g =
+        Graph { w: vec![1.0, 2.0], routers: 0, links: vec![link(0, 1, 1.0, ring::LinkKind::Bidirectional)] };
+    let problem = g.problem(100, 1.0, Sharing::Optimal, Solver::Greedy, false);
+    let (v, gap, shares) = g.fixed(&problem, &[0, 1]);
+    let want = (106.0 + 4.0 * 2f64.sqrt()) / 1.5;
+    assert!((v - want).abs() <= 1e-9 * want, "{v} vs {want}");
+    assert!(gap <= 1e-9);
+    assert!(shares.iter().sum::<f64>() <= 1.0 + 1e-12, "the link's capacity: {shares:?}");
+    assert!((shares[0] / shares[2] - 2f64.sqrt()).abs() < 1e-4, "x0/x1 = √2: {shares:?}");
 }

@@ -157,7 +157,13 @@ pub(crate) fn greedy(problem: &Problem<'_>, search: &mut Search<'_>, ring: &mut 
 /// first, then the orders of the rest whose first element is below their last). A ring
 /// whose rational value exceeds the best integer value of its size is not counted: its
 /// integer value is no smaller (§3).
-pub(crate) fn exhaustive(problem: &Problem<'_>, search: &mut Search<'_>, ring: &mut [usize], d: &mut [f64]) {
+pub(crate) fn exhaustive(
+    problem: &Problem<'_>,
+    search: &mut Search<'_>,
+    ring: &mut [usize],
+    d: &mut [f64],
+    mut eval: impl FnMut(&[usize], &mut [f64]) -> bool,
+) {
     let p = problem.cycle_times.len().min(MAX_EXHAUSTIVE);
     let (Some(ring), Some(d)) = (ring.get_mut(..p), d.get_mut(..p)) else { return };
     for mask in 1u32..(1u32 << p) {
@@ -172,11 +178,11 @@ pub(crate) fn exhaustive(problem: &Problem<'_>, search: &mut Search<'_>, ring: &
         let mut stack = [0usize; MAX_EXHAUSTIVE];
         let rest = q.saturating_sub(1);
         let mut visit = |search: &mut Search<'_>, ring: &[usize]| {
-            if q < 3 || ring[1] < ring[q - 1] {
-                comms(problem, &ring[..q], d);
-                if value(problem.cycle_times, &ring[..q], &d[..q], problem.work) <= search.size_best(q) {
-                    search.consider(&ring[..q], &d[..q]);
-                }
+            if (q < 3 || ring[1] < ring[q - 1])
+                && eval(&ring[..q], d)
+                && value(problem.cycle_times, &ring[..q], &d[..q], problem.work) <= search.size_best(q)
+            {
+                search.consider(&ring[..q], &d[..q]);
             }
         };
         visit(search, ring);

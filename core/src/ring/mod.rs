@@ -31,8 +31,29 @@ use crate::report::{Method, Report};
 
 mod clique;
 mod fixed;
+mod graph;
 
 pub use clique::lower_bound;
+pub use graph::{sizes as graph_sizes, Link, LinkKind, Network, Paths, Sizes, LOCAL_EVALUATIONS};
+
+/// Most processors the exhaustive search takes on a graph: each ring is routed and
+/// shared (§7: exact when the routes are forced, as in a tree).
+pub const MAX_EXHAUSTIVE_GRAPH: usize = 6;
+
+/// How routes share a link's bandwidth on a graph (§5, §6).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sharing {
+    /// The paper's growth: each insertion shares its four new routes analytically in what
+    /// the others leave.
+    #[default]
+    Greedy,
+    /// After each insertion, max-min fair shares of every route (§4.3 method 1), kept
+    /// when better.
+    MaxMin,
+    /// After each insertion, the optimal shares for the ring and its routes (§4.3
+    /// method 2, the convex problem of §6.2), and to a certified gap of 1e-9 at the end.
+    Optimal,
+}
 
 /// Most processors the exhaustive search takes: `Σ C(10, q)·(q − 1)!/2` = 556 069 rings
 /// (§7; BENCHMARKS.md has the time).
@@ -40,6 +61,12 @@ pub const MAX_EXHAUSTIVE: usize = 10;
 
 /// Most processors a ring problem may have: the greedy's work grows as `p³`.
 pub const MAX_PROCESSORS: usize = 1024;
+
+/// Most routers a graph may have.
+pub const MAX_ROUTERS: usize = 1 << 16;
+
+/// Most links a graph may have.
+pub const MAX_LINKS: usize = 1 << 18;
 
 /// How the ring is chosen.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -68,6 +95,10 @@ pub struct Problem<'a> {
     pub solver: Solver,
     /// After the greedy, a local search (§7) that never makes the plan worse.
     pub local_search: bool,
+    /// Shared links instead of the cost matrix (which is then empty).
+    pub network: Option<Network<'a>>,
+    /// How routes share links (graphs only).
+    pub sharing: Sharing,
 }
 
 /// One member of the planned ring, in ring order.
@@ -103,6 +134,9 @@ pub struct Summary {
     pub ring_size: usize,
     /// The same ring with the columns split evenly (`⌊W/q⌋`, one more for the first).
     pub even_makespan: f64,
+    /// For the optimal sharing, the certified relative gap of the plan's shares (§6.2);
+    /// 0 otherwise.
+    pub sharing_gap: f64,
 }
 
 /// Buffer lengths [`plan`] needs for `p` processors.
@@ -114,6 +148,8 @@ pub struct Needs {
     pub order: usize,
     /// `comm`: communication times, two rings' worth.
     pub comm: usize,
+    /// Graph scratch and route slots (zero for a cost matrix).
+    pub graph: Sizes,
 }
 
 /// The buffers of [`plan`].
@@ -128,6 +164,12 @@ pub struct Buffers<'b> {
     pub order: &'b mut [usize],
     /// Working memory.
     pub comm: &'b mut [f64],
+    /// The plan's routes (graphs; empty slices for a cost matrix).
+    pub paths: Paths<'b>,
+    /// Graph working memory ([`Needs::graph`]).
+    pub scratch_usize: &'b mut [usize],
+    /// Graph working memory ([`Needs::graph`]).
+    pub scratch_f64: &'b mut [f64],
 }
 
 /// The buffer sizes for `p` processors, with the limits checked.
@@ -136,10 +178,29 @@ pub struct Buffers<'b> {
 ///
 /// [`ErrorCode::Overflow`](crate::ErrorCode::Overflow) beyond [`MAX_PROCESSORS`], or
 /// beyond [`MAX_EXHAUSTIVE`] for the exhaustive search.
-pub fn needs(p: usize, solver: Solver) -> Result<Needs, Error> {
+pub fn needs(p: usize, solver: Solver, network: Option<&Network<'_>>) -> Result<Needs, Error> {
     if p > MAX_PROCESSORS {
         return Err(Error::limit("ring: processors", MAX_PROCESSORS as u64, p as u64));
     }
+    let graph = match network {
+        None => Sizes { usizes: 0, f64s: 0, paths: 0, path_len: 0 },
+        Some(net) => {
+            if net.routers > MAX_ROUTERS {
+                return Err(Error::limit("ring: routers", MAX_ROUTERS as u64, net.routers as u64));
+            }
+            if net.links.len() > MAX_LINKS {
+                return Err(Error::limit("ring: links", MAX_LINKS as u64, net.links.len() as u64));
+            }
+            if solver == Solver::Exhaustive && p > MAX_EXHAUSTIVE_GRAPH {
+                return Err(Error::limit(
+                    "ring: processors for the exhaustive solver on a graph",
+                    MAX_EXHAUSTIVE_GRAPH as u64,
+                    p as u64,
+                ));
+            }
+            graph::sizes(p, net).ok_or(Error::limit("ring: graph size", usize::MAX as u64, u64::MAX))?
+        }
+    };
     if solver == Solver::Exhaustive && p > MAX_EXHAUSTIVE {
         return Err(Error::limit(
             "ring: processors for the exhaustive solver",
@@ -147,7 +208,7 @@ pub fn needs(p: usize, solver: Solver) -> Result<Needs, Error> {
             p as u64,
         ));
     }
-    Ok(Needs { processors: p, order: 5 * p, comm: 2 * p })
+    Ok(Needs { processors: p, order: 5 * p, comm: 2 * p, graph })
 }
 
 fn check(problem: &Problem<'_>) -> Result<usize, Error> {
@@ -158,7 +219,21 @@ fn check(problem: &Problem<'_>) -> Result<usize, Error> {
     if problem.work == 0 {
         return Err(Error::no_items());
     }
-    if problem.costs.len() != p * p {
+    if let Some(net) = &problem.network {
+        let n = p.saturating_add(net.routers);
+        for (i, l) in net.links.iter().enumerate() {
+            if l.from >= n || l.to >= n {
+                let bad = if l.from >= n { l.from } else { l.to };
+                return Err(Error::entry_value("links", i, "from", "a processor or a router", bad as f64));
+            }
+            if l.from == l.to {
+                return Err(Error::entry_value("links", i, "to", "another node than from", l.to as f64));
+            }
+            if !(l.bandwidth.is_finite() && l.bandwidth > 0.0) {
+                return Err(Error::entry_value("links", i, "bandwidth", "finite and > 0", l.bandwidth));
+            }
+        }
+    } else if problem.costs.len() != p * p {
         return Err(Error::buffer("ring: cost matrix (p × p)", p * p, problem.costs.len()));
     }
     for (i, &w) in problem.cycle_times.iter().enumerate() {
@@ -193,7 +268,7 @@ fn check(problem: &Problem<'_>) -> Result<usize, Error> {
 /// buffers; [`ErrorCode::Overflow`](crate::ErrorCode::Overflow) for times beyond `f64`.
 pub fn plan(problem: &Problem<'_>, buf: Buffers<'_>) -> Result<Summary, Error> {
     let p = check(problem)?;
-    let need = needs(p, problem.solver)?;
+    let need = needs(p, problem.solver, problem.network.as_ref())?;
     let short = |what: &'static str, needed: usize, got: usize| {
         if got < needed {
             Err(Error::buffer(what, needed, got))
@@ -205,15 +280,36 @@ pub fn plan(problem: &Problem<'_>, buf: Buffers<'_>) -> Result<Summary, Error> {
     short("ring sizes", need.processors, buf.by_size.len())?;
     short("ring orders", need.order, buf.order.len())?;
     short("ring communication times", need.comm, buf.comm.len())?;
-    let (ring, rest) = buf.order.split_at_mut(p);
+    short("ring route links", need.graph.paths * need.graph.path_len, buf.paths.links.len())?;
+    short("ring route lengths", need.graph.paths, buf.paths.len.len())?;
+    short("ring route shares", need.graph.paths, buf.paths.share.len())?;
+    short("ring graph indices", need.graph.usizes, buf.scratch_usize.len())?;
+    short("ring graph numbers", need.graph.f64s, buf.scratch_f64.len())?;
+    let Buffers { members, by_size, order, comm, mut paths, scratch_usize, scratch_f64 } = buf;
+    paths.path_len = need.graph.path_len;
+    let (ring, rest) = order.split_at_mut(p);
     let (best, rest) = rest.split_at_mut(p);
     let (sorted, rest) = rest.split_at_mut(p);
     let (cur, cand) = rest.split_at_mut(p);
-    let bound = lower_bound(problem, ring, buf.by_size);
-    for t in buf.by_size.iter_mut() {
+    let (d, _) = comm.split_at_mut(p);
+    let mut net = match &problem.network {
+        Some(n) => Some(graph::Net::new(p, n, scratch_usize, scratch_f64).ok_or(Error::buffer(
+            "ring graph scratch",
+            need.graph.usizes,
+            0,
+        ))?),
+        None => None,
+    };
+    let bound = match net.as_mut() {
+        Some(net) => {
+            net.all_pairs();
+            net.lower_bound(problem)
+        }
+        None => lower_bound(problem, ring, by_size),
+    };
+    for t in by_size.iter_mut() {
         *t = f64::INFINITY;
     }
-    let (d, _) = buf.comm.split_at_mut(p);
     let mut search = clique::Search {
         w: problem.cycle_times,
         work: problem.work,
@@ -221,11 +317,11 @@ pub fn plan(problem: &Problem<'_>, buf: Buffers<'_>) -> Result<Summary, Error> {
         best_q: 0,
         best_key: (f64::INFINITY, f64::INFINITY),
         sorted,
-        members: buf.members,
-        by_size: buf.by_size,
+        members,
+        by_size,
     };
-    let method = match problem.solver {
-        Solver::Greedy => {
+    let method = match (problem.solver, net.as_mut()) {
+        (Solver::Greedy, None) => {
             clique::greedy(problem, &mut search, ring, d);
             if problem.local_search {
                 clique::local_search(p, &mut search, cur, cand, d, |ring, d| {
@@ -237,22 +333,71 @@ pub fn plan(problem: &Problem<'_>, buf: Buffers<'_>) -> Result<Summary, Error> {
                 Method::RingGreedy
             }
         }
-        Solver::Exhaustive => {
-            clique::exhaustive(problem, &mut search, ring, d);
+        (Solver::Exhaustive, None) => {
+            clique::exhaustive(problem, &mut search, ring, d, |ring, d| {
+                clique::comms(problem, ring, d);
+                true
+            });
+            Method::RingExhaustive
+        }
+        (Solver::Greedy, Some(net)) => {
+            net.greedy(problem, &mut search, ring, d, &mut paths);
+            if problem.local_search {
+                let before = search.best_key;
+                let mut budget = LOCAL_EVALUATIONS;
+                clique::local_search(p, &mut search, cur, cand, d, |ring, d| {
+                    budget = budget.saturating_sub(1);
+                    budget > 0 && net.evaluate(problem, ring, d)
+                });
+                if search.best_key != before {
+                    let q = search.best_q;
+                    if let Some(r) = search.best.get(..q) {
+                        net.evaluate(problem, r, d);
+                        net.keep_evaluated(q, &mut paths);
+                    }
+                }
+                Method::RingLocalSearch
+            } else {
+                Method::RingGreedy
+            }
+        }
+        (Solver::Exhaustive, Some(net)) => {
+            clique::exhaustive(problem, &mut search, ring, d, |ring, d| net.evaluate(problem, ring, d));
+            let q = search.best_q;
+            if let Some(r) = search.best.get(..q) {
+                net.evaluate(problem, r, d);
+                net.keep_evaluated(q, &mut paths);
+            }
             Method::RingExhaustive
         }
     };
     let q = search.best_q.max(1);
     let clique::Search { best, sorted, members, .. } = search;
     let best = best.get(..q).unwrap_or(&[]);
-    clique::comms(problem, best, d);
+    let mut sharing_gap = 0.0;
+    match net.as_mut() {
+        None => clique::comms(problem, best, d),
+        Some(net) => {
+            net.polish(problem, best, &mut paths);
+            sharing_gap = net.gap;
+            for (t, dk) in d.iter_mut().enumerate().take(q) {
+                let x = |k: usize| paths.share.get(k).copied().unwrap_or(0.0);
+                *dk = if q < 2 { 0.0 } else { problem.boundary / x(2 * t) + problem.boundary / x(2 * t + 1) };
+            }
+            if q < 2 {
+                paths.len.iter_mut().for_each(|l| *l = 0);
+            }
+        }
+    }
     for (m, &dk) in members.iter_mut().zip(d.iter()).take(q) {
         m.comm_time = dk;
     }
     let makespan = fixed::counts(problem.cycle_times, best, problem.work, members, sorted)
         .ok_or(Error::limit("ring: columns", problem.work, q as u64))?;
     let rational = fixed::value(problem.cycle_times, best, &d[..q], problem.work);
-    let exact = problem.solver == Solver::Exhaustive;
+    // On a graph the exhaustive search routes each ring by its widest paths: exact only
+    // when routes are forced, so it claims no optimum there.
+    let exact = problem.solver == Solver::Exhaustive && problem.network.is_none();
     let lower = if exact { makespan } else { bound.min(makespan) };
     let even = even_makespan(problem.cycle_times, problem.work, members.get(..q).unwrap_or(&[]));
     if ![makespan, rational, lower, even].iter().all(|t| t.is_finite()) {
@@ -263,7 +408,41 @@ pub fn plan(problem: &Problem<'_>, buf: Buffers<'_>) -> Result<Summary, Error> {
         rational_makespan: rational,
         ring_size: q,
         even_makespan: even,
+        sharing_gap,
     })
+}
+
+/// The value `V` of a given ring on a graph (processor indices in ring order, two or
+/// more), routed by widest paths on the full capacities and shared as
+/// `problem.sharing` says (`greedy`: max-min, the greedy's sharing being a matter of its
+/// growth), with the certified relative gap of the optimal sharing (0 otherwise); the
+/// routes' shares by position (`2t` to the successor, `2t + 1` to the predecessor) into
+/// `shares`. The scratch is [`Needs::graph`]'s.
+///
+/// # Errors
+///
+/// As [`plan`]; [`ErrorCode::InvalidInput`](crate::ErrorCode::InvalidInput) for a ring
+/// that is not a graph's, has fewer than two members or a missing route.
+pub fn fixed_ring(
+    problem: &Problem<'_>,
+    ring: &[usize],
+    scratch_usize: &mut [usize],
+    scratch_f64: &mut [f64],
+    shares: &mut [f64],
+) -> Result<(f64, f64), Error> {
+    let p = check(problem)?;
+    let need = needs(p, Solver::Greedy, problem.network.as_ref())?;
+    let net = problem.network.as_ref().ok_or(Error::parameter("ring", "a ring on a graph", 0.0))?;
+    let mut net = graph::Net::new(p, net, scratch_usize, scratch_f64).ok_or(Error::buffer(
+        "ring graph scratch",
+        need.graph.usizes,
+        0,
+    ))?;
+    net.fixed(problem, ring, shares).ok_or(Error::parameter(
+        "ring",
+        "two members or more, each route present",
+        ring.len() as f64,
+    ))
 }
 
 /// The same ring with the columns split evenly: `⌊W/q⌋` each, one more for the first
