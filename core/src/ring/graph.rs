@@ -109,9 +109,9 @@ impl Layout {
         let p = slots / 2;
         let route_store = slots.checked_mul(len)?;
         [
-            n + 1,
-            4 * e,
-            7 * n,
+            2 * (n + 1),
+            8 * e,
+            8 * n,
             route_store,
             slots, // routes by processor slot
             route_store,
@@ -134,7 +134,7 @@ impl Layout {
         let Layout { n, e, slots, constraints, candidates, .. } = *self;
         let p = slots / 2;
         [
-            n,
+            5 * n,
             e,
             e,
             p.checked_mul(p)?,
@@ -819,7 +819,7 @@ fn zblock(a: f64, rho: &[f64], kk: &[f64], z: &mut [f64], order: &mut [usize]) {
     let (mut lo, mut hi) = (0.0, 1.0);
     let (mut m1, mut m2) = (hi - gr * (hi - lo), lo + gr * (hi - lo));
     let (mut v1, mut v2) = (val(m1, z), val(m2, z));
-    for _ in 0..80 {
+    for _ in 0..GOLDEN_STEPS {
         if v1 < v2 {
             (lo, m1, v1) = (m1, m2, v2);
             m2 = lo + gr * (hi - lo);
@@ -863,12 +863,56 @@ impl Paths<'_> {
     }
 }
 
+/// The adjacency (CSR) of `links` on `n` nodes, in link order (so that ties in the widest
+/// path are deterministic): a directed link leaves `from` only (`to` when `reverse`).
+fn build_adj<'b>(n: usize, links: &[Link], reverse: bool, us: &mut &'b mut [usize]) -> Option<Adj<'b>> {
+    let e = links.len();
+    let start = take(us, n + 1);
+    let node = take(us, 2 * e);
+    let link = take(us, 2 * e);
+    let cursor = take(us, n);
+    if cursor.len() < n || start.len() < n + 1 {
+        return None;
+    }
+    start.fill(0);
+    let ends = |k: &Link| {
+        let (a, b) = if reverse { (k.to, k.from) } else { (k.from, k.to) };
+        (a, b, k.kind != LinkKind::Directed)
+    };
+    for k in links {
+        let (a, b, both) = ends(k);
+        *start.get_mut(a + 1)? += 1;
+        if both {
+            *start.get_mut(b + 1)? += 1;
+        }
+    }
+    for i in 0..n {
+        let x = *start.get(i)?;
+        *start.get_mut(i + 1)? += x;
+    }
+    cursor.copy_from_slice(start.get(..n)?);
+    for (ei, k) in links.iter().enumerate() {
+        let (a, b, both) = ends(k);
+        for (u, v) in [(a, b), (b, a)].into_iter().take(if both { 2 } else { 1 }) {
+            let c = cursor.get_mut(u)?;
+            *node.get_mut(*c)? = v;
+            *link.get_mut(*c)? = ei;
+            *c += 1;
+        }
+    }
+    Some(Adj { start, node, link })
+}
+
 /// Everything a graph plan works in, carved from the two scratch pools.
 pub(crate) struct Net<'b> {
     p: usize,
     links: &'b [Link],
     len: usize,
     adj: Adj<'b>,
+    /// The adjacency of the reversed graph: widest paths *to* a node.
+    radj: Adj<'b>,
+    /// Bottlenecks from and to the two ends of a ring edge (§5's exact bound).
+    reach: &'b mut [f64],
     dij: Dij<'b>,
     resid: &'b mut [f64],
     spare: &'b mut [f64],
@@ -913,49 +957,8 @@ impl<'b> Net<'b> {
             return None;
         }
         let (n, e, slots, len) = (l.n, l.e, l.slots, l.len);
-        let start = take(&mut us, n + 1);
-        let node = take(&mut us, 2 * e);
-        let link = take(&mut us, 2 * e);
-        // Adjacency: a directed link leaves `from` only; the others both ends.
-        for s in start.iter_mut() {
-            *s = 0;
-        }
-        for k in net.links {
-            if let Some(s) = start.get_mut(k.from + 1) {
-                *s += 1;
-            }
-            if k.kind != LinkKind::Directed {
-                if let Some(s) = start.get_mut(k.to + 1) {
-                    *s += 1;
-                }
-            }
-        }
-        for i in 0..n {
-            let a = start.get(i).copied().unwrap_or(0);
-            if let Some(s) = start.get_mut(i + 1) {
-                *s += a;
-            }
-        }
-        {
-            let fill = &mut *node;
-            // Filled in link order, so that ties in the widest path are deterministic.
-            let cursor = take(&mut us, n);
-            cursor.copy_from_slice(start.get(..n)?);
-            for (ei, k) in net.links.iter().enumerate() {
-                let mut put = |u: usize, v: usize| {
-                    if let Some(c) = cursor.get_mut(u) {
-                        if let (Some(a), Some(b)) = (fill.get_mut(*c), link.get_mut(*c)) {
-                            (*a, *b) = (v, ei);
-                        }
-                        *c += 1;
-                    }
-                };
-                put(k.from, k.to);
-                if k.kind != LinkKind::Directed {
-                    put(k.to, k.from);
-                }
-            }
-        }
+        let adj = build_adj(n, net.links, false, &mut us)?;
+        let radj = build_adj(n, net.links, true, &mut us)?;
         let dij = Dij {
             bw: take(&mut fs, n),
             hops: take(&mut us, n),
@@ -971,7 +974,9 @@ impl<'b> Net<'b> {
             p,
             links: net.links,
             len,
-            adj: Adj { start, node, link },
+            adj,
+            radj,
+            reach: take(&mut fs, 4 * n),
             dij,
             resid: take(&mut fs, e),
             spare: take(&mut fs, e),
@@ -1004,6 +1009,10 @@ impl<'b> Net<'b> {
             order: take(&mut us, p),
             gap: 0.0,
         };
+        // Each pool's last buffer is whole only when every one before it is.
+        if net.wq.len() < p || net.order.len() < p {
+            return None;
+        }
         for m in net.cons.link_map.iter_mut() {
             *m = NONE;
         }
@@ -1222,16 +1231,27 @@ impl Net<'_> {
                 let rest =
                     (0..q).filter(|&t| t != pos && t != (pos + 1) % q).map(|t| d[t]).fold(0.0, f64::max);
                 let (pi, sj) = (self.slot_share(2 * i + 1), self.slot_share(2 * j));
+                // The residual this position's candidates route in: the widest bandwidths
+                // from and to i and j in it bound every candidate's four new routes.
+                self.reinject(i, j);
+                for (r, (from, reverse)) in
+                    [(i, false), (i, true), (j, true), (j, false)].into_iter().enumerate()
+                {
+                    let adj = if reverse { &self.radj } else { &self.adj };
+                    self.dij.run(adj, from, NONE, &residual_cap(self.links, self.spare));
+                    for k in 0..p {
+                        let reached = self.dij.state.get(k) == Some(&2) && k != from;
+                        if let Some(x) = self.reach.get_mut(r * p + k) {
+                            *x = if reached { self.dij.bw.get(k).copied().unwrap_or(0.0) } else { 0.0 };
+                        }
+                    }
+                }
                 for k in 0..p {
                     if ring[..q].contains(&k) {
                         continue;
                     }
-                    let b = [
-                        self.widest_bw(i, k),
-                        self.widest_bw(k, i),
-                        self.widest_bw(k, j),
-                        self.widest_bw(j, k),
-                    ];
+                    let at = |r: usize| self.reach.get(r * p + k).copied().unwrap_or(0.0);
+                    let b = [at(0), at(1), at(2), at(3)];
                     if b.iter().any(|&x| x <= 0.0 || x.is_nan()) {
                         continue;
                     }
@@ -1262,11 +1282,7 @@ impl Net<'_> {
                 }
                 let (k, pos) = (idx / p, idx % p);
                 let (i, j) = (ring[pos], ring[(pos + 1) % q]);
-                self.spare.copy_from_slice(self.resid);
-                for s in [2 * i, 2 * j + 1] {
-                    let x = self.slot_share(s);
-                    give(self.links, self.spare, slot(self.slot_links, self.len, self.slot_len, s), x, 1.0);
-                }
+                self.reinject(i, j);
                 if !(self.route_candidate(i, k, 0, true)
                     && self.route_candidate(k, i, 1, true)
                     && self.route_candidate(k, j, 2, true)
@@ -1314,6 +1330,16 @@ impl Net<'_> {
             self.refine(problem, &ring[..q]);
             self.slot_comms(h, &ring[..q], d);
             self.record(search, &ring[..q], d, best);
+        }
+    }
+
+    /// The residual with `i`'s route to its successor `j` and `j`'s route back given back,
+    /// into `spare`: what an insertion between them routes in.
+    fn reinject(&mut self, i: usize, j: usize) {
+        self.spare.copy_from_slice(self.resid);
+        for s in [2 * i, 2 * j + 1] {
+            let x = self.slot_share(s);
+            give(self.links, self.spare, slot(self.slot_links, self.len, self.slot_len, s), x, 1.0);
         }
     }
 
@@ -1408,8 +1434,8 @@ impl Net<'_> {
                     self.opt,
                     self.lam,
                     self.order,
-                    400,
-                    1e-6,
+                    GROWTH_SWEEPS,
+                    GROWTH_TOLERANCE,
                 );
                 t
             }
@@ -1491,7 +1517,16 @@ fn sort_candidates(keys: &mut [f64], idx: &mut [usize], n: usize) {
 
 /// Most rings the local search values on a graph: each needs `2q` widest paths and a
 /// sharing (BENCHMARKS.md).
-pub const LOCAL_EVALUATIONS: usize = 2_000;
+pub const LOCAL_EVALUATIONS: usize = 500;
+
+/// Sweeps and relative gap of the optimal sharing while the ring grows and in the local
+/// search (ring.md §5: a loose tolerance while growing, 1e-9 on the plan returned; each
+/// refinement is kept only when it improves the ring, so stopping early never harms).
+const GROWTH_SWEEPS: usize = 100;
+const GROWTH_TOLERANCE: f64 = 1e-6;
+
+/// Golden-section steps of the z-block: the floor to `0.618⁶⁰ ≈ 3·10⁻¹³`.
+const GOLDEN_STEPS: usize = 60;
 
 impl Net<'_> {
     /// Routes `ring` by widest paths on the full capacities (positions' slots `2t`, `2t +
@@ -1521,7 +1556,7 @@ impl Net<'_> {
                 }
             }
         }
-        self.share_eval(problem, ring, 400, 1e-6);
+        self.share_eval(problem, ring, GROWTH_SWEEPS, GROWTH_TOLERANCE);
         let h = problem.boundary;
         for (t, dk) in d.iter_mut().enumerate().take(q) {
             let x = |k: usize| self.eval_share.get(k).copied().unwrap_or(0.0);

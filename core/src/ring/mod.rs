@@ -31,6 +31,7 @@ use crate::report::{Method, Report};
 
 mod clique;
 mod fixed;
+pub mod generate;
 mod graph;
 
 pub use clique::lower_bound;
