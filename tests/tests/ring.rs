@@ -588,3 +588,38 @@ fn the_generated_platform_plans_as_the_reference() {
     let counts: u64 = optimal["plan"].as_array().unwrap().iter().map(|m| m["count"].as_u64().unwrap()).sum();
     assert_eq!(counts, 10_000);
 }
+
+/// A graph document's errors name the field: a bandwidth out of range, an unknown node, an
+/// unknown kind, both platform forms, neither; at the bound, it plans.
+#[test]
+fn graph_documents_name_their_errors() {
+    let doc = |links: &str, extra: &str| {
+        format!(
+            r#"{{"model": "ring", "work": 10, "boundary": 1, {extra}
+             "processors": [{{"name": "a", "cycle_time": 1}}, {{"name": "b", "cycle_time": 2}}],
+             "routers": [{{"name": "sw"}}], "links": [{links}]}}"#
+        )
+    };
+    let plan = |text: String| divload_host::plan_json(text.as_bytes()).map_err(|e| e.to_string());
+    let ok = r#"{"name": "l0", "from": "a", "to": "sw", "bandwidth": 1e-300}, {"name": "l1", "from": "sw", "to": "b", "bandwidth": 5, "kind": "backbone"}"#;
+    assert!(plan(doc(ok, "")).is_ok());
+    let e = plan(doc(&ok.replace("1e-300", "0"), "")).unwrap_err();
+    assert!(e.contains("links[0].bandwidth") && e.contains("> 0"), "{e}");
+    let e =
+        plan(doc(&ok.replace("\"sw\", \"bandwidth\": 1e-300", "\"x\", \"bandwidth\": 1"), "")).unwrap_err();
+    assert!(e.contains("links[0].to") && e.contains("processor or a router"), "{e}");
+    let e = plan(doc(&ok.replace("backbone", "fiber"), "")).unwrap_err();
+    assert!(e.contains("kind") && e.contains("backbone"), "{e}");
+    let e = plan(doc(ok, r#""cost_matrix": [[0, 1], [1, 0]],"#)).unwrap_err();
+    assert!(e.contains("cost_matrix") && e.contains("mutually exclusive"), "{e}");
+    let e = plan(doc(ok, r#""sharing": "fair","#)).unwrap_err();
+    assert!(e.contains("sharing") && e.contains("max_min"), "{e}");
+    let e = plan(
+        r#"{"model": "ring", "work": 10, "boundary": 1, "processors": [{"name": "a", "cycle_time": 1}]}"#
+            .into(),
+    )
+    .unwrap_err();
+    assert!(e.contains("cost_matrix") && e.contains("routers and links"), "{e}");
+    let e = plan(doc(ok, "").replace("\"sw\"}]", "\"a\"}]")).unwrap_err();
+    assert!(e.contains("routers") || e.contains("name"), "a router named as a processor: {e}");
+}

@@ -102,7 +102,20 @@ impl Model for Ring {
             Kind::List(&[NAME, Key { unit: "s/column", ..field("cycle_time", Kind::Number(POSITIVE), "") }]),
             "",
         ),
-        field("cost_matrix", Kind::Json, "[[s per value from i to j]], p rows of p"),
+        field("cost_matrix", Kind::Json, "[[s per value from i to j]], p rows of p (or routers and links)"),
+        field("sharing", Kind::Choice(&SHARING), "how routes share links: greedy, max_min or optimal"),
+        field("routers", Kind::List(&[NAME]), "nodes that only relay (with links, instead of cost_matrix)"),
+        field(
+            "links",
+            Kind::List(&[
+                NAME,
+                field("from", Kind::Text, "a processor or router"),
+                field("to", Kind::Text, "a processor or router"),
+                Key { unit: "values/s", ..field("bandwidth", Kind::Number(POSITIVE), "") },
+                field("kind", Kind::Choice(&LINK_KIND), "bidirectional, directed or backbone"),
+            ]),
+            "instead of cost_matrix",
+        ),
     ];
     const GANTT: &'static [Phase] = &[
         Phase { label: "compute", start: "", end: "compute_time" },
