@@ -125,6 +125,7 @@ impl Layout {
             slots,
             slots, // owners, marks
             p,
+            2 * slots * n, // forward trees per position
         ]
         .iter()
         .try_fold(0usize, |a, &b| a.checked_add(b))
@@ -913,6 +914,10 @@ pub(crate) struct Net<'b> {
     radj: Adj<'b>,
     /// Bottlenecks from and to the two ends of a ring edge (§5's exact bound).
     reach: &'b mut [f64],
+    /// Per ring position, the forward widest-path trees from its two ends (predecessor
+    /// node and link of every node).
+    tree_node: &'b mut [usize],
+    tree_link: &'b mut [usize],
     dij: Dij<'b>,
     resid: &'b mut [f64],
     spare: &'b mut [f64],
@@ -977,6 +982,8 @@ impl<'b> Net<'b> {
             adj,
             radj,
             reach: take(&mut fs, 4 * n),
+            tree_node: take(&mut us, 2 * p * n),
+            tree_link: take(&mut us, 2 * p * n),
             dij,
             resid: take(&mut fs, e),
             spare: take(&mut fs, e),
@@ -1121,6 +1128,40 @@ impl Net<'_> {
         }
     }
 
+    /// The route `s → t` of stored forward tree `tree` into candidate slot `k`.
+    fn tree_route(&mut self, tree: usize, s: usize, t: usize, k: usize) -> bool {
+        let (n, len) = (self.dij.prev_node.len(), self.len);
+        let (Some(tn), Some(tl)) =
+            (self.tree_node.get(tree * n..(tree + 1) * n), self.tree_link.get(tree * n..(tree + 1) * n))
+        else {
+            return false;
+        };
+        let Some(out) = self.cand_links.get_mut(k * len..(k + 1) * len) else { return false };
+        let mut hops = 0;
+        let mut x = t;
+        while x != s {
+            hops += 1;
+            match tn.get(x) {
+                Some(&u) if hops <= len => x = u,
+                _ => return false,
+            }
+        }
+        let mut x = t;
+        for at in (0..hops).rev() {
+            match (out.get_mut(at), tl.get(x), tn.get(x)) {
+                (Some(o), Some(&e), Some(&u)) => {
+                    *o = e;
+                    x = u;
+                }
+                _ => return false,
+            }
+        }
+        if let Some(l) = self.cand_len.get_mut(k) {
+            *l = hops;
+        }
+        hops > 0
+    }
+
     /// Candidate slots 0–3 into the chosen slots 4–7.
     fn choose_candidates(&mut self) {
         let len = self.len;
@@ -1245,6 +1286,20 @@ impl Net<'_> {
                             *x = if reached { self.dij.bw.get(k).copied().unwrap_or(0.0) } else { 0.0 };
                         }
                     }
+                    // The forward trees hold the routes i → k and j → k the exact
+                    // evaluation needs: a node's label is final once it leaves the heap,
+                    // so a run to one target finds the same route.
+                    if !reverse {
+                        let tree = if r == 0 { 2 * pos } else { 2 * pos + 1 };
+                        let n = self.dij.prev_node.len();
+                        if let (Some(tn), Some(tl)) = (
+                            self.tree_node.get_mut(tree * n..(tree + 1) * n),
+                            self.tree_link.get_mut(tree * n..(tree + 1) * n),
+                        ) {
+                            tn.copy_from_slice(self.dij.prev_node);
+                            tl.copy_from_slice(self.dij.prev_link);
+                        }
+                    }
                 }
                 for k in 0..p {
                     if ring[..q].contains(&k) {
@@ -1283,10 +1338,10 @@ impl Net<'_> {
                 let (k, pos) = (idx / p, idx % p);
                 let (i, j) = (ring[pos], ring[(pos + 1) % q]);
                 self.reinject(i, j);
-                if !(self.route_candidate(i, k, 0, true)
+                if !(self.tree_route(2 * pos, i, k, 0)
                     && self.route_candidate(k, i, 1, true)
                     && self.route_candidate(k, j, 2, true)
-                    && self.route_candidate(j, k, 3, true))
+                    && self.tree_route(2 * pos + 1, j, k, 3))
                 {
                     continue;
                 }
