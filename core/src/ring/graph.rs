@@ -491,7 +491,7 @@ fn max_min(cons: &Constraints<'_>, routes: usize, x: &mut [f64], mark: &mut [usi
 /// The multiplier of one constraint in the dual ascent (§6.2 λ-blocks): the `s ≥ 0` with
 /// `Σ_k √(v_k/(s + R_k)) = b`, `R_k = Λ_k − λ`, by Newton from the left (the function is
 /// convex and decreasing); 0 when the constraint is slack at 0.
-fn lambda_step(cons: &Constraints<'_>, c: usize, v: &[f64], lam_c: f64, big: &[f64]) -> f64 {
+fn lambda_step(cons: &Constraints<'_>, c: usize, v: &[f64], lam_c: f64, big: &[f64], warm: bool) -> f64 {
     let b = cons.capacity(c);
     let ks = cons.routes(c);
     let term = |k: usize, s: f64| -> (f64, f64) {
@@ -514,6 +514,12 @@ fn lambda_step(cons: &Constraints<'_>, c: usize, v: &[f64], lam_c: f64, big: &[f
         .iter()
         .map(|&k| v.get(k).copied().unwrap_or(0.0) / (b * b) - (big.get(k).copied().unwrap_or(0.0) - lam_c))
         .fold(0.0, f64::max);
+    // Warm start (the analytic sharing of the greedy's four routes): the previous
+    // multiplier when it is still left of the root (the sum there is at least b);
+    // Newton stays monotone. The optimal sharing converges to its 1e-9 gap only cold.
+    if warm && lam_c > s && ks.iter().map(|&k| term(k, lam_c).0).sum::<f64>() >= b {
+        s = lam_c;
+    }
     for _ in 0..200 {
         let (mut f, mut fp) = (-b, 0.0);
         for &k in ks {
@@ -534,10 +540,10 @@ fn lambda_step(cons: &Constraints<'_>, c: usize, v: &[f64], lam_c: f64, big: &[f
 }
 
 /// One pass of λ-blocks over every constraint, keeping `big[k] = Σ_{c∋k} λ_c`.
-fn lambda_sweep(cons: &Constraints<'_>, v: &[f64], lam: &mut [f64], big: &mut [f64]) {
+fn lambda_sweep(cons: &Constraints<'_>, v: &[f64], lam: &mut [f64], big: &mut [f64], warm: bool) {
     for c in 0..cons.count {
         let old = lam.get(c).copied().unwrap_or(0.0);
-        let new = lambda_step(cons, c, v, old, big);
+        let new = lambda_step(cons, c, v, old, big, warm);
         for &k in cons.routes(c) {
             if let Some(b) = big.get_mut(k) {
                 *b += new - old;
@@ -632,7 +638,7 @@ fn min_weighted_sum(
         (0..routes).map(|k| u.get(k).copied().unwrap_or(0.0) / x.get(k).copied().unwrap_or(0.0)).sum::<f64>()
     };
     for _ in 0..500 {
-        lambda_sweep(cons, u, lam, big);
+        lambda_sweep(cons, u, lam, big, true);
         recover(cons, routes, u, big, trial);
         let primal = objective(trial);
         let dual = (0..routes)
@@ -732,7 +738,7 @@ fn optimal(
                 *vk = h * z.get(o).copied().unwrap_or(0.0);
             }
         }
-        lambda_sweep(cons, v, lam, big);
+        lambda_sweep(cons, v, lam, big, false);
         recover(cons, n, v, big, trial);
         let t = value_of_shares(m, work, h, trial, d);
         if t < best {
