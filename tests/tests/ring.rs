@@ -623,3 +623,98 @@ fn graph_documents_name_their_errors() {
     let e = plan(doc(ok, "").replace("\"sw\"}]", "\"a\"}]")).unwrap_err();
     assert!(e.contains("routers") || e.contains("name"), "a router named as a processor: {e}");
 }
+
+/// Every cyclic order of every subset of `0..p` with two members or more (test side).
+fn rings(p: usize) -> Vec<Vec<usize>> {
+    fn orders(rest: &mut Vec<usize>, ring: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if rest.is_empty() {
+            out.push(ring.clone());
+            return;
+        }
+        for i in 0..rest.len() {
+            let x = rest.remove(i);
+            ring.push(x);
+            orders(rest, ring, out);
+            ring.pop();
+            rest.insert(i, x);
+        }
+    }
+    let mut out = Vec::new();
+    for mask in 1u32..(1 << p) {
+        let mut members: Vec<usize> = (0..p).filter(|i| mask & (1 << i) != 0).collect();
+        if members.len() >= 2 {
+            let first = members.remove(0);
+            orders(&mut members, &mut vec![first], &mut out);
+        }
+    }
+    out
+}
+
+/// The derivation's 40 random shared trees (ring.md §8, `study_trees(40, 5)`, seed 4242:
+/// the same instances). Routes are unique, so the oracle is every ring with its optimal
+/// sharing (`fixed_ring`, certified to 1e-9) and the single processors: the rational
+/// optimum. No plan's rational value is below it, and every plan stays above its lower
+/// bound. Printed and asserted: how often each heuristic's ring reaches it (the
+/// derivation measured plain 16/40, max-min 2/40, optimal 38/40, optimal + local search
+/// 40/40; our greedy picks the ring size by the integer makespan, the reference by the
+/// rational value).
+#[test]
+fn graph_heuristics_against_every_ring_on_the_derivations_trees() {
+    let mut rng = SplitMix(4242);
+    let n = 40;
+    let names = ["plain", "max_min", "optimal", "optimal + local search"];
+    let (mut hits, mut worst) = ([0usize; 4], [1.0f64; 4]);
+    for _ in 0..n {
+        let p = 2 + rng.below(4) as usize;
+        let ns = 1 + rng.below(3) as usize;
+        let mut links = Vec::new();
+        for s in 1..ns {
+            links.push(link(p + s, p + s - 1, (2 + rng.below(9)) as f64, ring::LinkKind::Bidirectional));
+        }
+        for i in 0..p {
+            let sw = p + rng.below(ns as u64) as usize;
+            links.push(link(i, sw, (1 + rng.below(10)) as f64, ring::LinkKind::Bidirectional));
+        }
+        let w: Vec<f64> = (0..p).map(|_| (1 + rng.below(10)) as f64).collect();
+        let h = [0.1, 1.0, 5.0, 20.0][rng.below(4) as usize];
+        let g = Graph { w, routers: ns, links };
+        let optimal = g.problem(100, h, Sharing::Optimal, Solver::Greedy, false);
+        let single = g.w.iter().copied().fold(f64::INFINITY, f64::min) * 100.0;
+        let opt = rings(p).iter().map(|r| g.fixed(&optimal, r).0).fold(single, f64::min);
+        for (k, (sharing, ls)) in [
+            (Sharing::Greedy, false),
+            (Sharing::MaxMin, false),
+            (Sharing::Optimal, false),
+            (Sharing::Optimal, true),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let planned = plan(&g.problem(100, h, sharing, Solver::Greedy, ls)).unwrap();
+            let s = planned.summary;
+            assert_eq!(planned.members.iter().map(|m| m.count).sum::<u64>(), 100);
+            assert!(s.report.lower_bound <= s.report.makespan, "{}: bound above the plan", names[k]);
+            assert!(
+                s.report.lower_bound
+                    <= opt + planned.members.iter().map(|m| g.w[m.processor]).fold(0.0, f64::max)
+            );
+            let v = s.rational_makespan;
+            assert!(v >= opt * (1.0 - 1e-8), "{}: {v} below the optimum {opt}", names[k]);
+            hits[k] += usize::from(v <= opt * (1.0 + 1e-7));
+            worst[k] = worst[k].max(v / opt);
+        }
+    }
+    println!(
+        "{n} random shared trees (2 <= p <= 5, seed 4242, the derivation's §8 instances), rational value:"
+    );
+    for k in 0..4 {
+        println!("  {:<24} optimal {}/{n}, worst ratio {:.5}", names[k], hits[k], worst[k]);
+    }
+    // Measured: plain 16/40 (worst 1.03177) and optimal 38/40 (worst 1.00017), the
+    // derivation's own numbers; max-min 16/40 (1.02520; the derivation's 2/40 took max-min
+    // even when worse, ours keeps the better); optimal + local search 39/40 (1.00059: the
+    // search improves the integer makespan first).
+    assert!(hits[0] == 16 && (worst[0] - 1.03177).abs() < 1e-5, "plain {hits:?} {worst:?}");
+    assert!(hits[2] >= 36 && worst[2] < 1.001, "optimal {hits:?} {worst:?}");
+    assert!(hits[1] >= hits[0] && hits[3] >= 36, "{hits:?}");
+}
