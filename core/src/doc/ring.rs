@@ -125,9 +125,25 @@ impl Model for Ring {
     fn effort<M: Memory>(text: &[u8], memory: &M) -> Result<Effort, Error> {
         let file = read_into(text, memory)?;
         let p = file.problem.cycle_times.len() as u64;
-        let work = match file.problem.solver {
-            Solver::Greedy => p.saturating_pow(3),
-            Solver::Exhaustive => 556_069u64.saturating_mul(p.saturating_pow(2)),
+        let work = match (file.problem.solver, &file.problem.network) {
+            (Solver::Greedy, None) => p.saturating_pow(3),
+            (Solver::Exhaustive, None) => 556_069u64.saturating_mul(p.saturating_pow(2)),
+            // A widest path costs about the graph's size; the greedy values up to p³/6
+            // candidates with four each (fewer once bounded), the local search
+            // `LOCAL_EVALUATIONS` rings with 2p each, the optimal sharing up to 20 000
+            // sweeps over 2p routes of up to n links.
+            (solver, Some(net)) => {
+                let size = p.saturating_add(net.routers as u64).saturating_add(net.links.len() as u64);
+                let rings = match solver {
+                    Solver::Greedy => p.saturating_pow(3).saturating_add(ring::LOCAL_EVALUATIONS as u64 * 2 * p),
+                    Solver::Exhaustive => 218u64.saturating_mul(2 * p),
+                };
+                let sharing = match file.problem.sharing {
+                    Sharing::Optimal => 20_000u64.saturating_mul(2 * p).saturating_mul(size),
+                    _ => 0,
+                };
+                rings.saturating_mul(size).saturating_add(sharing)
+            }
         };
         Ok(Effort { workers: p, work })
     }
