@@ -1,6 +1,6 @@
 //! The ring model's documents (legrand2003; the solver is [`crate::ring`]): an iterative
 //! code's `work` columns and `boundary` exchange, processors with their cycle times, and
-//! the cost matrix of the links between them.
+//! either the cost matrix of dedicated links between them or routers and shared links.
 //!
 //! ```json
 //! {"version": 1, "model": "ring", "work": 1000, "boundary": 20, "solver": "heuristic",
@@ -14,6 +14,14 @@
 //! `"heuristic"` (the paper's greedy, corrected; the default) or `"exact"` (every ring, at
 //! most [`MAX_EXHAUSTIVE`](crate::ring::MAX_EXHAUSTIVE) processors); `local_search`
 //! (default `true`) follows the greedy with a local search that never makes it worse.
+//!
+//! Instead of `cost_matrix`: `"routers": [{"name"}]` and `"links": [{"name", "from",
+//! "to", "bandwidth", "kind"}]`, ends named by processor or router (names unique across
+//! both), `bandwidth` in boundary units per second, `kind` `"bidirectional"` (default),
+//! `"directed"` or `"backbone"`; `sharing` `"greedy"` (default), `"max_min"` or
+//! `"optimal"`. Results then carry each route's links and bandwidth share in `paths`, and
+//! `sharing_gap`, the optimal sharing's certified relative gap. `divload example ring
+//! --machines N --seed S` generates such a platform (ring.md §9).
 
 use crate::doc::json::{Str, Writer};
 use crate::doc::model::{timeline_document, written, Effort, Memory, Model, Name, Planned, Timeline};

@@ -1,9 +1,10 @@
 //! Iterative computations on a ring (legrand2003): choose which of `p` processors take
 //! part, in which cyclic order, and how many of the `W` columns each gets, so that one
 //! iteration — compute its columns, then send `H` boundary units to its successor and to
-//! its predecessor — is as short as possible. Processors are joined by dedicated links of
-//! known cost per unit, a cost matrix (the paper's clique, §2.1); shared links are the
-//! next step.
+//! its predecessor — is as short as possible. Processors are joined either by dedicated
+//! links of known cost per unit, a cost matrix (the paper's clique, §2.1), or by a graph
+//! of routers and shared links (§2.3: [`Network`]), where each exchange is routed and
+//! the routes crossing a link share its bandwidth ([`Sharing`]; `graph.rs`).
 //!
 //! The derivations, with the paper's misprints and gaps, are in
 //! `docs/derivations/ring.md` (reference: `ring_ref.py`). In short, for one ring of
