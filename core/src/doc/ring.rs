@@ -143,7 +143,9 @@ impl Model for Ring {
             (solver, Some(net)) => {
                 let size = p.saturating_add(net.routers as u64).saturating_add(net.links.len() as u64);
                 let rings = match solver {
-                    Solver::Greedy => p.saturating_pow(3).saturating_add(ring::LOCAL_EVALUATIONS as u64 * 2 * p),
+                    Solver::Greedy => {
+                        p.saturating_pow(3).saturating_add(ring::LOCAL_EVALUATIONS as u64 * 2 * p)
+                    }
                     Solver::Exhaustive => 218u64.saturating_mul(2 * p),
                 };
                 let sharing = match file.problem.sharing {
