@@ -45,10 +45,14 @@ enum Command {
     Learn(LearnArgs),
     /// List the models a document can name ("model": …).
     Models,
-    /// Print a ready-to-edit platform document for MODEL.
+    /// Print a ready-to-edit platform document for MODEL; with `--key value` pairs after
+    /// it, a document the model's generator makes from them.
     Example {
         /// A model from `divload models`.
         model: String,
+        /// The generator's `--key value` pairs.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        params: Vec<String>,
     },
 }
 
@@ -104,6 +108,21 @@ struct SimulateArgs {
     json: bool,
 }
 
+/// `divload example MODEL --key value …`: the model's generator, whatever the model.
+fn generated(model: &str, params: &[String]) -> Result<(), String> {
+    let mut pairs = Vec::new();
+    let mut it = params.iter();
+    while let Some(key) = it.next() {
+        let k =
+            key.strip_prefix("--").ok_or_else(|| format!("example: expected --key value, got {key:?}"))?;
+        let v = it.next().ok_or_else(|| format!("example: --{k} needs a value"))?;
+        pairs.push((k, v.as_str()));
+    }
+    let text = divload_host::generate_json(model, &pairs).map_err(|e| e.to_string())?;
+    print!("{}", String::from_utf8_lossy(&text));
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let args = match field_flags(std::env::args_os()) {
         Ok(args) => args,
@@ -127,7 +146,8 @@ fn main() -> ExitCode {
             }
             Ok(())
         }
-        Command::Example { model } => match divload::doc::model(&model) {
+        Command::Example { model, params } if !params.is_empty() => generated(&model, &params),
+        Command::Example { model, .. } => match divload::doc::model(&model) {
             Some(m) => {
                 print!("{}", m.example());
                 Ok(())

@@ -213,6 +213,16 @@ pub fn timeline_json(text: &[u8]) -> Result<Option<Vec<u8>>, HostError> {
     with_memory(None, |m| divload::doc::timeline(text, m).map(|t| t.map(<[u8]>::to_vec)))
 }
 
+/// A generated document of `model` ([`divload::doc::generate`]): `params` are the
+/// `--key value` pairs after `divload example MODEL`.
+///
+/// # Errors
+///
+/// As [`divload::doc::generate`]; [`HostError::OutOfMemory`].
+pub fn generate_json(model: &str, params: &[(&str, &str)]) -> Result<Vec<u8>, HostError> {
+    with_memory(None, |m| divload::doc::generate(model, params, m).map(<[u8]>::to_vec))
+}
+
 /// The schedules a document's plan is compared with (the model's baselines, a JSON
 /// object; `{}` for models whose result document holds them already).
 ///

@@ -5,7 +5,7 @@
 //! at least one per member and add up to the columns, and eq. (3)'s negative-α case is
 //! valued at its communication time, not eq. (4).
 
-use divload::ring::{self, Buffers, Member, Problem, Solver};
+use divload::ring::{self, Buffers, Member, Paths, Problem, Sharing, Solver};
 
 struct Planned {
     summary: ring::Summary,
@@ -14,12 +14,27 @@ struct Planned {
 
 fn plan(problem: &Problem<'_>) -> Result<Planned, divload::Error> {
     let p = problem.cycle_times.len();
-    let needs = ring::needs(p, problem.solver)?;
+    let needs = ring::needs(p, problem.solver, problem.network.as_ref())?;
+    let g = needs.graph;
+    let (mut links, mut len, mut share) =
+        (vec![0usize; g.paths * g.path_len], vec![0usize; g.paths], vec![0.0; g.paths]);
+    let (mut us, mut fs) = (vec![0usize; g.usizes], vec![0.0; g.f64s]);
     let mut members = vec![Member::EMPTY; needs.processors];
     let mut by_size = vec![0.0; needs.processors];
     let mut order = vec![0usize; needs.order];
-    let summary =
-        ring::plan(problem, Buffers { members: &mut members, by_size: &mut by_size, order: &mut order })?;
+    let mut comm = vec![0.0; needs.comm];
+    let summary = ring::plan(
+        problem,
+        Buffers {
+            members: &mut members,
+            by_size: &mut by_size,
+            order: &mut order,
+            comm: &mut comm,
+            paths: Paths { links: &mut links, len: &mut len, share: &mut share, path_len: g.path_len },
+            scratch_usize: &mut us,
+            scratch_f64: &mut fs,
+        },
+    )?;
     members.truncate(summary.ring_size);
     Ok(Planned { summary, members })
 }
@@ -107,7 +122,16 @@ fn the_exhaustive_solver_is_the_brute_force_optimum() {
         let p = 1 + (rnd() % 5) as usize;
         let (w, c, h) = random_clique(&mut rnd, p);
         let work = 1 + rnd() % 10;
-        let base = Problem { cycle_times: &w, costs: &c, work, boundary: h, solver: Solver::Exhaustive };
+        let base = Problem {
+            cycle_times: &w,
+            costs: &c,
+            work,
+            boundary: h,
+            solver: Solver::Exhaustive,
+            local_search: false,
+            network: None,
+            sharing: Sharing::Greedy,
+        };
         let exact = plan(&base).unwrap();
         let opt = brute(&w, &c, h, work);
         let s = exact.summary;
@@ -176,7 +200,16 @@ fn the_derivations_cases() {
         }
         let name = case["name"].as_str().unwrap();
         let (w, c, h, work) = clique(doc);
-        let base = Problem { cycle_times: &w, costs: &c, work, boundary: h, solver: Solver::Exhaustive };
+        let base = Problem {
+            cycle_times: &w,
+            costs: &c,
+            work,
+            boundary: h,
+            solver: Solver::Exhaustive,
+            local_search: false,
+            network: None,
+            sharing: Sharing::Greedy,
+        };
         let exact = plan(&base).unwrap();
         let want = number(&case["exact"]["makespan"]);
         assert!(
@@ -221,8 +254,17 @@ fn a_negative_alpha_ring_is_valued_at_its_communication() {
     let dmax = d.iter().copied().fold(0.0, f64::max);
     assert!(dmax > t4, "the case has a member whose communication exceeds eq. (4): {dmax} vs {t4}");
     assert!(p >= 3);
-    let greedy =
-        plan(&Problem { cycle_times: &w, costs: &c, work, boundary: h, solver: Solver::Greedy }).unwrap();
+    let greedy = plan(&Problem {
+        cycle_times: &w,
+        costs: &c,
+        work,
+        boundary: h,
+        solver: Solver::Greedy,
+        local_search: false,
+        network: None,
+        sharing: Sharing::Greedy,
+    })
+    .unwrap();
     let three = greedy.summary;
     assert!(three.report.makespan >= three.rational_makespan - 1e-12);
     assert!(greedy.members.iter().all(|m| m.count >= 1));
@@ -232,7 +274,16 @@ fn a_negative_alpha_ring_is_valued_at_its_communication() {
 fn bad_input_is_named() {
     let w = [1.0, 2.0];
     let c = [0.0, 1.0, 1.0, 0.0];
-    let ok = Problem { cycle_times: &w, costs: &c, work: 10, boundary: 1.0, solver: Solver::Greedy };
+    let ok = Problem {
+        cycle_times: &w,
+        costs: &c,
+        work: 10,
+        boundary: 1.0,
+        solver: Solver::Greedy,
+        local_search: false,
+        network: None,
+        sharing: Sharing::Greedy,
+    };
     assert!(plan(&ok).is_ok());
     let nan = [1.0, f64::NAN];
     let e = plan(&Problem { cycle_times: &nan, ..ok }).err().unwrap().to_string();
@@ -242,12 +293,428 @@ fn bad_input_is_named() {
     assert!(e.starts_with("cost_matrix[0].cost: must be finite and > 0 off the diagonal"), "{e}");
     assert!(plan(&Problem { work: 0, ..ok }).is_err());
     assert!(plan(&Problem { boundary: f64::INFINITY, ..ok }).is_err());
-    let many = vec![1.0; 9];
-    let costs = vec![1.0; 81];
+    let many = vec![1.0; 11];
+    let costs = vec![1.0; 121];
     let e =
         plan(&Problem { cycle_times: &many, costs: &costs, solver: Solver::Exhaustive, ..ok }).err().unwrap();
-    assert!(e.to_string().contains("at most 8"), "{e}");
+    assert!(e.to_string().contains("at most 10"), "{e}");
     // One column: only a single processor can take it.
     let one = plan(&Problem { work: 1, ..ok }).unwrap();
     assert_eq!((one.summary.ring_size, one.members[0].count), (1, 1));
+}
+
+/// splitmix64, as `ring_ref.py`'s `Rng` (ring.md §9): the same draws give the same
+/// instances as the derivation's studies.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// The rational optimum over every ring (test-side brute force: subsets and orders).
+fn rational_optimum(w: &[f64], c: &[f64], h: f64, work: u64) -> f64 {
+    let p = w.len();
+    let mut best = f64::INFINITY;
+    fn orders(rest: &mut Vec<usize>, ring: &mut Vec<usize>, f: &mut dyn FnMut(&[usize])) {
+        if rest.is_empty() {
+            f(ring);
+            return;
+        }
+        for i in 0..rest.len() {
+            let x = rest.remove(i);
+            ring.push(x);
+            orders(rest, ring, f);
+            ring.pop();
+            rest.insert(i, x);
+        }
+    }
+    for mask in 1u32..(1 << p) {
+        let mut members: Vec<usize> = (0..p).filter(|i| mask & (1 << i) != 0).collect();
+        orders(&mut members, &mut Vec::new(), &mut |ring| {
+            best = best.min(rational_value(w, c, h, work, ring));
+        });
+    }
+    best
+}
+
+/// `V = max(T₄, max d)` of a ring (ring.md §2.1), computed from the definition.
+fn rational_value(w: &[f64], c: &[f64], h: f64, work: u64, ring: &[usize]) -> f64 {
+    let q = ring.len();
+    if q == 1 {
+        return work as f64 * w[ring[0]];
+    }
+    let d: Vec<f64> = (0..q).map(|k| comm(w, c, h, ring, k)).collect();
+    let inv: f64 = ring.iter().map(|&i| 1.0 / w[i]).sum();
+    let t4 = (work as f64 + (0..q).map(|k| d[k] / w[ring[k]]).sum::<f64>()) / inv;
+    d.iter().copied().fold(t4, f64::max)
+}
+
+/// The derivation's 200 random cliques (ring.md §8, `study_cliques(200, 6)`, seed 2026:
+/// the same instances, drawn with the same splitmix64): how often the greedy and the
+/// greedy followed by the local search reach the exhaustive optimum, and their worst
+/// ratio, for the integer makespan (what plans return) and for the rational value of the
+/// ring chosen (what the derivation measured: 93 % and 99 %, worst 1.01714 and 1.01346).
+#[test]
+fn greedy_and_local_search_against_the_optimum_on_the_derivations_cliques() {
+    let mut rng = SplitMix(2026);
+    let n = 200;
+    let (mut g_int, mut ls_int, mut g_rat, mut ls_rat) = (0, 0, 0, 0);
+    let (mut g_worst, mut ls_worst, mut g_rworst, mut ls_rworst) = (1.0f64, 1.0f64, 1.0f64, 1.0f64);
+    for _ in 0..n {
+        let p = 2 + rng.below(5) as usize;
+        let w: Vec<f64> = (0..p).map(|_| (1 + rng.below(10)) as f64).collect();
+        let mut c = vec![0.0; p * p];
+        for i in 0..p {
+            for j in 0..p {
+                if i != j {
+                    let num = (1 + rng.below(10)) as f64;
+                    c[i * p + j] = num / (1 + rng.below(4)) as f64;
+                }
+            }
+        }
+        let h = [0.1, 1.0, 5.0, 20.0, 60.0][rng.below(5) as usize];
+        let work = 100;
+        let base = Problem {
+            cycle_times: &w,
+            costs: &c,
+            work,
+            boundary: h,
+            solver: Solver::Exhaustive,
+            local_search: false,
+            network: None,
+            sharing: Sharing::Greedy,
+        };
+        let exact = plan(&base).unwrap().summary.report.makespan;
+        let ropt = rational_optimum(&w, &c, h, work);
+        let greedy = plan(&Problem { solver: Solver::Greedy, ..base }).unwrap();
+        let local = plan(&Problem { solver: Solver::Greedy, local_search: true, ..base }).unwrap();
+        let (g, l) = (greedy.summary, local.summary);
+        assert!(l.report.makespan <= g.report.makespan, "the local search made the plan worse");
+        assert!(g.report.makespan >= exact * (1.0 - 1e-12) && l.report.makespan >= exact * (1.0 - 1e-12));
+        assert_eq!(local.members.iter().map(|m| m.count).sum::<u64>(), work);
+        let at = |t: f64, opt: f64| t <= opt * (1.0 + 1e-9);
+        g_int += usize::from(at(g.report.makespan, exact));
+        ls_int += usize::from(at(l.report.makespan, exact));
+        g_worst = g_worst.max(g.report.makespan / exact);
+        ls_worst = ls_worst.max(l.report.makespan / exact);
+        g_rat += usize::from(at(g.rational_makespan, ropt));
+        ls_rat += usize::from(at(l.rational_makespan, ropt));
+        g_rworst = g_rworst.max(g.rational_makespan / ropt);
+        ls_rworst = ls_rworst.max(l.rational_makespan / ropt);
+    }
+    println!("{n} random cliques (2 <= p <= 6, seed 2026, the derivation's §8 instances):");
+    println!("  integer makespan: greedy optimal {g_int}/{n}, worst ratio {g_worst:.5}; greedy + local search {ls_int}/{n}, worst {ls_worst:.5}");
+    println!("  rational value of the ring: greedy {g_rat}/{n}, worst {g_rworst:.5}; greedy + local search {ls_rat}/{n}, worst {ls_rworst:.5}");
+    // Measured here: 178 and 198 of 200 (integer), 184 for the greedy's rational value;
+    // the derivation measured 186 and 198 for the rational value (its greedy picks the
+    // ring size by the rational value, ours by the integer makespan). Margins of 4 %.
+    assert!(g_int >= 170 && ls_int >= 190 && g_rat >= 178, "greedy {g_int}, local search {ls_int}, {g_rat}");
+    assert!(ls_int >= g_int && ls_worst <= g_worst);
+    assert!(ls_worst < 1.03 && g_worst < 1.05, "worst ratios {g_worst} {ls_worst}");
+}
+
+/// A graph problem: processors' cycle times, routers, links `(from, to, bandwidth, kind)`.
+struct Graph {
+    w: Vec<f64>,
+    routers: usize,
+    links: Vec<ring::Link>,
+}
+
+impl Graph {
+    fn problem(
+        &self,
+        work: u64,
+        h: f64,
+        sharing: Sharing,
+        solver: Solver,
+        local_search: bool,
+    ) -> Problem<'_> {
+        Problem {
+            cycle_times: &self.w,
+            costs: &[],
+            work,
+            boundary: h,
+            solver,
+            local_search,
+            network: Some(ring::Network { routers: self.routers, links: &self.links }),
+            sharing,
+        }
+    }
+
+    /// `fixed_ring` with its scratch: (value, certified gap, shares by position).
+    fn fixed(&self, problem: &Problem<'_>, r: &[usize]) -> (f64, f64, Vec<f64>) {
+        let needs = ring::needs(self.w.len(), Solver::Greedy, problem.network.as_ref()).unwrap();
+        let (mut us, mut fs) = (vec![0usize; needs.graph.usizes], vec![0.0; needs.graph.f64s]);
+        let mut shares = vec![0.0; 2 * r.len()];
+        let (v, gap) = ring::fixed_ring(problem, r, &mut us, &mut fs, &mut shares).unwrap();
+        (v, gap, shares)
+    }
+}
+
+fn link(from: usize, to: usize, bandwidth: f64, kind: ring::LinkKind) -> ring::Link {
+    ring::Link { from, to, bandwidth, kind }
+}
+
+/// The cases file's `star3_shared`: three processors on a switch; the ring P0, P1, P2
+/// shared max-min exactly as the reference (rational shares, `T = 28/3`) and optimally
+/// to the certified gap 1e-9 (`T = 9.2475468957…`, irrational).
+#[test]
+fn the_shared_star_of_the_cases_file() {
+    let cases: serde_json::Value =
+        serde_json::from_str(include_str!("../../docs/derivations/ring_cases.json")).unwrap();
+    let case = cases["cases"].as_array().unwrap().iter().find(|c| c["name"] == "star3_shared").unwrap();
+    let doc = &case["document"];
+    let w: Vec<f64> =
+        doc["processors"].as_array().unwrap().iter().map(|x| number(&x["cycle_time"])).collect();
+    let p = w.len();
+    let links = doc["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            let node = |s: &str| if s == "sw" { p } else { s[1..].parse::<usize>().unwrap() };
+            link(
+                node(l["from"].as_str().unwrap()),
+                node(l["to"].as_str().unwrap()),
+                number(&l["bandwidth"]),
+                ring::LinkKind::Bidirectional,
+            )
+        })
+        .collect();
+    let g = Graph { w, routers: 1, links };
+    let (work, h) = (doc["work"].as_u64().unwrap(), number(&doc["boundary"]));
+    let maxmin = g.problem(work, h, Sharing::MaxMin, Solver::Greedy, false);
+    let (v, gap, shares) = g.fixed(&maxmin, &[0, 1, 2]);
+    let want: Vec<f64> = case["max_min"]["shares"].as_array().unwrap().iter().map(number).collect();
+    assert_eq!(shares, want, "max-min shares");
+    assert!((v - 28.0 / 3.0).abs() <= 1e-14 && gap == 0.0, "{v}");
+    let optimal = g.problem(work, h, Sharing::Optimal, Solver::Greedy, false);
+    let (v, gap, shares) = g.fixed(&optimal, &[0, 1, 2]);
+    let want = case["optimal"]["rational_makespan"].as_f64().unwrap();
+    assert!((v - want).abs() <= 1e-9 * want, "optimal {v} vs {want}");
+    assert!(gap <= 1e-9, "certified gap {gap}");
+    let ref_shares: Vec<f64> = case["optimal"]["shares"].as_array().unwrap().iter().map(number).collect();
+    for (a, b) in shares.iter().zip(&ref_shares) {
+        assert!((a - b).abs() <= 1e-6, "shares {shares:?} vs {ref_shares:?}");
+    }
+    // Planned: every sharing gives a plan no better than the exhaustive's value and no
+    // worse than its own lower bound.
+    for sharing in [Sharing::Greedy, Sharing::MaxMin, Sharing::Optimal] {
+        let planned = plan(&g.problem(work, h, sharing, Solver::Greedy, true)).unwrap();
+        let s = planned.summary;
+        assert_eq!(planned.members.iter().map(|m| m.count).sum::<u64>(), work);
+        assert!(s.report.lower_bound <= s.report.makespan && s.rational_makespan <= s.report.makespan + 1e-9);
+    }
+}
+
+/// ring.md §6.2: two processors (w = 1, 2) on one bidirectional link of bandwidth 1, W =
+/// 100, H = 1: the four routes share the link and the optimum is irrational, `T* = (106 +
+/// 4√2)/1.5`.
+#[test]
+fn the_irrational_optimal_sharing() {
+    let g =
+        Graph { w: vec![1.0, 2.0], routers: 0, links: vec![link(0, 1, 1.0, ring::LinkKind::Bidirectional)] };
+    let problem = g.problem(100, 1.0, Sharing::Optimal, Solver::Greedy, false);
+    let (v, gap, shares) = g.fixed(&problem, &[0, 1]);
+    let want = (106.0 + 4.0 * 2f64.sqrt()) / 1.5;
+    assert!((v - want).abs() <= 1e-9 * want, "{v} vs {want}");
+    assert!(gap <= 1e-9);
+    assert!(shares.iter().sum::<f64>() <= 1.0 + 1e-12, "the link's capacity: {shares:?}");
+    assert!((shares[0] / shares[2] - 2f64.sqrt()).abs() < 1e-4, "x0/x1 = √2: {shares:?}");
+}
+
+/// FNV-1a, to compare a generated platform with the reference's in one number.
+fn fnv(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+}
+
+/// ring.md §9: the generator gives the reference's platforms link by link for seed 1 (37
+/// machines: 48 routers, 92 links; 70: 81 and 165), hashed as `ring_ref.py` prints them
+/// (`from,to,bandwidth,kind;` per link and `1/cycle_time;` per machine).
+#[test]
+fn the_generator_matches_the_reference() {
+    use divload::ring::generate::{generate, generated_sizes, Router};
+    for (machines, routers, links, link_hash, speed_hash) in [
+        (37, 48, 92, 0x8e70_fe85_6c4d_e25b_u64, 0x6454_1513_f455_a1a3_u64),
+        (70, 81, 165, 0xc932_dc33_9a29_85e4, 0xf8a2_0390_14d0_e629),
+    ] {
+        let (nr, nl) = generated_sizes(machines);
+        let (mut w, mut r, mut l) =
+            (vec![0.0; machines], vec![Router::Wan(0); nr], vec![ring::Link::EMPTY; nl]);
+        let g = generate(machines, 1, &mut w, &mut r, &mut l).unwrap();
+        assert_eq!((g.routers, g.links), (routers, links), "{machines} machines");
+        let kind = |k: ring::LinkKind| match k {
+            ring::LinkKind::Directed => "directed",
+            ring::LinkKind::Bidirectional => "bidirectional",
+            ring::LinkKind::Backbone => "backbone",
+        };
+        let text: String = l[..g.links]
+            .iter()
+            .map(|x| format!("{},{},{},{};", x.from, x.to, x.bandwidth, kind(x.kind)))
+            .collect();
+        assert_eq!(fnv(&text), link_hash, "{machines} machines: links");
+        let speeds: String = w.iter().map(|c| format!("{};", (1.0 / c).round())).collect();
+        assert_eq!(fnv(&speeds), speed_hash, "{machines} machines: speeds");
+    }
+}
+
+/// The generated 70-machine platform (seed 1, W = 10⁴, H/W = 10⁻³) through the document
+/// path: the reference's plain greedy finds T/W = 0.0010963 with q = 12 and the lower
+/// bound 0.00025388 (ring.md §8); optimal sharing never does worse than the plain greedy
+/// and certifies its gap.
+#[test]
+fn the_generated_platform_plans_as_the_reference() {
+    let doc = divload_host::generate_json("ring", &[("machines", "70"), ("seed", "1")]).unwrap();
+    let plain: serde_json::Value = serde_json::from_slice(&divload_host::plan_json(&doc).unwrap()).unwrap();
+    let v = plain["rational_makespan"].as_f64().unwrap() / 1e4;
+    assert!((v - 0.0010963).abs() < 5e-8, "T/W {v}");
+    assert_eq!(plain["ring_size"], 12);
+    let lb = plain["lower_bound"].as_f64().unwrap() / 1e4;
+    assert!((lb - 0.00025388).abs() < 5e-9, "bound {lb}");
+    let text = String::from_utf8(doc).unwrap().replace("\"sharing\":\"greedy\"", "\"sharing\":\"optimal\"");
+    let optimal: serde_json::Value =
+        serde_json::from_slice(&divload_host::plan_json(text.as_bytes()).unwrap()).unwrap();
+    assert!(optimal["makespan"].as_f64().unwrap() <= plain["makespan"].as_f64().unwrap());
+    assert!(optimal["sharing_gap"].as_f64().unwrap() < 1e-8);
+    let counts: u64 = optimal["plan"].as_array().unwrap().iter().map(|m| m["count"].as_u64().unwrap()).sum();
+    assert_eq!(counts, 10_000);
+}
+
+/// A graph document's errors name the field: a bandwidth out of range, an unknown node, an
+/// unknown kind, both platform forms, neither; at the bound, it plans.
+#[test]
+fn graph_documents_name_their_errors() {
+    let doc = |links: &str, extra: &str| {
+        format!(
+            r#"{{"model": "ring", "work": 10, "boundary": 1, {extra}
+             "processors": [{{"name": "a", "cycle_time": 1}}, {{"name": "b", "cycle_time": 2}}],
+             "routers": [{{"name": "sw"}}], "links": [{links}]}}"#
+        )
+    };
+    let plan = |text: String| divload_host::plan_json(text.as_bytes()).map_err(|e| e.to_string());
+    let ok = r#"{"name": "l0", "from": "a", "to": "sw", "bandwidth": 1e-300}, {"name": "l1", "from": "sw", "to": "b", "bandwidth": 5, "kind": "backbone"}"#;
+    assert!(plan(doc(ok, "")).is_ok());
+    let e = plan(doc(&ok.replace("1e-300", "0"), "")).unwrap_err();
+    assert!(e.contains("links[0].bandwidth") && e.contains("> 0"), "{e}");
+    let e =
+        plan(doc(&ok.replace("\"sw\", \"bandwidth\": 1e-300", "\"x\", \"bandwidth\": 1"), "")).unwrap_err();
+    assert!(e.contains("links[0].to") && e.contains("processor or a router"), "{e}");
+    let e = plan(doc(&ok.replace("backbone", "fiber"), "")).unwrap_err();
+    assert!(e.contains("kind") && e.contains("backbone"), "{e}");
+    let e = plan(doc(ok, r#""cost_matrix": [[0, 1], [1, 0]],"#)).unwrap_err();
+    assert!(e.contains("cost_matrix") && e.contains("mutually exclusive"), "{e}");
+    let e = plan(doc(ok, r#""sharing": "fair","#)).unwrap_err();
+    assert!(e.contains("sharing") && e.contains("max_min"), "{e}");
+    let e = plan(
+        r#"{"model": "ring", "work": 10, "boundary": 1, "processors": [{"name": "a", "cycle_time": 1}]}"#
+            .into(),
+    )
+    .unwrap_err();
+    assert!(e.contains("cost_matrix") && e.contains("routers and links"), "{e}");
+    let e = plan(doc(ok, "").replace("\"sw\"}]", "\"a\"}]")).unwrap_err();
+    assert!(e.contains("routers") || e.contains("name"), "a router named as a processor: {e}");
+}
+
+/// Every cyclic order of every subset of `0..p` with two members or more (test side).
+fn rings(p: usize) -> Vec<Vec<usize>> {
+    fn orders(rest: &mut Vec<usize>, ring: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if rest.is_empty() {
+            out.push(ring.clone());
+            return;
+        }
+        for i in 0..rest.len() {
+            let x = rest.remove(i);
+            ring.push(x);
+            orders(rest, ring, out);
+            ring.pop();
+            rest.insert(i, x);
+        }
+    }
+    let mut out = Vec::new();
+    for mask in 1u32..(1 << p) {
+        let mut members: Vec<usize> = (0..p).filter(|i| mask & (1 << i) != 0).collect();
+        if members.len() >= 2 {
+            let first = members.remove(0);
+            orders(&mut members, &mut vec![first], &mut out);
+        }
+    }
+    out
+}
+
+/// The derivation's 40 random shared trees (ring.md §8, `study_trees(40, 5)`, seed 4242:
+/// the same instances). Routes are unique, so the oracle is every ring with its optimal
+/// sharing (`fixed_ring`, certified to 1e-9) and the single processors: the rational
+/// optimum. No plan's rational value is below it, and every plan stays above its lower
+/// bound. Printed and asserted: how often each heuristic's ring reaches it (the
+/// derivation measured plain 16/40, max-min 2/40, optimal 38/40, optimal + local search
+/// 40/40; our greedy picks the ring size by the integer makespan, the reference by the
+/// rational value).
+#[test]
+fn graph_heuristics_against_every_ring_on_the_derivations_trees() {
+    let mut rng = SplitMix(4242);
+    let n = 40;
+    let names = ["plain", "max_min", "optimal", "optimal + local search"];
+    let (mut hits, mut worst) = ([0usize; 4], [1.0f64; 4]);
+    for _ in 0..n {
+        let p = 2 + rng.below(4) as usize;
+        let ns = 1 + rng.below(3) as usize;
+        let mut links = Vec::new();
+        for s in 1..ns {
+            links.push(link(p + s, p + s - 1, (2 + rng.below(9)) as f64, ring::LinkKind::Bidirectional));
+        }
+        for i in 0..p {
+            let sw = p + rng.below(ns as u64) as usize;
+            links.push(link(i, sw, (1 + rng.below(10)) as f64, ring::LinkKind::Bidirectional));
+        }
+        let w: Vec<f64> = (0..p).map(|_| (1 + rng.below(10)) as f64).collect();
+        let h = [0.1, 1.0, 5.0, 20.0][rng.below(4) as usize];
+        let g = Graph { w, routers: ns, links };
+        let optimal = g.problem(100, h, Sharing::Optimal, Solver::Greedy, false);
+        let single = g.w.iter().copied().fold(f64::INFINITY, f64::min) * 100.0;
+        let opt = rings(p).iter().map(|r| g.fixed(&optimal, r).0).fold(single, f64::min);
+        for (k, (sharing, ls)) in [
+            (Sharing::Greedy, false),
+            (Sharing::MaxMin, false),
+            (Sharing::Optimal, false),
+            (Sharing::Optimal, true),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let planned = plan(&g.problem(100, h, sharing, Solver::Greedy, ls)).unwrap();
+            let s = planned.summary;
+            assert_eq!(planned.members.iter().map(|m| m.count).sum::<u64>(), 100);
+            assert!(s.report.lower_bound <= s.report.makespan, "{}: bound above the plan", names[k]);
+            assert!(
+                s.report.lower_bound
+                    <= opt + planned.members.iter().map(|m| g.w[m.processor]).fold(0.0, f64::max)
+            );
+            let v = s.rational_makespan;
+            assert!(v >= opt * (1.0 - 1e-8), "{}: {v} below the optimum {opt}", names[k]);
+            hits[k] += usize::from(v <= opt * (1.0 + 1e-7));
+            worst[k] = worst[k].max(v / opt);
+        }
+    }
+    println!(
+        "{n} random shared trees (2 <= p <= 5, seed 4242, the derivation's §8 instances), rational value:"
+    );
+    for k in 0..4 {
+        println!("  {:<24} optimal {}/{n}, worst ratio {:.5}", names[k], hits[k], worst[k]);
+    }
+    // Measured: plain 16/40 (worst 1.03177) and optimal 38/40 (worst 1.00017), the
+    // derivation's own numbers; max-min 16/40 (1.02520; the derivation's 2/40 took max-min
+    // even when worse, ours keeps the better); optimal + local search 39/40 (1.00059: the
+    // search improves the integer makespan first).
+    assert!(hits[0] == 16 && (worst[0] - 1.03177).abs() < 1e-5, "plain {hits:?} {worst:?}");
+    assert!(hits[2] >= 36 && worst[2] < 1.001, "optimal {hits:?} {worst:?}");
+    assert!(hits[1] >= hits[0] && hits[3] >= 36, "{hits:?}");
 }

@@ -110,6 +110,22 @@ macro_rules! registry {
             Err(Error::json(MODEL_NAMES, Detail::Entry { list: "model", index: usize::MAX, field: "" }))
         }
 
+        /// A generated document of `model` from `params` ([`Model::generate`]).
+        ///
+        /// # Errors
+        ///
+        /// An unknown model; "MODEL: takes no generator parameters" for a model without
+        /// a generator; the model's own errors.
+        pub fn generate<'m, M: Memory>(model: &str, params: &[(&str, &str)], memory: &'m M) -> Result<&'m [u8], Error> {
+            $(if model == stringify!($module) {
+                return <$module::$entry as Model>::generate(params, memory)?.ok_or(Error::json(
+                    "takes no generator parameters",
+                    Detail::Entry { list: stringify!($module), index: usize::MAX, field: "" },
+                ));
+            })+
+            Err(Error::json(MODEL_NAMES, Detail::Entry { list: "model", index: usize::MAX, field: "" }))
+        }
+
         /// The schedules a document's plan is compared with ([`Model::baselines`]), in
         /// the front end's `memory`.
         ///

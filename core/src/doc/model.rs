@@ -159,6 +159,17 @@ pub trait Model {
         Ok(None)
     }
 
+    /// A generated document (`divload example MODEL --key value …`) from `params`, the
+    /// pairs after the model's name; `None` for a model without a generator (the
+    /// registry's [`crate::doc::generate`] then says so).
+    ///
+    /// # Errors
+    ///
+    /// The model's errors for an unknown key or a value out of range, naming it.
+    fn generate<'m, M: Memory>(_params: &[(&str, &str)], _memory: &'m M) -> Result<Option<&'m [u8]>, Error> {
+        Ok(None)
+    }
+
     /// What the plan is compared with, as a JSON object of schedules the page draws next
     /// to it (the scatter's even split and reversed order); `{}` when the model has none
     /// beyond what its result document holds.
