@@ -1,5 +1,6 @@
 """Plays a divload timeline in SimGrid (S4U, Python): one actor per timeline actor, each
-doing its sends, receives and computations in order. Written by `divload simulate`; run as
+doing its sends, receives, computations and fixed delays in order. Written by
+`divload simulate`; run as
 
     /usr/bin/python3 play.py platform.xml timeline.json [SimGrid --cfg options]
 
@@ -11,15 +12,23 @@ Nothing here knows a model: the timeline says who does what.
 import json
 import sys
 
-from simgrid import Actor, Engine, Host, Mailbox, this_actor
+from simgrid import Actor, Comm, Engine, Host, Mailbox, this_actor
 
 
 def play(actions, ends, ident):
     for action in actions:
         if "send" in action:
-            Mailbox.by_name("m%d" % action["send"]).put(ident, action["bytes"])
+            size = action["bytes"]
+            # Whole bytes, whether written as 12 or 1.2e1.
+            Mailbox.by_name("m%d" % action["send"]).put(ident, int(size) if float(size).is_integer() else size)
         elif "recv" in action:
-            Mailbox.by_name("m%d" % action["recv"]).get()
+            box = Mailbox.by_name("m%d" % action["recv"])
+            # Every receive is posted before any is waited for, so that senders to this
+            # mailbox start as soon as they send, none waiting for another's message.
+            pending = [box.get_async() for _ in range(action.get("count", 1))]
+            Comm.wait_all([comm for comm, _ in pending])
+        elif "sleep" in action:
+            this_actor.sleep_for(action["sleep"])
         else:
             this_actor.execute(action["compute"])
     ends[ident] = Engine.clock
