@@ -12,6 +12,15 @@
 //! order is the order of the numbers: at most 64 steps, each O(p·log n) evaluations, and
 //! the answer is exactly one of the values `fᵢ(x)`, not an approximation. Memory: the
 //! output counts only.
+//!
+//! Uniformly related processors (one cost, a speed per worker; cerin2006 §3, §5–§6) are in
+//! [`related`] (the exact optimum, the rational one and the paper's rounding), [`approx`]
+//! (Theorem 1, eq. (5) and Theorem 2, corrected) and [`lambert`] (`W₀` for the inverse of
+//! `n ln n`).
+
+pub mod approx;
+pub mod lambert;
+pub mod related;
 
 use crate::error::Error;
 use crate::kernel::search::smallest_reaching;
