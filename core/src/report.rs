@@ -45,6 +45,19 @@ pub enum Method {
     /// Ring over a cost matrix: every subset and cyclic order (a few processors), then the
     /// optimal integer counts: the optimum ([`ring`](crate::ring)).
     RingExhaustive,
+    /// Computation only, uniformly related processors: Theorem 1's shares `∝ f⁻¹(kᵢ)`
+    /// (cerin2006 §3.1, exact for `c·nᵃ`), then floors and the cost rule
+    /// ([`partition::approx`](crate::partition::approx)).
+    Theorem1,
+    /// Computation only, `n ln n`: eq. (5) with ordinary brackets (cerin2006 §3.2,
+    /// corrected), then floors and the cost rule; `lower_bound` is the exact optimum.
+    Eq5,
+    /// Computation only, `n ln n`: Theorem 2 with its dropped factor restored (cerin2006
+    /// §3.2, corrected), then floors and the cost rule; `lower_bound` is the exact optimum.
+    Theorem2,
+    /// Computation only: the exact optimum for a cost model learned from timings
+    /// (cerin2006 §3.3); optimal for the model, which predicts the makespan.
+    Learned,
 }
 
 /// An answer's quality, in the same terms for every model. All times in seconds.

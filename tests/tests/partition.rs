@@ -315,3 +315,85 @@ fn n_log_n_is_non_decreasing_on_integers() {
         prev = t;
     }
 }
+
+fn plan(doc: &str) -> Result<Value, String> {
+    divload_host::plan_json(doc.as_bytes())
+        .map(|b| serde_json::from_slice(&b).unwrap())
+        .map_err(|e| e.to_string())
+}
+
+/// Documents (derivation §10): a document cost with speeds, each solver, the result's
+/// terms, and the mutually exclusive keys named.
+#[test]
+fn documents_with_a_cost_and_speeds() {
+    let sort = include_str!("../../examples/partition_sort.json");
+    let r = plan(sort).unwrap();
+    assert_eq!(r["method"], "threshold");
+    assert_eq!(r["exact"], true);
+    assert_eq!(r["makespan"], r["lower_bound"]);
+    assert_eq!(r["gap"], 0.0);
+    let counts: Vec<u64> =
+        r["plan"].as_array().unwrap().iter().map(|p| p["count"].as_u64().unwrap()).collect();
+    assert_eq!(counts, [163_603, 163_603, 163_603, 163_603, 86_397, 86_397, 86_397, 86_397]);
+    assert!(r["rational_makespan"].as_f64().unwrap() <= r["makespan"].as_f64().unwrap());
+    assert!(close(r["speed_makespan"].as_f64().unwrap(), 0.01001975, 1e-6));
+    assert!(close(r["even_makespan"].as_f64().unwrap(), 0.01467009, 1e-6));
+    let t2 = plan(&sort.replace(r#""solver": "exact""#, r#""solver": "theorem2""#)).unwrap();
+    assert_eq!(t2["method"], "theorem2");
+    assert_eq!(t2["plan"][0]["count"], 163_654);
+    assert_eq!(t2["approximation"]["solver"], "theorem2");
+    assert_eq!(t2["approximation"]["exact_makespan"], r["makespan"]);
+    assert!((t2["approximation"]["error"].as_f64().unwrap() - 3.313e-4).abs() < 1e-6);
+    assert_eq!(t2["exact"], false);
+    let e5 = plan(&sort.replace(r#""solver": "exact""#, r#""solver": "eq5""#)).unwrap();
+    assert_eq!(e5["method"], "eq5");
+    let err = plan(&sort.replace(r#""solver": "exact""#, r#""solver": "theorem1""#)).unwrap_err();
+    assert!(err.contains("solver: theorem1 goes with cost kind linear or power"), "{err}");
+    let err = plan(&sort.replace(r#""speed": 2.0"#, r#""speed": 2.0, "comp_per_item": 1e-6"#)).unwrap_err();
+    assert!(
+        err.contains("workers[0].comp_per_item: goes with per-worker costs; with a document cost give speed"),
+        "{err}"
+    );
+    let err = plan(&sort.replace(r#", "speed": 1.0"#, "")).unwrap_err();
+    assert!(err.contains("workers[1].speed: missing"), "{err}");
+    let per_worker = r#"{"version": 1, "model": "partition", "items": 10,
+        "workers": [{"name": "a", "comp_per_item": 1, "speed": 2}]}"#;
+    let err = plan(per_worker).unwrap_err();
+    assert!(err.contains("workers[0].speed: speed goes with a document-wide cost"), "{err}");
+    let per_worker = r#"{"version": 1, "model": "partition", "items": 10, "solver": "eq5",
+        "workers": [{"name": "a", "comp_per_item": 1}]}"#;
+    assert!(plan(per_worker)
+        .unwrap_err()
+        .contains("solver: theorem1, eq5 and theorem2 need a document-wide cost"));
+    for (cost, message) in [
+        (r#"{"kind": "power"}"#, "cost.exponent: missing"),
+        (r#"{"kind": "linear", "exponent": 2}"#, "cost.exponent: goes with kind power only"),
+        (r#"{"kind": "table", "points": [[1, 1]], "coeff": 2}"#, "cost.coeff: goes with kinds"),
+        (r#"{"kind": "n_log_n", "points": [[1, 1]]}"#, "cost.points: goes with kind table only"),
+        (r#"{"kind": "cubic"}"#, "must be \"linear\", \"power\", \"n_log_n\" or \"table\""),
+        (r#"{"kind": "linear", "coeff": 0}"#, "cost.coeff: must be finite and > 0, got 0"),
+        (r#"{"kind": "power", "exponent": 65}"#, "cost.exponent: must be in 0.01..=64, got 65"),
+        (r#"{"kind": "linear", "slope": 1}"#, "cost: byte 401: unknown key (expected kind, coeff"),
+        (r#"{"coeff": 1}"#, "cost.kind: missing"),
+        (r#"{"kind": "table", "points": [[2, 1], [1, 2]]}"#, "cost.points: must be"),
+    ] {
+        let doc = sort.replace(r#"{"kind": "n_log_n", "coeff": 1e-8}"#, cost);
+        let err = plan(&doc).unwrap_err();
+        assert!(err.contains(message), "{cost}: {err}");
+    }
+    // Every kind plans, and a per-worker document gives its rational optimum too.
+    for cost in [
+        r#"{"kind": "linear"}"#,
+        r#"{"kind": "power", "exponent": 1.5, "coeff": 1e-9}"#,
+        r#"{"kind": "table", "points": [[1000, 0.001], [100000, 0.2], [1000000, 3]]}"#,
+        r#"{"kind": "table", "points": [[1000, 0.002], [100000, 0.2], [1000, 0.001]], "repair": true}"#,
+    ] {
+        let r = plan(&sort.replace(r#"{"kind": "n_log_n", "coeff": 1e-8}"#, cost)).unwrap();
+        assert_eq!(r["exact"], true, "{cost}");
+        let sum: u64 = r["plan"].as_array().unwrap().iter().map(|p| p["count"].as_u64().unwrap()).sum();
+        assert_eq!(sum, 1_000_000);
+    }
+    let example = plan(include_str!("../../examples/partition.json")).unwrap();
+    let (t, star) = (example["makespan"].as_f64().unwrap(), example["rational_makespan"].as_f64().unwrap());
+    assert!(star <= t && star > t * 0.999, "{star} {t}");
+}

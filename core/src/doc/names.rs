@@ -4,6 +4,8 @@
 
 use crate::doc::json::Str;
 use crate::multicluster::{FixedCosts, Pattern};
+use crate::partition::approx::Solver as PartitionSolver;
+use crate::partition::related::CostKind;
 use crate::report::Method;
 use crate::returns::{Port, Schedule};
 use crate::scatter::{OrderPolicy, RootMode, Rounding, Solver};
@@ -73,6 +75,31 @@ pub const SOLVER: Names<Solver> = Names {
     expected: "must be \"auto\", \"closed_form\", \"exact\" or \"sampled\"",
 };
 
+/// The partition model's solver: the exact optimum (`None`) or an approximation of the
+/// paper ([`PartitionSolver`]).
+pub const PARTITION_SOLVER: Names<Option<PartitionSolver>> = Names {
+    key: "solver",
+    table: &[
+        ("exact", None),
+        ("theorem1", Some(PartitionSolver::Theorem1)),
+        ("eq5", Some(PartitionSolver::Eq5)),
+        ("theorem2", Some(PartitionSolver::Theorem2)),
+    ],
+    expected: "must be \"exact\", \"theorem1\", \"eq5\" or \"theorem2\"",
+};
+
+/// The kind of the partition model's document-wide cost ([`CostKind`]).
+pub const COST_KIND: Names<CostKind> = Names {
+    key: "kind",
+    table: &[
+        ("linear", CostKind::Linear),
+        ("power", CostKind::Power),
+        ("n_log_n", CostKind::NLogN),
+        ("table", CostKind::Table),
+    ],
+    expected: "must be \"linear\", \"power\", \"n_log_n\" or \"table\"",
+};
+
 /// How an answer was obtained ([`Method`]), as result documents write it.
 pub const METHOD: Names<Method> = Names {
     key: "method",
@@ -88,8 +115,12 @@ pub const METHOD: Names<Method> = Names {
         ("biased", Method::Biased),
         ("greedy", Method::RingGreedy),
         ("exhaustive", Method::RingExhaustive),
+        ("theorem1", Method::Theorem1),
+        ("eq5", Method::Eq5),
+        ("theorem2", Method::Theorem2),
+        ("learned", Method::Learned),
     ],
-    expected: "must be \"closed_form\", \"exact_dp\", \"sampled_dp\", \"threshold\", \"lifo\", \"fifo\", \"scenario_lp\", \"best_scenario\", \"biased\", \"greedy\" or \"exhaustive\"",
+    expected: "must be \"closed_form\", \"exact_dp\", \"sampled_dp\", \"threshold\", \"lifo\", \"fifo\", \"scenario_lp\", \"best_scenario\", \"biased\", \"greedy\", \"exhaustive\", \"theorem1\", \"eq5\", \"theorem2\" or \"learned\"",
 };
 
 /// The master's port in the return-message model ([`Port`]).
@@ -146,6 +177,16 @@ mod tests {
         complete(&ROUNDING, &[Rounding::Paper, Rounding::LargestRemainder, Rounding::Greedy]);
         complete(&SOLVER, &[Solver::Auto, Solver::ClosedForm, Solver::Exact, Solver::Sampled]);
         complete(&PORT, &[Port::FullDuplex, Port::HalfDuplex]);
+        complete(
+            &PARTITION_SOLVER,
+            &[
+                None,
+                Some(PartitionSolver::Theorem1),
+                Some(PartitionSolver::Eq5),
+                Some(PartitionSolver::Theorem2),
+            ],
+        );
+        complete(&COST_KIND, &[CostKind::Linear, CostKind::Power, CostKind::NLogN, CostKind::Table]);
         complete(&SCHEDULE, &[Schedule::Best, Schedule::Lifo, Schedule::Fifo]);
         complete(&PATTERN, &[Pattern::Ring, Pattern::AllToAll, Pattern::Custom]);
         complete(&FIXED_COSTS, &[FixedCosts::Balanced, FixedCosts::Ignored]);
@@ -163,6 +204,10 @@ mod tests {
                 Method::Biased,
                 Method::RingGreedy,
                 Method::RingExhaustive,
+                Method::Theorem1,
+                Method::Eq5,
+                Method::Theorem2,
+                Method::Learned,
             ],
         );
     }

@@ -37,6 +37,31 @@ pub enum Shape<const M: usize> {
     Table(Tabulated<f64, M>),
 }
 
+/// The kind of a [`Shape`], without its parameters (documents name it as `cost.kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CostKind {
+    /// [`Shape::Linear`].
+    Linear,
+    /// [`Shape::Power`].
+    Power,
+    /// [`Shape::NLogN`].
+    NLogN,
+    /// [`Shape::Table`].
+    Table,
+}
+
+impl<const M: usize> Shape<M> {
+    /// Its kind.
+    pub fn kind(&self) -> CostKind {
+        match self {
+            Shape::Linear => CostKind::Linear,
+            Shape::Power(_) => CostKind::Power,
+            Shape::NLogN => CostKind::NLogN,
+            Shape::Table(_) => CostKind::Table,
+        }
+    }
+}
+
 /// One cost for every worker: `coeff·f(n)` seconds at speed 1.
 #[derive(Clone, Debug)]
 pub struct Uniform<const M: usize> {
