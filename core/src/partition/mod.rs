@@ -20,6 +20,7 @@
 
 pub mod approx;
 pub mod lambert;
+pub mod learned;
 pub mod related;
 
 use crate::error::Error;
