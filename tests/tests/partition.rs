@@ -523,3 +523,51 @@ mod learning {
         assert!(errors[1] < 2e-3, "{errors:?}");
     }
 }
+
+/// A learned document (derivation §10): method "learned", the model's points and
+/// prediction, and every refusal naming its key.
+#[test]
+fn documents_with_observations() {
+    let doc = include_str!("../../examples/partition_learned.json");
+    let r = plan(doc).unwrap();
+    assert_eq!(r["method"], "learned");
+    assert_eq!(r["learned"]["observations"], 2);
+    assert_eq!(r["learned"]["points"].as_array().unwrap().len(), 2);
+    assert_eq!(r["learned"]["predicted_makespan"], r["makespan"]);
+    // Batch 2 of the §7 simulation: within 10⁻³ of the true optimum (163 603 on the fast
+    // workers), where batch 1's split by speed was 2 % behind.
+    let fast = r["plan"][0]["count"].as_u64().unwrap();
+    assert!((163_500..163_750).contains(&fast), "{fast}");
+    for (from, to, message) in [
+        (r#""items": 83333"#, r#""items": 0"#, "observations[1].items: must be at least 1, got 0"),
+        (
+            r#""seconds": 0.00943"#,
+            r#""seconds": -1"#,
+            "observations[1].seconds: must be finite and >= 0, got -1",
+        ),
+        (r#""worker": "slow""#, r#""worker": "slower""#, "observations[1].worker: names no entry of workers"),
+        (r#""capacity": 16"#, r#""capacity": 1"#, "learn.capacity: must be 2 to 32 points, got 1"),
+        (r#""repair": "mean"}"#, r#""repair": "median"}"#, "must be \"mean\" or \"max\""),
+        (
+            r#""learn": {"#,
+            r#""solver": "eq5", "learn": {"#,
+            "solver: theorem1, eq5 and theorem2 plan from the document cost",
+        ),
+        (r#", "seconds": 0.00943}"#, "}", "observations[1].seconds: missing"),
+    ] {
+        assert!(doc.contains(from), "{from}");
+        let err = plan(&doc.replace(from, to)).unwrap_err();
+        assert!(err.contains(message), "{to}: {err}");
+    }
+    let mut v: Value = serde_json::from_str(doc).unwrap();
+    v.as_object_mut().unwrap().remove("observations");
+    let err = plan(&v.to_string()).unwrap_err();
+    assert!(err.contains("learn: goes with observations"), "{err}");
+    // Max repair and a table prior plan too; the prior's points count as observations.
+    let table = doc.replace(r#""mean"}"#, r#""max"}"#).replace(
+        r#"{"kind": "linear", "coeff": 1e-8}"#,
+        r#"{"kind": "table", "points": [[50000, 0.005], [200000, 0.025]]}"#,
+    );
+    let r = plan(&table).unwrap();
+    assert_eq!(r["learned"]["observations"], 4);
+}

@@ -5,6 +5,7 @@
 use crate::doc::json::Str;
 use crate::multicluster::{FixedCosts, Pattern};
 use crate::partition::approx::Solver as PartitionSolver;
+use crate::partition::learned::Repair;
 use crate::partition::related::CostKind;
 use crate::report::Method;
 use crate::returns::{Port, Schedule};
@@ -100,6 +101,13 @@ pub const COST_KIND: Names<CostKind> = Names {
     expected: "must be \"linear\", \"power\", \"n_log_n\" or \"table\"",
 };
 
+/// How a learned cost model combines timings ([`Repair`]).
+pub const LEARN_REPAIR: Names<Repair> = Names {
+    key: "repair",
+    table: &[("mean", Repair::Mean), ("max", Repair::Max)],
+    expected: "must be \"mean\" or \"max\"",
+};
+
 /// How an answer was obtained ([`Method`]), as result documents write it.
 pub const METHOD: Names<Method> = Names {
     key: "method",
@@ -186,6 +194,7 @@ mod tests {
                 Some(PartitionSolver::Theorem2),
             ],
         );
+        complete(&LEARN_REPAIR, &[Repair::Mean, Repair::Max]);
         complete(&COST_KIND, &[CostKind::Linear, CostKind::Power, CostKind::NLogN, CostKind::Table]);
         complete(&SCHEDULE, &[Schedule::Best, Schedule::Lifo, Schedule::Fifo]);
         complete(&PATTERN, &[Pattern::Ring, Pattern::AllToAll, Pattern::Custom]);

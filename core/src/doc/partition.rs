@@ -38,10 +38,12 @@ use crate::doc::scatter::{
     COMP_POWER, COMP_TABLE, COUNT, ITEMS, MAX_POINTS, NAME, REPAIR,
 };
 use crate::doc::schema::{field, Field as Key, Kind, Phase};
-use crate::doc::schema::{Range, POSITIVE};
+use crate::doc::schema::{Range, AT_LEAST_ONE, NON_NEGATIVE, POSITIVE};
 use crate::doc::{begin_result, begin_row, check_workers, items_and_workers, names, unique_names, Doc, Keys};
 use crate::error::{Detail, Error, Field};
 use crate::partition::approx::{approximate, Solver};
+use crate::partition::learned::{self, Learned, LearnedAt, Repair};
+
 use crate::partition::related::{self, Chords, Class, CostKind, Rounding, Scaled, Shape, Uniform};
 use crate::platform::cost::{Affine, Cost, CostFn, Tabulated};
 use crate::report::{Method, Report};
@@ -63,6 +65,23 @@ const COST: Key = field(
 );
 const SOLVER: Key =
     field("solver", Kind::Choice(&names::PARTITION_SOLVER), "exact, or the paper's approximations");
+const OBSERVATIONS: Key = field(
+    "observations",
+    Kind::List(&[
+        field("worker", Kind::Text, "an entry's name"),
+        field("items", Kind::Integer(AT_LEAST_ONE), "items it computed"),
+        Key { unit: "s", ..field("seconds", Kind::Number(NON_NEGATIVE), "how long they took") },
+    ]),
+    "timings to learn the cost from (with cost and speeds)",
+);
+const LEARN: Key = field(
+    "learn",
+    Kind::Object(&[
+        field("capacity", Kind::Integer(CAPACITY_RANGE), "points the model keeps"),
+        field("repair", Kind::Choice(&names::LEARN_REPAIR), "repeated sizes and slower smaller runs"),
+    ]),
+    "how the model learns",
+);
 
 impl Model for Partition {
     const TITLE: &'static str =
@@ -74,6 +93,8 @@ impl Model for Partition {
         ITEMS,
         COST,
         SOLVER,
+        OBSERVATIONS,
+        LEARN,
         field(
             "workers",
             Kind::List(&[NAME, COUNT, SPEED, COMP_PER_ITEM, COMP_LATENCY, COMP_TABLE, COMP_POWER, REPAIR]),
@@ -133,13 +154,15 @@ impl Model for Partition {
 /// A document planned: what the result and the timeline are written from.
 #[derive(Debug)]
 pub struct Solved<'a, 'm> {
-    file: &'a PartitionFile,
+    file: &'a PartitionFile<'m>,
     entries: &'a [WorkerEntry<'m>],
     speeds: &'a [f64],
     /// Per-entry costs (empty with a document cost).
     costs: &'a [Cost<f64, MAX_POINTS>],
     /// The document cost.
     uniform: Option<&'a Uniform<MAX_POINTS>>,
+    /// The model learned from the observations: times are its predictions.
+    learned: Option<&'a LearnedModel>,
     /// Counts by rank.
     counts: &'a [u64],
     report: Report<f64>,
@@ -152,8 +175,12 @@ pub struct Solved<'a, 'm> {
 impl<'m> Solved<'_, 'm> {
     /// Seconds for `n` items on a worker of entry `entry`.
     fn time(&self, entry: usize, n: u64) -> f64 {
+        let speed = self.speeds.get(entry).copied().unwrap_or(1.0);
+        if let Some(model) = self.learned {
+            return LearnedAt { model, speed }.time(n);
+        }
         match self.uniform {
-            Some(u) => Scaled { cost: u, speed: self.speeds.get(entry).copied().unwrap_or(1.0) }.time(n),
+            Some(u) => Scaled { cost: u, speed }.time(n),
             None => self.costs.get(entry).map_or(0.0, |c| c.time(n)),
         }
     }
@@ -188,6 +215,47 @@ fn solved<R, M: Memory>(
             *c = Class { cost: Scaled { cost: &uniform, speed }, count: e.count };
         }
         let classes: &[Class<Scaled<'_, MAX_POINTS>>] = classes;
+        if let Some(learning) = &file.learning {
+            let model = teach(&file, learning, &uniform, entries, speeds)?;
+            let one = Class { cost: Chords(LearnedAt { model: &model, speed: 1.0 }), count: 1 };
+            let taught = memory.slice("learned classes", file.entries, one)?;
+            for ((c, e), &speed) in taught.iter_mut().zip(entries).zip(speeds) {
+                *c = Class { cost: Chords(LearnedAt { model: &model, speed }), count: e.count };
+            }
+            let taught: &[_] = taught;
+            let plan = learned::plan(taught, file.items, counts)?;
+            let even = related::even_makespan(taught, file.items);
+            let scratch = memory.slice("speed split counts", file.workers, 0u64)?;
+            let total: f64 = taught.iter().map(|c| c.count as f64 * c.cost.0.speed).sum();
+            let items = file.items as f64;
+            let speed = related::round_shares(
+                taught,
+                file.items,
+                |j| taught.get(j).map_or(0.0, |c| items * c.cost.0.speed / total),
+                scratch,
+            );
+            let report = Report {
+                method: Method::Learned,
+                makespan: plan.makespan,
+                lower_bound: plan.lower_bound,
+                exact: plan.exact(),
+            };
+            let s = Solved {
+                file: &file,
+                entries,
+                speeds,
+                costs: &[],
+                uniform: Some(&uniform),
+                learned: Some(&model),
+                counts,
+                report,
+                rational: plan.rational_makespan,
+                even,
+                speed: Some(speed),
+                approximation: None,
+            };
+            return finish(&s);
+        }
         let (plan, method, approximation) = match file.solver {
             None => (related::solve(classes, file.items, Rounding::Cost, counts)?, Method::Threshold, None),
             Some(solver) => {
@@ -211,6 +279,7 @@ fn solved<R, M: Memory>(
             speeds,
             costs: &[],
             uniform: Some(&uniform),
+            learned: None,
             counts,
             report,
             rational: plan.rational_makespan,
@@ -260,6 +329,7 @@ fn solved<R, M: Memory>(
         speeds,
         costs,
         uniform: None,
+        learned: None,
         counts,
         report,
         rational,
@@ -268,6 +338,62 @@ fn solved<R, M: Memory>(
         approximation: None,
     };
     finish(&s)
+}
+
+/// The shared model (derivation §7, §10): the document cost is the prior (a linear cost
+/// is the linear guess, a table's points are its first observations, a power or `n ln n`
+/// the line through it at the mean share `N/p`), then each observation in order, as
+/// seconds at speed 1 (`seconds·speed` of its worker's entry).
+fn teach(
+    file: &PartitionFile<'_>,
+    learning: &Learning<'_>,
+    prior: &Uniform<MAX_POINTS>,
+    entries: &[WorkerEntry<'_>],
+    speeds: &[f64],
+) -> Result<LearnedModel, Error> {
+    let mean = (file.items / (file.workers as u64).max(1)).max(1);
+    let guess = match prior.shape() {
+        Shape::Linear => prior.coeff(),
+        _ => prior.seconds(mean) / mean as f64,
+    };
+    // A prior of no time (a table of zeros) still needs a positive slope to start from.
+    let guess = if guess.is_finite() && guess > 0.0 { guess } else { f64::MIN_POSITIVE };
+    let mut model = LearnedModel::new(guess, learning.repair)?;
+    if let Shape::Table(t) = prior.shape() {
+        for (i, &(n, y)) in t.points().iter().enumerate().filter(|(_, p)| p.0 > 0) {
+            model.observe(n, y, i, learning.capacity).map_err(|_| {
+                Error::json(
+                    "points must be usable as observations",
+                    Detail::Entry { list: "cost.points", index: i, field: "" },
+                )
+            })?;
+        }
+    }
+    let mut d = Doc::new(learning.text);
+    d.array()?;
+    let mut i = 0usize;
+    while d.element()? {
+        let (worker, items, seconds) = read_observation(&mut d, i)?;
+        let Some(e) = entries.iter().position(|e| e.name == worker) else {
+            return Err(Error::json(
+                "names no entry of workers",
+                Detail::Entry { list: "observations", index: i, field: "worker" },
+            ));
+        };
+        let c = seconds * speeds.get(e).copied().unwrap_or(1.0);
+        if !c.is_finite() {
+            return Err(Error::entry_value(
+                "observations",
+                i,
+                "seconds",
+                "finite once multiplied by the speed",
+                c,
+            ));
+        }
+        model.observe(items, c, i, learning.capacity)?;
+        i += 1;
+    }
+    Ok(model)
 }
 
 const EXAMPLE: &str = r#"{
@@ -284,9 +410,51 @@ const EXAMPLE: &str = r#"{
 "#;
 
 const TOP: Keys = Keys {
-    names: &["version", "model", "items", "workers", "comment", "description", "cost", "solver"],
-    unknown: "unknown key (expected version, model, items, cost, solver, workers, comment, description)",
+    names: &[
+        "version",
+        "model",
+        "items",
+        "workers",
+        "comment",
+        "description",
+        "cost",
+        "solver",
+        "observations",
+        "learn",
+    ],
+    unknown:
+        "unknown key (expected version, model, items, cost, solver, workers, observations, learn, comment, \
+              description)",
 };
+
+const OBSERVATION: Keys = Keys {
+    names: &["worker", "items", "seconds", "comment"],
+    unknown: "unknown key (expected worker, items, seconds, comment)",
+};
+
+const LEARN_KEYS: Keys = Keys {
+    names: &["capacity", "repair", "comment"],
+    unknown: "unknown key (expected capacity, repair, comment)",
+};
+
+/// A learned model's points: `learn.capacity` at most, one slot more for the insertion.
+pub type LearnedModel = Learned<{ MAX_POINTS + 1 }>;
+
+/// `learn.capacity`: 2 to `MAX_POINTS` points.
+const CAPACITY_RANGE: &Range = &Range { min: 2.0, max: MAX_POINTS as f64, min_open: false, max_open: false };
+
+/// Timings to learn from (`observations`) and how (`learn`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Learning<'a> {
+    /// The `observations` array as written, read again once the workers are known.
+    pub text: &'a [u8],
+    /// How many.
+    pub count: usize,
+    /// `learn.capacity`.
+    pub capacity: usize,
+    /// `learn.repair`.
+    pub repair: Repair,
+}
 
 const WORKER: Keys = Keys {
     names: &[
@@ -353,7 +521,7 @@ impl CostSpec {
 
 /// The scalar part of a partition document.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PartitionFile {
+pub struct PartitionFile<'a> {
     /// Items to split.
     pub items: u64,
     /// Entries in `workers`.
@@ -364,6 +532,8 @@ pub struct PartitionFile {
     pub cost: Option<CostSpec>,
     /// The approximation asked for (`None`: the exact optimum).
     pub solver: Option<Solver>,
+    /// Timings to learn from.
+    pub learning: Option<Learning<'a>>,
 }
 
 /// Reads a document without keeping anything: its number of worker entries.
@@ -389,7 +559,7 @@ pub fn parse<'a>(
     json: &'a [u8],
     entries: &mut [WorkerEntry<'a>],
     speeds: &mut [f64],
-) -> Result<PartitionFile, Error> {
+) -> Result<PartitionFile<'a>, Error> {
     let f = read(json, entries, speeds)?;
     if f.entries > entries.len() {
         return Err(Error::buffer("worker entries", f.entries, entries.len()));
@@ -418,10 +588,11 @@ fn read<'a>(
     json: &'a [u8],
     entries: &mut [WorkerEntry<'a>],
     speeds: &mut [f64],
-) -> Result<PartitionFile, Error> {
+) -> Result<PartitionFile<'a>, Error> {
     let mut d = Doc::new(json);
     d.object()?;
     let (mut seen, mut items, mut workers, mut cost, mut solver) = (0u64, None, None, None, None);
+    let (mut observations, mut learn) = (None, None);
     let mut given = Given::default();
     while let Some(k) = d.top_key(&TOP, &mut seen, "partition", "must be \"partition\" for this reader")? {
         match k {
@@ -429,6 +600,8 @@ fn read<'a>(
             "workers" => workers = Some(read_workers(&mut d, entries, speeds, &mut given)?),
             "cost" => cost = Some(read_cost(&mut d)?),
             "solver" => solver = d.name(&names::PARTITION_SOLVER)?,
+            "observations" => observations = Some(read_observations(&mut d)?),
+            "learn" => learn = Some(read_learn(&mut d)?),
             _ => d.skip()?,
         }
     }
@@ -453,7 +626,106 @@ fn read<'a>(
         }
     }
     let (items, n, workers) = items_and_workers(items, workers, "missing (the number of items to split)")?;
-    Ok(PartitionFile { items, entries: n, workers, cost, solver })
+    let learning = match (observations, learn) {
+        (None, Some(_)) => {
+            return Err(Error::json(
+                "goes with observations",
+                Detail::Entry { list: "learn", index: usize::MAX, field: "" },
+            ))
+        }
+        (None, None) => None,
+        (Some((text, count)), learn) => {
+            if solver.is_some() {
+                return Err(Error::json(
+                    "theorem1, eq5 and theorem2 plan from the document cost; with observations use exact",
+                    Detail::Entry { list: "solver", index: usize::MAX, field: "" },
+                ));
+            }
+            if cost.is_none() {
+                return Err(Error::json(
+                    "need a document-wide cost and speeds (the prior of the one model they teach)",
+                    Detail::Entry { list: "observations", index: usize::MAX, field: "" },
+                ));
+            }
+            let (capacity, repair) = learn.unwrap_or((16, Repair::Mean));
+            Some(Learning { text, count, capacity, repair })
+        }
+    };
+    Ok(PartitionFile { items, entries: n, workers, cost, solver, learning })
+}
+
+/// The `observations` array, checked: its text and length.
+fn read_observations<'a>(d: &mut Doc<'a>) -> Result<(&'a [u8], usize), Error> {
+    let start = d.offset();
+    let mut n = 0usize;
+    d.array()?;
+    while d.element()? {
+        read_observation(d, n)?;
+        n += 1;
+    }
+    Ok((d.since(start), n))
+}
+
+/// One observation: the worker's name, items ≥ 1, seconds finite and ≥ 0.
+fn read_observation<'a>(d: &mut Doc<'a>, n: usize) -> Result<(crate::doc::json::Str<'a>, u64, f64), Error> {
+    d.at("observations", n, "");
+    d.object()?;
+    let (mut seen, mut worker, mut items, mut seconds) = (0u64, None, None, None);
+    while let Some(k) = d.key(&OBSERVATION, &mut seen)? {
+        match k {
+            "worker" => worker = Some(d.string()?),
+            "items" => {
+                let v = d.u64()?;
+                if v == 0 {
+                    return Err(Error::entry_value("observations", n, "items", "at least 1", 0.0));
+                }
+                items = Some(v);
+            }
+            "seconds" => {
+                let v = d.f64()?;
+                if !NON_NEGATIVE.contains(v) {
+                    return Err(Error::entry_value("observations", n, "seconds", "finite and >= 0", v));
+                }
+                seconds = Some(v);
+            }
+            _ => d.comment()?,
+        }
+    }
+    let at = |field| Detail::Entry { list: "observations", index: n, field };
+    match (worker, items, seconds) {
+        (Some(w), Some(i), Some(s)) => Ok((w, i, s)),
+        (None, ..) => Err(Error::json("missing", at("worker"))),
+        (_, None, _) => Err(Error::json("missing", at("items"))),
+        _ => Err(Error::json("missing", at("seconds"))),
+    }
+}
+
+fn read_learn(d: &mut Doc<'_>) -> Result<(usize, Repair), Error> {
+    let (mut seen, mut capacity, mut repair) = (0u64, 16usize, Repair::Mean);
+    d.object()?;
+    d.at("learn", usize::MAX, "");
+    while let Some(k) = d.key(&LEARN_KEYS, &mut seen)? {
+        match k {
+            "capacity" => {
+                let v = d.u64()?;
+                if !CAPACITY_RANGE.contains(v as f64) {
+                    return Err(Error::json(
+                        "must be 2 to 32 points",
+                        Detail::Number {
+                            list: "learn",
+                            index: usize::MAX,
+                            field: "capacity",
+                            value: v as f64,
+                        },
+                    ));
+                }
+                capacity = v as usize;
+            }
+            "repair" => repair = d.name(&names::LEARN_REPAIR)?,
+            _ => d.comment()?,
+        }
+    }
+    Ok((capacity, repair))
 }
 
 fn read_cost(d: &mut Doc<'_>) -> Result<CostSpec, Error> {
@@ -656,7 +928,7 @@ fn read_workers<'a>(
     Ok((n, ranks))
 }
 
-impl PartitionFile {
+impl PartitionFile<'_> {
     /// One cost function per entry (`costs` needs `self.entries` elements): the workers an
     /// entry's `count` stands for share it. One per worker took 528 bytes each (a table's
     /// points inline), 553 MB for 2²⁰ workers; a solver gets the workers' costs as
@@ -734,6 +1006,24 @@ pub fn write_result(s: &Solved<'_, '_>, out: &mut [u8]) -> Result<usize, Error> 
         w.key("solver");
         w.str(names::PARTITION_SOLVER.name(Some(solver)));
         w.numbers(&[("exact_makespan", r.lower_bound), ("error", error)]);
+        w.end_object();
+    }
+    if let Some(model) = s.learned {
+        w.key("learned");
+        w.begin_object();
+        w.key("points");
+        w.begin_array();
+        for p in model.points() {
+            w.begin_array();
+            w.u64(p.items);
+            w.f64(p.seconds);
+            w.end_array();
+        }
+        w.end_array();
+        w.key("observations");
+        w.u64(model.observations());
+        w.key("predicted_makespan");
+        w.f64(r.makespan);
         w.end_object();
     }
     w.key("plan");

@@ -595,8 +595,9 @@ pub(crate) fn check_speeds<const M: usize>(classes: &[Class<Scaled<'_, M>>]) -> 
 
 /// Rounds real shares (one per class, clamped at 0) to an integer plan (§6, "approximation
 /// plans in core"): floors, the leftover by the cost rule; when the floors exceed `N`, items
-/// are taken back from the latest finishers. Returns the makespan.
-pub(crate) fn round_shares<C: CostFn<f64>>(
+/// are taken back from the latest finishers. Writes `counts` (one per worker, as many as
+/// the classes' counts add up to; the caller checks) and returns the makespan.
+pub fn round_shares<C: CostFn<f64>>(
     classes: &[Class<C>],
     items: u64,
     share: impl Fn(usize) -> f64,
