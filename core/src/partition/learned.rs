@@ -54,8 +54,11 @@ pub struct Learned<const M: usize> {
 /// so no product overflows), time the weighted mean summed in order.
 fn centroid(a: Point, b: Point) -> Point {
     let w = a.weight.saturating_add(b.weight).max(1);
-    let sum = u128::from(a.items) * u128::from(a.weight) + u128::from(b.items) * u128::from(b.weight);
-    let items = ((2 * sum + u128::from(w)) / (2 * u128::from(w))) as u64;
+    // Sizes below 2⁶⁴ and weights below 2⁶² (one per observation) keep these sums within
+    // 128 bits; saturation only guards against the impossible.
+    let sum = (u128::from(a.items) * u128::from(a.weight))
+        .saturating_add(u128::from(b.items) * u128::from(b.weight));
+    let items = (sum.saturating_mul(2).saturating_add(u128::from(w)) / (2 * u128::from(w)).max(1)) as u64;
     let seconds = (a.seconds * a.weight as f64 + b.seconds * b.weight as f64) / w as f64;
     // The mean of two finite times may overflow in the sum: keep it between them.
     let seconds = if seconds.is_finite() { seconds } else { a.seconds.max(b.seconds) };

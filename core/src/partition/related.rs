@@ -365,7 +365,12 @@ pub(crate) fn root(mut lo: f64, mut hi: f64, start: f64, f: impl Fn(f64) -> (f64
         if v == 0.0 || hi.to_bits().saturating_sub(lo.to_bits()) <= 2 {
             break;
         }
-        let newton = t - v / d;
+        // Newton approaches `T*` from one side only (§1: F concave, from the left): once
+        // its step is a few ulps, step past the root by 2⁻⁵⁰ so the bracket closes from
+        // the other side too, then bisect the few patterns left.
+        let step = -v / d;
+        let nudge = t.abs() * (1.0 / (1u64 << 50) as f64);
+        let newton = if step.abs() < nudge { t + nudge.copysign(step) } else { t + step };
         t = if d > 0.0 && newton > lo && newton < hi && newton != t { newton } else { mid(lo, hi) };
     }
     hi
@@ -413,6 +418,11 @@ pub(crate) fn settle<C: CostFn<f64>, L: Fn(usize) -> u64, H: Fn(usize) -> u64>(
     let mut lo = if t_lo > 0.0 && t_lo.to_bits() < hi && fit(t_lo) < need { t_lo.to_bits() + 1 } else { 0 };
     if lo == 0 && fit(0.0) >= need {
         hi = 0;
+    }
+    // A good `t_hi` is the answer itself (§2: the leftover's last finish time): one pass
+    // proves it instead of a bisection.
+    if lo < hi && fit(f64::from_bits(hi - 1)) < need {
+        lo = hi;
     }
     while lo < hi {
         let m = lo + (hi - lo) / 2;
@@ -503,14 +513,59 @@ pub(crate) fn optimum<C: Inverse>(classes: &[Class<C>], items: u64, counts: &mut
 
 fn optimum_from<C: Inverse>(classes: &[Class<C>], items: u64, t_star: f64, counts: &mut [u64]) -> (f64, f64) {
     let t_lo = floors_below(classes, items, t_star);
-    let base = |j: usize| classes.get(j).map_or(0, |c| within(&c.cost, t_lo, items));
+    // §2 without a heap: each class's next item's finish time, as bit patterns (ordered as
+    // the non-negative numbers) in `counts`, which is free until the counts are written.
     let mut s = 0u64;
     for (j, c) in classes.iter().enumerate() {
-        s = s.saturating_add(weighted(c.count, base(j)));
+        let b = within(&c.cost, t_lo, items);
+        s = s.saturating_add(weighted(c.count, b));
+        let next = if b < items { c.cost.time(b + 1) } else { f64::INFINITY };
+        if let Some(slot) = counts.get_mut(j) {
+            *slot = if next >= 0.0 { next.to_bits() } else { 0 };
+        }
     }
-    let t_hi = time_for_more(classes, base, items.saturating_sub(s), items);
+    let r = items.saturating_sub(s);
+    let next = counts.get(..classes.len()).unwrap_or(&[]);
+    // The r-th smallest next time, weighted by the classes' sizes: a bisection on the bit
+    // patterns that only compares (no inverse is evaluated).
+    let upto = |bits: u64| {
+        let mut w = 0u64;
+        for (c, &t) in classes.iter().zip(next) {
+            if t <= bits {
+                w = w.saturating_add(c.count);
+            }
+        }
+        w
+    };
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for &t in next {
+        (lo, hi) = (lo.min(t), hi.max(t));
+    }
+    let candidate = (r > 0 && lo <= hi && upto(hi) >= r).then(|| {
+        while lo < hi {
+            let m = lo + (hi - lo) / 2;
+            if upto(m) >= r {
+                hi = m;
+            } else {
+                lo = m + 1;
+            }
+        }
+        f64::from_bits(hi)
+    });
     let key = |f: &C, t: f64| within(f, t, items);
     let clamp = Clamp { lo: |_| 0, hi: |_| items };
+    // Every class takes one more item by the candidate, so it reaches N: an upper bound of
+    // T_int. It is T_int when no class can take two items below it (equal or close
+    // speeds); with spread speeds a fast worker's items are finer than a slow one's, and
+    // the bisection between T_lo and the candidate finds T_int (about 32 steps at 10⁶
+    // items a worker).
+    let t_hi = match candidate {
+        Some(t) => t,
+        None => {
+            let base = |j: usize| classes.get(j).map_or(0, |c| within(&c.cost, t_lo, items));
+            time_for_more(classes, base, r, items)
+        }
+    };
     let t = settle(classes, &key, &clamp, items, t_lo, t_hi, counts);
     (t, t_star)
 }
@@ -570,8 +625,9 @@ pub fn solve<const M: usize>(
             let r = if fits { items - s } else { items };
             let mut t_hi = 0.0f64;
             for (j, c) in classes.iter().enumerate() {
-                t_hi =
-                    t_hi.max((base(j).saturating_add(r.div_ceil(c.count)).min(items)) as f64 / c.cost.speed);
+                t_hi = t_hi.max(
+                    (base(j).saturating_add(r.div_ceil(c.count.max(1))).min(items)) as f64 / c.cost.speed,
+                );
             }
             settle(classes, &key, &clamp, items, 0.0, t_hi, counts);
             Plan { makespan: makespan_of(classes, counts), ..plan }
