@@ -571,3 +571,26 @@ fn documents_with_observations() {
     let r = plan(&table).unwrap();
     assert_eq!(r["learned"]["observations"], 4);
 }
+
+/// `divload simulate` plays related and learned plans as it plays per-worker ones: each
+/// worker computes its items for the time its row finishes at.
+#[test]
+fn timelines_of_related_and_learned_documents() {
+    for doc in [
+        include_str!("../../examples/partition_sort.json"),
+        include_str!("../../examples/partition_learned.json"),
+    ] {
+        let plan = plan(doc).unwrap();
+        let t: Value =
+            serde_json::from_slice(&divload_host::timeline_json(doc.as_bytes()).unwrap().unwrap()).unwrap();
+        let text = t.to_string();
+        assert_eq!(t["hosts"].as_array().unwrap().len(), 8, "{text}");
+        let actors = t["actors"].as_array().unwrap();
+        assert_eq!(actors.len(), 8);
+        let finish = plan["plan"][0]["finish"].as_f64().unwrap();
+        assert!(
+            text.contains(&format!("{finish}")) || text.contains(&format!("{finish:e}")),
+            "{finish}: {text}"
+        );
+    }
+}
