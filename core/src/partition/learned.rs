@@ -167,7 +167,15 @@ impl<const M: usize> Learned<M> {
                 if let Some(slot) = pts.get_mut(j) {
                     *slot = centroid(a, b);
                 }
-                let _ = pts.remove(j + 1);
+                // `Vec::remove` has a panic path for an index out of range; this shift has none.
+                for i in j + 1..pts.len().saturating_sub(1) {
+                    if let Some(&next) = pts.get(i + 1) {
+                        if let Some(slot) = pts.get_mut(i) {
+                            *slot = next;
+                        }
+                    }
+                }
+                let _ = pts.pop();
             }
         }
     }
