@@ -231,7 +231,7 @@ fn solved<R, M: Memory>(
             let speed = related::round_shares(
                 taught,
                 file.items,
-                |j| taught.get(j).map_or(0.0, |c| items * c.cost.0.speed / total),
+                &|j| taught.get(j).map_or(0.0, |c| items * c.cost.0.speed / total),
                 scratch,
             );
             let report = Report {

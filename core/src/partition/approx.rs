@@ -82,7 +82,7 @@ pub fn approximate<const M: usize>(
             // sum runs over j and both inverses are f̃⁻¹; for c·nᵃ, f̃⁻¹(kᵢ) ∝ kᵢ^{1/a}.
             let weight = |j: usize| libm::pow(speed(j), 1.0 / a);
             let sum: f64 = classes.iter().enumerate().map(|(j, c)| c.count as f64 * weight(j)).sum();
-            round_shares(classes, items, |j| n * weight(j) / sum, counts)
+            round_shares(classes, items, &|j| n * weight(j) / sum, counts)
         }
         Solver::Eq5 => {
             if !matches!(shape, Shape::NLogN) {
@@ -102,7 +102,7 @@ pub fn approximate<const M: usize>(
             round_shares(
                 classes,
                 items,
-                |j| {
+                &|j| {
                     let k = speed(j);
                     n * k / total + (n / l) * (k / (total * total)) * (s - total * libm::log(k))
                 },
@@ -146,8 +146,8 @@ pub fn approximate<const M: usize>(
             while f(hi).0 < 0.0 && hi < f64::MAX / 4.0 {
                 hi *= 2.0;
             }
-            let t = related::root(lo, hi, 0.0, f);
-            round_shares(classes, items, |j| h(t * speed(j)).0.max(0.0), counts)
+            let t = related::root(lo, hi, 0.0, &f);
+            round_shares(classes, items, &|j| h(t * speed(j)).0.max(0.0), counts)
         }
     };
     let plan = Plan { makespan, rational_makespan: t_star, lower_bound: exact };

@@ -346,14 +346,14 @@ pub fn rational<C: Inverse>(classes: &[Class<C>], items: u64, start: f64) -> f64
     if !hi.is_finite() {
         hi = f64::MAX;
     }
-    root(0.0, hi, start, f)
+    root(0.0, hi, start, &f)
 }
 
 /// The smallest `t` (to two bit patterns) in `(lo, hi]` with `f(t).0 ≥ 0`, for `f`
 /// increasing with derivative `f(t).1`, `f(lo) < 0`: Newton from `start` (or the middle),
 /// each step kept inside the bracket of the values seen, a bisection on the bit patterns
 /// when Newton leaves it. At most 200 evaluations.
-pub(crate) fn root(mut lo: f64, mut hi: f64, start: f64, f: impl Fn(f64) -> (f64, f64)) -> f64 {
+pub(crate) fn root(mut lo: f64, mut hi: f64, start: f64, f: &dyn Fn(f64) -> (f64, f64)) -> f64 {
     let mut t = if start > lo && start < hi { start } else { mid(lo, hi) };
     for _ in 0..200 {
         let (v, d) = f(t);
@@ -381,20 +381,21 @@ fn mid(lo: f64, hi: f64) -> f64 {
     f64::from_bits(lo.to_bits() + hi.to_bits().saturating_sub(lo.to_bits()) / 2)
 }
 
-/// Items a class takes by time `t`, between the clamps `[lo, hi]`.
-pub(crate) struct Clamp<L, H> {
-    pub lo: L,
-    pub hi: H,
+/// Items a class takes by time `t`, between the clamps `[lo, hi]` (trait objects: one
+/// copy of [`settle`] per cost type, not per rounding, in the wasm module).
+pub(crate) struct Clamp<'a> {
+    pub lo: &'a dyn Fn(usize) -> u64,
+    pub hi: &'a dyn Fn(usize) -> u64,
 }
 
 /// The smallest `T` in `(t_lo, t_hi]` (or 0) with `Σ count·clamp(cᵢ(T)) ≥ need`, by a
 /// bisection on bit patterns; writes each worker `clamp(cᵢ(pred T))` and gives the rest to
 /// the workers whose clamped count grows at `T`, in index order, up to that growth. Needs
 /// `Σ count·clamp(cᵢ(t_hi)) ≥ need` (else `t_hi` is raised to infinity).
-pub(crate) fn settle<C: CostFn<f64>, L: Fn(usize) -> u64, H: Fn(usize) -> u64>(
+pub(crate) fn settle<C: CostFn<f64>>(
     classes: &[Class<C>],
-    key: &impl Fn(&C, f64) -> u64,
-    clamp: &Clamp<L, H>,
+    key: &dyn Fn(&C, f64) -> u64,
+    clamp: &Clamp<'_>,
     need: u64,
     t_lo: f64,
     t_hi: f64,
@@ -491,7 +492,7 @@ fn floors_below<C: CostFn<f64>>(classes: &[Class<C>], items: u64, t_star: f64) -
 /// for `r` more items in all.
 fn time_for_more<C: CostFn<f64>>(
     classes: &[Class<C>],
-    base: impl Fn(usize) -> u64,
+    base: &dyn Fn(usize) -> u64,
     r: u64,
     items: u64,
 ) -> f64 {
@@ -553,7 +554,7 @@ fn optimum_from<C: Inverse>(classes: &[Class<C>], items: u64, t_star: f64, count
         f64::from_bits(hi)
     });
     let key = |f: &C, t: f64| within(f, t, items);
-    let clamp = Clamp { lo: |_| 0, hi: |_| items };
+    let clamp = Clamp { lo: &|_| 0, hi: &|_| items };
     // Every class takes one more item by the candidate, so it reaches N: an upper bound of
     // T_int. It is T_int when no class can take two items below it (equal or close
     // speeds); with spread speeds a fast worker's items are finer than a slow one's, and
@@ -563,7 +564,7 @@ fn optimum_from<C: Inverse>(classes: &[Class<C>], items: u64, t_star: f64, count
         Some(t) => t,
         None => {
             let base = |j: usize| classes.get(j).map_or(0, |c| within(&c.cost, t_lo, items));
-            time_for_more(classes, base, r, items)
+            time_for_more(classes, &base, r, items)
         }
     };
     let t = settle(classes, &key, &clamp, items, t_lo, t_hi, counts);
@@ -621,7 +622,7 @@ pub fn solve<const M: usize>(
                 let guess = (t * f.speed) as u64;
                 search_from(|x| x as f64 / f.speed <= t, guess, items)
             };
-            let clamp = Clamp { lo: &base, hi: |_| items };
+            let clamp = Clamp { lo: &base, hi: &|_| items };
             let r = if fits { items - s } else { items };
             let mut t_hi = 0.0f64;
             for (j, c) in classes.iter().enumerate() {
@@ -656,7 +657,7 @@ pub(crate) fn check_speeds<const M: usize>(classes: &[Class<Scaled<'_, M>>]) -> 
 pub fn round_shares<C: CostFn<f64>>(
     classes: &[Class<C>],
     items: u64,
-    share: impl Fn(usize) -> f64,
+    share: &dyn Fn(usize) -> f64,
     counts: &mut [u64],
 ) -> f64 {
     let base = |j: usize| {
@@ -674,15 +675,15 @@ pub fn round_shares<C: CostFn<f64>>(
     }
     let key = |f: &C, t: f64| within(f, t, items);
     if s <= items {
-        let t_hi = time_for_more(classes, base, items - s, items);
-        let clamp = Clamp { lo: &base, hi: |_| items };
+        let t_hi = time_for_more(classes, &base, items - s, items);
+        let clamp = Clamp { lo: &base, hi: &|_| items };
         settle(classes, &key, &clamp, items, 0.0, t_hi, counts);
     } else {
         let mut t_hi = 0.0f64;
         for (j, c) in classes.iter().enumerate() {
             t_hi = t_hi.max(c.cost.time(base(j)));
         }
-        let clamp = Clamp { lo: |_| 0, hi: &base };
+        let clamp = Clamp { lo: &|_| 0, hi: &base };
         settle(classes, &key, &clamp, items, 0.0, t_hi, counts);
     }
     makespan_of(classes, counts)
@@ -701,7 +702,7 @@ pub fn speed_makespan<const M: usize>(
     Ok(round_shares(
         classes,
         items,
-        |j| classes.get(j).map_or(0.0, |c| items as f64 * c.cost.speed / total),
+        &|j| classes.get(j).map_or(0.0, |c| items as f64 * c.cost.speed / total),
         counts,
     ))
 }
