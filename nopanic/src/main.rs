@@ -11,7 +11,9 @@
 //! pruned Algorithm 2) and the sampled one (`Sampled::solve`) on every built-in cost kind
 //! (`Cost`: affine, tabulated, power law), the controller example's sampled DP (`Q32`,
 //! affine links, 4-point tables, `Sampled<Q32, 256, 8>`), the multi-cluster model (`plan`,
-//! `what_if`), `partition::solve`, and the return-message model: `returns::plan` for every
+//! `what_if`), `partition::solve`, the related-processor partition in `f64` (the exact
+//! optimum with both roundings, Theorem 1, eq. (5), Theorem 2, the split by speed, a learned
+//! model's observations and plan), and the return-message model: `returns::plan` for every
 //! `Schedule` (LIFO, FIFO, best, given scenario; with that `kernel::lp`'s simplex, the
 //! exhaustive and local searches and the refined bound) on both ports, and
 //! `returns::throughput_bound`. The dynamic programs and the return-message model get their
@@ -247,11 +249,59 @@ fn partition<N: Real>() -> u64 {
     }
 }
 
+/// Uniformly related processors (`partition::related`, `approx`, `learned`), in `f64`.
+fn related() -> u64 {
+    use divload::partition::approx::{approximate, Solver};
+    use divload::partition::learned::{self, Learned, LearnedAt, Repair};
+    use divload::partition::related::{self, Chords, Class, Rounding as Round, Scaled, Shape, Uniform};
+    let shape = match black_box(3u8) {
+        0 => Shape::Linear,
+        1 => Shape::Power(black_box(1.5)),
+        2 => match Tabulated::new(&[(10, 1.0), (100, 12.0)]) {
+            Ok(t) => Shape::Table(t),
+            Err(_) => Shape::Linear,
+        },
+        _ => Shape::NLogN,
+    };
+    let Ok(cost) = Uniform::<POINTS>::new(shape, black_box(1e-8)) else { return 0 };
+    let classes: [Class<Scaled<'_, POINTS>>; P] = core::array::from_fn(|i| Class {
+        cost: Scaled { cost: &cost, speed: black_box(1.0 + i as f64) },
+        count: black_box(1 + i as u64 % 2),
+    });
+    let items = black_box(100_000);
+    let mut counts = [0u64; 2 * P];
+    let mut total = 0u64;
+    for rounding in [Round::Cost, Round::Paper] {
+        if let Ok(plan) = entry(|| related::solve(black_box(&classes), items, rounding, &mut counts)) {
+            total += plan.makespan as u64 + counts[0];
+        }
+    }
+    for solver in [Solver::Theorem1, Solver::Eq5, Solver::Theorem2] {
+        if let Ok(a) = entry(|| approximate(black_box(&classes), items, solver, &mut counts)) {
+            total += a.plan.makespan as u64 + counts[1];
+        }
+    }
+    if let Ok(t) = entry(|| related::speed_makespan(black_box(&classes), items, &mut counts)) {
+        total += t as u64;
+    }
+    let Ok(mut model) = Learned::<9>::new(black_box(1e-8), black_box(Repair::Mean)) else { return total };
+    for i in 0..black_box(20usize) {
+        let _ = entry(|| model.observe(black_box(1 + i as u64 * 37), black_box(i as f64 * 1e-3), i, black_box(8)));
+    }
+    let taught: [Class<Chords<LearnedAt<'_, 9>>>; P] =
+        core::array::from_fn(|i| Class { cost: Chords(LearnedAt { model: &model, speed: black_box(1.0 + i as f64) }), count: 1 });
+    if let Ok(plan) = entry(|| learned::plan(black_box(&taught), items, &mut counts)) {
+        total += plan.makespan as u64;
+    }
+    total
+}
+
 #[no_mangle]
 pub extern "C" fn _start() -> ! {
     black_box(scatter::<f32>() + scatter::<Q32>());
     black_box(multicluster());
     black_box(partition::<f32>() + partition::<Q32>());
+    black_box(related());
     black_box(dynamic::<f32>() + dynamic::<Q32>());
     black_box(controller());
     black_box(returns_model::<f32>() + returns_model::<Q32>());

@@ -12,6 +12,16 @@
 //! order is the order of the numbers: at most 64 steps, each O(p·log n) evaluations, and
 //! the answer is exactly one of the values `fᵢ(x)`, not an approximation. Memory: the
 //! output counts only.
+//!
+//! Uniformly related processors (one cost, a speed per worker; cerin2006 §3, §5–§6) are in
+//! [`related`] (the exact optimum, the rational one and the paper's rounding), [`approx`]
+//! (Theorem 1, eq. (5) and Theorem 2, corrected) and [`lambert`] (`W₀` for the inverse of
+//! `n ln n`).
+
+pub mod approx;
+pub mod lambert;
+pub mod learned;
+pub mod related;
 
 use crate::error::Error;
 use crate::kernel::search::smallest_reaching;
@@ -22,6 +32,18 @@ use crate::report::Method;
 impl Method {
     /// The threshold search for computation-only costs (cerin2006 §4): optimal.
     pub const THRESHOLD: Method = Method::new("threshold");
+    /// Uniformly related processors: Theorem 1's shares `∝ f⁻¹(kᵢ)` (cerin2006 §3.1,
+    /// exact for `c·nᵃ`), then floors and the cost rule ([`approx`]).
+    pub const THEOREM1: Method = Method::new("theorem1");
+    /// `n ln n`: eq. (5) with ordinary brackets (cerin2006 §3.2, corrected), then floors
+    /// and the cost rule; `lower_bound` is the exact optimum.
+    pub const EQ5: Method = Method::new("eq5");
+    /// `n ln n`: Theorem 2 with its dropped factor restored (cerin2006 §3.2, corrected),
+    /// then floors and the cost rule; `lower_bound` is the exact optimum.
+    pub const THEOREM2: Method = Method::new("theorem2");
+    /// The exact optimum for a cost model learned from timings (cerin2006 §3.3): optimal
+    /// for the model, which predicts the makespan.
+    pub const LEARNED: Method = Method::new("learned");
 }
 
 /// The optimal counts for computation-only costs `comp` (one per worker), written to
