@@ -1,7 +1,7 @@
 """Plays a divload timeline in SimGrid (S4U, Python): one actor per timeline actor, each
 doing its sends, receives and computations in order. Written by `divload simulate`; run as
 
-    /usr/bin/python3 play.py platform.xml timeline.json [SimGrid --cfg options]
+    /usr/bin/python3 play.py platform.xml timeline.json [--unreserved] [SimGrid --cfg options]
 
 and prints {"clock": t, "actors": [{"id": i, "end": t}]}: when each actor's last action
 ended in the simulation. Hosts compute one unit per second, so a computation lasts what
@@ -13,10 +13,20 @@ import sys
 
 from simgrid import Actor, Engine, Host, Mailbox, this_actor
 
+# Whether a send's "rate" (the bandwidth its model reserves) caps it; `--unreserved`
+# lets the network model share the links among the transfers in flight instead.
+RESERVED = True
+
 
 def play(actions, ends, ident):
     for action in actions:
-        if "send" in action:
+        if "send" in action and "rate" in action and RESERVED:
+            # The bandwidth the model reserves for this transfer: never more.
+            comm = Mailbox.by_name("m%d" % action["send"]).put_init(ident, action["bytes"])
+            comm.set_rate(action["rate"])
+            comm.start()
+            comm.wait()
+        elif "send" in action:
             Mailbox.by_name("m%d" % action["send"]).put(ident, action["bytes"])
         elif "recv" in action:
             Mailbox.by_name("m%d" % action["recv"]).get()
@@ -26,8 +36,10 @@ def play(actions, ends, ident):
 
 
 def main():
+    global RESERVED
     platform, timeline = sys.argv[1], sys.argv[2]
-    engine = Engine([sys.argv[0]] + sys.argv[3:])
+    RESERVED = "--unreserved" not in sys.argv[3:]
+    engine = Engine([sys.argv[0]] + [a for a in sys.argv[3:] if a != "--unreserved"])
     engine.load_platform(platform)
     with open(timeline) as f:
         plan = json.load(f)
