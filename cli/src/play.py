@@ -22,12 +22,13 @@ def play(actions, ends, ident):
     for action in actions:
         if "send" in action and "rate" in action and RESERVED:
             # The bandwidth the model reserves for this transfer: never more.
-            comm = Mailbox.by_name("m%d" % action["send"]).put_init(ident, action["bytes"])
+            comm = Mailbox.by_name("m%d" % action["send"]).put_init(ident, round(action["bytes"]))
             comm.set_rate(action["rate"])
             comm.start()
             comm.wait()
         elif "send" in action:
-            Mailbox.by_name("m%d" % action["send"]).put(ident, action["bytes"])
+            # SimGrid moves whole bytes.
+            Mailbox.by_name("m%d" % action["send"]).put(ident, round(action["bytes"]))
         elif "recv" in action:
             Mailbox.by_name("m%d" % action["recv"]).get()
         else:

@@ -41,10 +41,11 @@ import sys
 from simgrid import Actor, Engine, Host, Mailbox, this_actor
 
 TOLERANCE = 1e-6
-# Bytes of the smallest long transfer, and seconds of the iteration as one second: a
-# rounded byte is then below 1e-9 of a transfer, far under the tolerance.
+# Bytes of the smallest long transfer, and seconds of the iteration as one second (with
+# the timeline's bytes per value, 10⁶): a rounded byte is then below 1e-9 of a
+# transfer, far under the tolerance.
 BYTES = 1e9
-SCALE = 1e9
+SCALE = 1e3
 
 
 def load(directory):
@@ -53,6 +54,9 @@ def load(directory):
     with open(directory + "/plan.json") as f:
         plan = json.load(f)
     host = {h["name"]: "h%d" % h["id"] for h in timeline["hosts"]}
+    # The timeline's bytes per boundary value: its first send's rate over its path's share.
+    rate = next(a["rate"] for actor in timeline["actors"] for a in actor["do"] if "rate" in a)
+    plan["bytes_per_value"] = rate / plan["paths"][0]["bandwidth"]
     return plan, host
 
 
@@ -83,12 +87,13 @@ def simulate(platform, options, flows):
 
 def rates(platform, options, plan, host):
     paths = plan["paths"]
-    long = BYTES / min(p["bandwidth"] for p in paths)
-    flows = [(host[p["from"]], host[p["to"]], [round(p["bandwidth"] * long)]) for p in paths]
+    value = plan["bytes_per_value"]
+    long = BYTES / min(p["bandwidth"] * value for p in paths)
+    flows = [(host[p["from"]], host[p["to"]], [round(p["bandwidth"] * value * long)]) for p in paths]
     ends = simulate(platform, options, flows)
     worst = 0.0
     for k, p in enumerate(paths):
-        rate = flows[k][2][0] / ends[(k, 0)]
+        rate = flows[k][2][0] / ends[(k, 0)] / value
         err = abs(rate - p["bandwidth"]) / p["bandwidth"]
         worst = max(worst, err)
         assert err <= TOLERANCE, (
@@ -100,7 +105,7 @@ def rates(platform, options, plan, host):
 
 def reservation(platform, options, plan, host):
     # Paths come in ring order, successor then predecessor; times scaled by SCALE.
-    paths, h = plan["paths"], plan["boundary"]
+    paths, h, value = plan["paths"], plan["boundary"], plan["bytes_per_value"] * SCALE
     rows = {r["name"]: r for r in plan["plan"]}
     t_step = max(r["compute_time"] + r["comm_time"] for r in rows.values())
     flows, predicted = [], []
@@ -111,7 +116,7 @@ def reservation(platform, options, plan, host):
         for p, begin in ((succ, start), (pred, start + h / succ["bandwidth"])):
             x = p["bandwidth"]
             end = begin + h / x
-            sizes = [round(x * begin * SCALE), round(h * SCALE), round(x * (t_step - end) * SCALE)]
+            sizes = [round(x * begin * value), round(h * value), round(x * (t_step - end) * value)]
             flows.append((host[p["from"]], host[p["to"]], sizes))
             predicted.append(end)
         exchange = member["compute_time"] + member["comm_time"]
@@ -135,8 +140,8 @@ def report(platform, options, plan, host):
     paths = plan["paths"]
     engine = Engine([sys.argv[0]] + options)
     engine.load_platform(platform)
-    # Too long to end within the first second, short enough to read to 10⁻⁷ after it.
-    size = 10**12
+    # Too long to end within the first second, short enough to read to 10⁻⁸ after it.
+    size = 10**15
     comms, moved = {}, {}
 
     def send(k, src_mailbox):
@@ -156,7 +161,8 @@ def report(platform, options, plan, host):
         Actor.create("r%d" % k, Host.by_name(host[p["to"]]), receive, "f%d" % k)
     Actor.create("probe", Host.by_name(host[paths[0]["from"]]), probe)
     engine.run()
-    diffs = [abs(moved[k] - p["bandwidth"]) / p["bandwidth"] for k, p in enumerate(paths)]
+    value = plan["bytes_per_value"]
+    diffs = [abs(moved[k] / value - p["bandwidth"]) / p["bandwidth"] for k, p in enumerate(paths)]
     differ = sum(1 for d in diffs if d > TOLERANCE)
     print(f"  {plan['sharing']} plan, q = {plan['ring_size']}: {differ} of {len(paths)} paths' bandwidths "
           f"differ from SimGrid's max-min rates (worst {max(diffs):.2e} relative)")

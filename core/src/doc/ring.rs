@@ -206,7 +206,7 @@ impl Model for Ring {
 
     /// One iteration: each member's host computes its columns, then sends its boundary to
     /// its successor and then to its predecessor, each over the dedicated link of the cost
-    /// matrix (a byte per boundary value at the rate the cost gives), or on a graph over
+    /// matrix (a boundary value is [`BYTES_PER_VALUE`] bytes, at the rate the cost gives), or on a graph over
     /// its route in the platform as it is; each member has one receiving actor per
     /// neighbour, so that no send waits for a receiver. On a graph the predicted send
     /// takes `H/x`, its route's share `x` held for the whole iteration (eq. 1, `ring.md`
@@ -400,6 +400,10 @@ fn sends(members: &[Member], p: usize, k: usize) -> [(usize, usize); 2] {
     [(succ, 2 * (i * p + succ)), (pred, 2 * (i * p + pred) + 1)]
 }
 
+/// Bytes a boundary value weighs in a timeline: a simulator moves whole bytes, and a
+/// boundary need not be a whole number of values (10⁻⁶ of a value is then the rounding).
+const BYTES_PER_VALUE: f64 = 1e6;
+
 /// See [`Ring`]'s `timeline`: hosts by processor index; on a cost matrix one link `i·p +
 /// j` per ordered pair of neighbours, on a graph the platform itself (see
 /// [`write_graph_platform`]). A send's predicted time is `H·c` on a cost matrix and `H/x`
@@ -429,7 +433,7 @@ fn write_timeline(t: &mut Timeline<'_, '_>, file: &RingFile<'_>, members: &[Memb
         t.0.key("links");
         t.0.begin_array();
         for (_, (i, j)) in pairs().enumerate().filter(|&(n, pair)| first(n, pair)) {
-            t.link((i * p + j) as u64, 1.0 / cost(i, j), 0.0);
+            t.link((i * p + j) as u64, BYTES_PER_VALUE / cost(i, j), 0.0);
         }
         t.0.end_array();
         t.0.key("routes");
@@ -463,9 +467,9 @@ fn write_timeline(t: &mut Timeline<'_, '_>, file: &RingFile<'_>, members: &[Memb
         for (s, (to, mailbox)) in sends(members, p, k).into_iter().enumerate().filter(|_| q > 1) {
             // On a graph the route's share is reserved for the whole iteration (eq. 1).
             if graph {
-                t.send_at_rate(mailbox as u64, h, share(k, s));
+                t.send_at_rate(mailbox as u64, h * BYTES_PER_VALUE, share(k, s) * BYTES_PER_VALUE);
             } else {
-                t.send(mailbox as u64, h);
+                t.send(mailbox as u64, h * BYTES_PER_VALUE);
             }
             now += time(k, s, to);
             arrivals[s] = now;
@@ -484,7 +488,7 @@ fn write_timeline(t: &mut Timeline<'_, '_>, file: &RingFile<'_>, members: &[Memb
 /// A graph document's platform as it is (legrand2003 §2.3, `ring.md` §1.1): every
 /// processor a host computing `1/cycle_time` columns per second (those off the ring
 /// relay), routers with ids `p + r`, every link with its bandwidth in boundary values
-/// (a byte each) per second and no latency, shared by both directions unless it is a
+/// ([`BYTES_PER_VALUE`] bytes each) per second and no latency, shared by both directions unless it is a
 /// backbone (a fatpipe: each route gets all of it; a directed link is crossed one way
 /// only, by the routes' construction), and the plan's `2q` routes, link by link. A
 /// simulator keeps one route per ordered pair: on a ring of two, whose two routes from
@@ -513,7 +517,7 @@ fn write_graph_platform(
     t.0.key("links");
     t.0.begin_array();
     for (e, l) in net.links.iter().enumerate() {
-        t.link_shared(e as u64, l.bandwidth, 0.0, l.kind != LinkKind::Backbone);
+        t.link_shared(e as u64, l.bandwidth * BYTES_PER_VALUE, 0.0, l.kind != LinkKind::Backbone);
     }
     t.0.end_array();
     let at = |k: usize| members.get(k % q.max(1)).map_or(0, |m| m.processor);
