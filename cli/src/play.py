@@ -1,5 +1,6 @@
 """Plays a divload timeline in SimGrid (S4U, Python): one actor per timeline actor, each
-doing its sends, receives and computations in order. Written by `divload simulate`; run as
+doing its sends, receives, computations and fixed delays in order. Written by
+`divload simulate`; run as
 
     /usr/bin/python3 play.py platform.xml timeline.json [--unreserved] [SimGrid --cfg options]
 
@@ -11,7 +12,7 @@ Nothing here knows a model: the timeline says who does what.
 import json
 import sys
 
-from simgrid import Actor, Engine, Host, Mailbox, this_actor
+from simgrid import Actor, Comm, Engine, Host, Mailbox, this_actor
 
 # Whether a send's "rate" (the bandwidth its model reserves) caps it; `--unreserved`
 # lets the network model share the links among the transfers in flight instead.
@@ -27,10 +28,16 @@ def play(actions, ends, ident):
             comm.start()
             comm.wait()
         elif "send" in action:
-            # SimGrid moves whole bytes.
+            # SimGrid moves whole bytes, whether written as 12, 1.2e1 or 12.3.
             Mailbox.by_name("m%d" % action["send"]).put(ident, round(action["bytes"]))
         elif "recv" in action:
-            Mailbox.by_name("m%d" % action["recv"]).get()
+            box = Mailbox.by_name("m%d" % action["recv"])
+            # Every receive is posted before any is waited for, so that senders to this
+            # mailbox start as soon as they send, none waiting for another's message.
+            pending = [box.get_async() for _ in range(action.get("count", 1))]
+            Comm.wait_all([comm for comm, _ in pending])
+        elif "sleep" in action:
+            this_actor.sleep_for(action["sleep"])
         else:
             this_actor.execute(action["compute"])
     ends[ident] = Engine.clock

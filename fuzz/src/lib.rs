@@ -57,6 +57,21 @@ pub fn check_result(doc: &[u8]) {
     }
 }
 
+/// The items (units, work) a result document splits: its top-level `items`, `units` or
+/// `work`; `None` when it has none of them or is not a result document.
+pub fn result_total(doc: &[u8]) -> Option<u64> {
+    let mut r = divload::doc::json::Reader::new(doc);
+    r.begin_object().ok()?;
+    let mut total = None;
+    while let Some((key, _)) = r.next_key().ok()? {
+        match key.raw() {
+            "items" | "units" | "work" => total = Some(r.u64().ok()?),
+            _ => r.skip_value().ok()?,
+        }
+    }
+    total
+}
+
 /// Keys whose value may be `null` in a result: a worker outside a scenario's return order.
 const MAY_BE_NULL: [&str; 1] = ["return_position"];
 

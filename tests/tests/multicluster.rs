@@ -9,7 +9,10 @@
 //! * the closed form against an exact rational solve (BigRational), with the lower bound
 //!   checked exactly;
 //! * the integer counts against brute force over every composition;
-//! * properties over random platforms: counts add up, the bound stays below the makespan.
+//! * properties over random platforms: counts add up, the bound stays below the makespan;
+//! * the timelines `divload simulate` plays, by the one-port rule: the all-to-all sort's
+//!   against eq. 11 written out here, the custom code's and the ring's against their step
+//!   times (SimGrid itself in `tests/simgrid/run`).
 //!
 //! The paper's parameters are in µs; the API takes seconds.
 
@@ -637,4 +640,158 @@ proptest! {
             at += p.count;
         }
     }
+}
+
+/// A timeline played by divload's one-port rule, as SimGrid's CM02 model plays it
+/// (`tests/simgrid/run`): every receiver waits from the start, so a send of `b` bytes takes
+/// its route's `latency + b/bandwidth` from when the sender gets to it. Returns each
+/// actor's (played end, predicted end), the senders first, in the timeline's order.
+fn one_port(timeline: &serde_json::Value) -> Vec<(f64, f64)> {
+    use std::collections::HashMap;
+    let links: HashMap<u64, (f64, f64)> = timeline["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (l["id"].as_u64().unwrap(), (l["bandwidth"].as_f64().unwrap(), l["latency"].as_f64().unwrap()))
+        })
+        .collect();
+    let routes: HashMap<(u64, u64), u64> = timeline["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let hops = r["links"].as_array().unwrap();
+            assert_eq!(hops.len(), 1, "one link per route");
+            ((r["from"].as_u64().unwrap(), r["to"].as_u64().unwrap()), hops[0].as_u64().unwrap())
+        })
+        .collect();
+    let actors = timeline["actors"].as_array().unwrap();
+    let mut receiver: HashMap<u64, (u64, u64)> = HashMap::new();
+    for a in actors {
+        for action in a["do"].as_array().unwrap() {
+            if let Some(m) = action["recv"].as_u64() {
+                let count = action["count"].as_u64().unwrap_or(1);
+                assert!(
+                    receiver.insert(m, (a["host"].as_u64().unwrap(), count)).is_none(),
+                    "one receiver a mailbox"
+                );
+            }
+        }
+    }
+    let mut arrivals: HashMap<u64, Vec<f64>> = HashMap::new();
+    let mut ends = Vec::new();
+    for a in actors.iter().filter(|a| a["do"].as_array().unwrap().iter().all(|x| x["recv"].is_null())) {
+        let host = a["host"].as_u64().unwrap();
+        let mut now = 0.0;
+        for action in a["do"].as_array().unwrap() {
+            if let Some(m) = action["send"].as_u64() {
+                let (to, _) = receiver[&m];
+                let (bandwidth, latency) = links[&routes[&(host, to)]];
+                now += latency + action["bytes"].as_f64().unwrap() / bandwidth;
+                arrivals.entry(m).or_default().push(now);
+            } else {
+                now += action["compute"].as_f64().or(action["sleep"].as_f64()).unwrap();
+            }
+        }
+        ends.push((now, a["end"].as_f64().unwrap()));
+    }
+    for a in actors.iter().filter(|a| a["do"].as_array().unwrap().iter().any(|x| !x["recv"].is_null())) {
+        let m = a["do"][0]["recv"].as_u64().unwrap();
+        let got = &arrivals[&m];
+        assert_eq!(got.len() as u64, receiver[&m].1, "mailbox {m}: messages sent against those received");
+        ends.push((got.iter().copied().fold(0.0, f64::max), a["end"].as_f64().unwrap()));
+    }
+    ends
+}
+
+fn timeline(doc: &str) -> serde_json::Value {
+    let t = divload_host::timeline_json(doc.as_bytes()).expect("plans").expect("has a timeline");
+    serde_json::from_slice(&t).expect("JSON")
+}
+
+/// The bucket sort's timeline against eq. 11 with per-pair slow links (three clusters,
+/// one pair with a link of its own, one cluster faster), written out here from the paper
+/// rather than read from the solver: each sender's sort and messages, played by the
+/// one-port rule, take its step time `a·x/S + b`, and each receiver ends with its last
+/// message.
+#[test]
+fn all_to_all_timeline_plays_eq_11() {
+    let doc = r#"{"model": "multicluster",
+      "clusters": [{"name": "a", "processors": 3}, {"name": "b", "processors": 2, "speed": 1.5},
+                   {"name": "c", "processors": 2}],
+      "links": {"fast": {"latency": 45e-6, "overhead": 5e-6, "gap": 0.05e-6},
+                "slow": {"latency": 400e-6, "overhead": 10e-6, "gap": 0.5e-6},
+                "pairs": [{"first": "a", "second": "b", "latency": 1e-3, "overhead": 2e-5, "gap": 1e-6}]},
+      "application": {"pattern": "all_to_all", "objects": 1000000, "chunk": 4096, "sort_time": 3.42e-3,
+                      "words_per_object": 25}}"#;
+    let result: serde_json::Value =
+        serde_json::from_slice(&divload_host::plan_json(doc.as_bytes()).unwrap()).unwrap();
+    let t = timeline(doc);
+    let ends = one_port(&t);
+    assert_eq!(ends.len(), 14, "a sender and a receiver per processor");
+    // (processors, speed, L + 2o and g towards a, b, c)
+    let (fast, slow, pair) = ((45e-6 + 10e-6, 0.05e-6), (400e-6 + 20e-6, 0.5e-6), (1e-3 + 4e-5, 1e-6));
+    let clusters =
+        [(3.0, 1.0, [fast, pair, slow]), (2.0, 1.5, [pair, fast, slow]), (2.0, 1.0, [slow, slow, fast])];
+    let (p, dk, s) = (7.0, 25.0 * 4096.0, 1e6);
+    let rows = result["plan"].as_array().unwrap();
+    let senders = t["actors"].as_array().unwrap().iter().filter(|a| a["id"].as_u64().unwrap() % 2 == 0);
+    for ((a, row), (played, predicted)) in senders.zip(rows).zip(&ends) {
+        let c = ["a", "b", "c"].iter().position(|n| row["cluster"] == *n).unwrap();
+        assert_eq!(a["name"], row["cluster"]);
+        let (n, speed, to) = clusters[c];
+        let r = n - 1.0;
+        let others = p - n;
+        let (mut gaps, mut fixed) = (0.0, r * to[c].0);
+        for (j, &(nj, _, _)) in clusters.iter().enumerate().filter(|&(j, _)| j != c) {
+            gaps += nj * to[j].1;
+            fixed += nj * to[j].0;
+        }
+        let a_k = p * 3.42e-3 / speed + dk * (to[c].1 * r * r + others * gaps);
+        let eq11 = a_k * row["count"].as_f64().unwrap() / s + fixed;
+        for (x, what) in [(*played, "played"), (*predicted, "predicted")] {
+            assert!((x - eq11).abs() <= 1e-12 * eq11, "cluster {c}: {what} {x} against eq. 11's {eq11}");
+        }
+    }
+    for (played, predicted) in &ends {
+        assert!((played - predicted).abs() <= 1e-12 * predicted, "played {played}, predicted {predicted}");
+    }
+}
+
+/// A custom code's timeline is its computation and its fixed delay, adding up to each
+/// processor's step time; the ring's still plays its step times.
+#[test]
+fn custom_and_ring_timelines_play_their_step_times() {
+    let custom = r#"{"model": "multicluster", "clusters": [{"name": "a", "processors": 3}, {"name": "b", "processors": 2, "speed": 2}],
+      "application": {"pattern": "custom", "units": 10007, "iterations": 50,
+                      "costs": [{"per_load": 2.5, "fixed": 0.01}, {"per_load": 3.0, "fixed": 0.002}]}}"#;
+    let t = timeline(custom);
+    assert!(t["links"].as_array().unwrap().is_empty(), "a custom code has no messages");
+    let ends = one_port(&t);
+    assert_eq!(ends.len(), 5);
+    for (played, predicted) in ends {
+        assert!((played - predicted).abs() <= 1e-12 * predicted, "played {played}, predicted {predicted}");
+    }
+    let ring = divload::doc::MODELS.iter().find(|m| m.name == "multicluster").unwrap().example();
+    for (played, predicted) in one_port(&timeline(ring)) {
+        assert!(
+            (played - predicted).abs() <= 1e-12 * predicted,
+            "ring: played {played}, predicted {predicted}"
+        );
+    }
+}
+
+/// An all-to-all timeline has a link per ordered pair: beyond 256 processors it is an
+/// error naming the limit, not a document of gigabytes.
+#[test]
+fn all_to_all_timeline_is_bounded() {
+    let doc = r#"{"model": "multicluster", "clusters": [{"name": "a", "processors": 257}],
+      "links": {"fast": {"latency": 45e-6, "overhead": 5e-6, "gap": 0.05e-6},
+                "slow": {"latency": 400e-6, "overhead": 10e-6, "gap": 0.5e-6}},
+      "application": {"pattern": "all_to_all", "objects": 1000000, "chunk": 64, "sort_time": 1e-3, "words_per_object": 4}}"#;
+    let e = divload_host::timeline_json(doc.as_bytes()).map(|_| "a timeline").unwrap_err().to_string();
+    assert!(e.contains("all_to_all timeline") && e.contains("256") && e.contains("257"), "{e}");
+    let fits = doc.replace("\"processors\": 257", "\"processors\": 256");
+    assert_eq!(one_port(&timeline(&fits)).len(), 2 * 256);
 }

@@ -145,9 +145,12 @@ pub trait Model {
     /// The plan as the events it predicts, for a simulator to play (`divload simulate`):
     /// `{"hosts": [{"id", "name"}], "links": [{"id", "bandwidth", "latency"}], "routes":
     /// [{"from", "to", "links": [ids]}], "actors": [{"id", "host", "name", "do": [action],
-    /// "end"}]}`, an action being `{"send": mailbox, "bytes"}`, `{"recv": mailbox}` or
-    /// `{"compute": seconds}` (hosts compute one unit per second, so a computation's
-    /// length is its predicted time, whatever the cost's shape), and `end` the time the
+    /// "end"}]}`, an action being `{"send": mailbox, "bytes"}`, `{"recv": mailbox}`
+    /// (with `"count": n`, n messages from that mailbox, all accepted at once so that no
+    /// sender waits for another's message to be taken), `{"compute": seconds}` (hosts
+    /// compute one unit per second, so a computation's length is its predicted time,
+    /// whatever the cost's shape) or `{"sleep": seconds}` (a fixed delay that neither the
+    /// host's speed nor the network changes), and `end` the time the
     /// model predicts for the actor's last action to end. Bandwidths are in bytes per
     /// second, latencies in seconds; a transfer of `bytes` over a route takes `latency +
     /// bytes/bandwidth` in the model. `None` for a model whose timeline is not written yet.
@@ -351,6 +354,25 @@ impl Timeline<'_, '_> {
         self.0.begin_object();
         self.0.key("recv");
         self.0.u64(mailbox);
+        self.0.end_object();
+    }
+
+    /// Receives `count` messages from `mailbox`, all accepted at once: senders to one
+    /// receiver do not wait for each other.
+    pub fn recv_all(&mut self, mailbox: u64, count: u64) {
+        self.0.begin_object();
+        self.0.key("recv");
+        self.0.u64(mailbox);
+        self.0.key("count");
+        self.0.u64(count);
+        self.0.end_object();
+    }
+
+    /// A fixed delay of `seconds`, on neither the host's processor nor the network.
+    pub fn sleep(&mut self, seconds: f64) {
+        self.0.begin_object();
+        self.0.key("sleep");
+        self.0.f64(seconds);
         self.0.end_object();
     }
 

@@ -82,30 +82,68 @@ impl Model for Multicluster {
         Ok(Effort { workers: p, work: p.saturating_mul(64).saturating_add(40_320) })
     }
 
-    /// One step of a ring code (the `ring` pattern; other patterns have no timeline yet):
+    /// One step of the application, as each pattern's step time counts it. A `ring`:
     /// each taking processor, along the ring (clusters in the plan's ring order, their
     /// processors in order), computes, then sends its border to its successor and then to
     /// its predecessor, each message of 4 words over a link of latency `L + 2o` and `g`
     /// seconds per word, so that it takes eq. (2)–(3)'s `L + 2o + 4g`; each message has a
     /// receiving actor of its own. A computation is the step time less the two exchanges.
+    /// An `all_to_all` code: [`write_all_to_all`]. A `custom` one: each taking processor
+    /// computes its `per_load·F/speed`, then waits its `fixed` seconds (no messages: the
+    /// model has none).
     fn timeline<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Option<&'m [u8]>, Error> {
         planned(text, memory, false, |file, summary, plan| {
-            if file.application.pattern() != Pattern::Ring {
-                return Ok(None);
-            }
             let procs = plan.processors;
-            let ring = memory.slice("ring", procs.len(), 0usize)?;
-            let mut q = 0;
-            for c in (0..summary.ring_order.len()).filter_map(|i| summary.ring_order.get(i)) {
-                for (k, _) in procs.iter().enumerate().filter(|(_, p)| p.cluster == c && p.participates) {
-                    if let Some(slot) = ring.get_mut(q) {
-                        *slot = k;
-                        q += 1;
+            let document = match file.application {
+                Application::Ring { .. } => {
+                    let ring = memory.slice("ring", procs.len(), 0usize)?;
+                    let mut q = 0;
+                    for c in (0..summary.ring_order.len()).filter_map(|i| summary.ring_order.get(i)) {
+                        for (k, _) in
+                            procs.iter().enumerate().filter(|(_, p)| p.cluster == c && p.participates)
+                        {
+                            if let Some(slot) = ring.get_mut(q) {
+                                *slot = k;
+                                q += 1;
+                            }
+                        }
                     }
+                    let ring: &[usize] = &ring[..q];
+                    timeline_document(memory, |t| write_timeline(t, plan, ring))?
                 }
-            }
-            let ring: &[usize] = &ring[..q];
-            let document = timeline_document(memory, |t| write_timeline(t, plan, ring))?;
+                Application::AllToAll { objects, chunk, sort_time, words_per_object } => {
+                    let members = taking_part(memory, procs)?;
+                    if members.len() > MAX_ALL_TO_ALL_TIMELINE {
+                        return Err(Error::limit(
+                            "processors taking part in an all_to_all timeline (a link per pair of them)",
+                            MAX_ALL_TO_ALL_TIMELINE as u64,
+                            members.len() as u64,
+                        ));
+                    }
+                    let step = SortStep {
+                        processors: members.len() as f64,
+                        objects: objects as f64,
+                        words: words_per_object * chunk as f64,
+                        sort_time,
+                    };
+                    let arrivals = memory.slice("arrivals", members.len(), 0.0f64)?;
+                    for k in 0..members.len() {
+                        let mut now = step.sort(plan, members, k);
+                        for m in step.peers(k, members.len()) {
+                            now += step.message(plan, members, k, m).seconds();
+                            if let Some(a) = arrivals.get_mut(m) {
+                                *a = a.max(now);
+                            }
+                        }
+                    }
+                    let arrivals: &[f64] = arrivals;
+                    timeline_document(memory, |t| write_all_to_all(t, plan, members, &step, arrivals))?
+                }
+                Application::Custom { units, .. } => {
+                    let members = taking_part(memory, procs)?;
+                    timeline_document(memory, |t| write_custom(t, plan, members, units as f64))?
+                }
+            };
             Ok(Some(document))
         })
     }
@@ -285,6 +323,202 @@ fn write_timeline(t: &mut Timeline<'_, '_>, plan: &Written<'_, '_>, ring: &[usiz
                 t.end(arrivals[n]);
             }
         }
+    }
+    t.0.end_array();
+}
+
+/// Most processors an `all_to_all` timeline plays: it has a link and a message for
+/// every ordered pair of them (65 280 at this size, a few MB of timeline).
+const MAX_ALL_TO_ALL_TIMELINE: usize = 256;
+
+/// The indices of the processors taking part, in document order.
+fn taking_part<'m, M: Memory>(memory: &'m M, procs: &[Processor]) -> Result<&'m [usize], Error> {
+    let members = memory.slice("processors taking part", procs.len(), 0usize)?;
+    let mut q = 0;
+    for (i, _) in procs.iter().enumerate().filter(|(_, p)| p.participates) {
+        if let Some(slot) = members.get_mut(q) {
+            *slot = i;
+            q += 1;
+        }
+    }
+    Ok(&members[..q])
+}
+
+/// A processor's name in a timeline: its cluster's.
+fn cluster_name<'a>(plan: &Written<'_, 'a>, i: usize) -> Name<'a> {
+    let cluster = plan.processors.get(i).map_or(usize::MAX, |p| p.cluster);
+    Name::Doc(plan.lists.clusters.get(cluster).map_or(Str::EMPTY, |e| e.name))
+}
+
+/// One chunk step of the bucket sort (heien §3.2, eqs. 9–11) over the `processors`
+/// taking part, as `multicluster::classes::build` charges it: `P` is `processors`, `D·K`
+/// is `words`, and a processor with `x` of the `S = objects` objects has `F = x/S`.
+struct SortStep {
+    processors: f64,
+    objects: f64,
+    words: f64,
+    sort_time: f64,
+}
+
+/// One message of a sort step: `words` over a link of latency `L + 2o` shared `sharing`
+/// ways at `g` seconds per word.
+struct Message {
+    latency: f64,
+    words: f64,
+    sharing: f64,
+    gap: f64,
+}
+
+impl Message {
+    /// `L + 2o + sharing·g·words`: heien's `T_f` and `T_s` (L152), the contention rule
+    /// (L147) giving each of a sender's `M` messages over one kind of link `M·g` per word.
+    fn seconds(&self) -> f64 {
+        self.latency + self.words * (self.sharing * self.gap)
+    }
+
+    /// The link's bandwidth and the message's bytes that make a transfer take
+    /// [`Message::seconds`] in the one-port model (`latency + bytes/bandwidth`): the
+    /// message is its words in whole bytes (4 a word, heien's g being per 4-byte word;
+    /// a simulator's messages are whole bytes) and the link carries them at the rate
+    /// `bytes/(M·g·words)`, about `4/(M·g)` bytes a second; a message that takes no time
+    /// beyond its latency has no bytes.
+    fn link(&self) -> (f64, f64) {
+        let transfer = self.words * (self.sharing * self.gap);
+        // `as` saturates (and reads NaN as 0): the rate below follows whatever it gives.
+        let bytes = ((4.0 * self.words + 0.5) as u64).max(1) as f64;
+        if transfer > 0.0 && (bytes / transfer).is_finite() {
+            (bytes / transfer, bytes)
+        } else {
+            (1.0, 0.0)
+        }
+    }
+}
+
+impl SortStep {
+    /// `F` of member `k`.
+    fn fraction(&self, plan: &Written<'_, '_>, members: &[usize], k: usize) -> f64 {
+        let count = members.get(k).and_then(|&i| plan.processors.get(i)).map_or(0, |p| p.count);
+        count as f64 / self.objects
+    }
+
+    /// The sort of member `k`'s chunk: eq. 9 per chunk, `P·T_sort·F/speed` (the chunk is
+    /// `K·F·P` objects, `T_sort` per `K` of them).
+    fn sort(&self, plan: &Written<'_, '_>, members: &[usize], k: usize) -> f64 {
+        let cluster = members.get(k).and_then(|&i| plan.processors.get(i)).map_or(usize::MAX, |p| p.cluster);
+        let speed = plan.lists.clusters.get(cluster).map_or(1.0, |e| e.cluster.speed);
+        self.processors * self.sort_time / speed * self.fraction(plan, members, k)
+    }
+
+    /// The members member `k` sends to, in turn: `k + 1, …, q − 1, 0, …, k − 1` (the
+    /// model charges the messages one after another, eq. 10, in no particular order).
+    fn peers(&self, k: usize, q: usize) -> impl Iterator<Item = usize> {
+        (1..q).map(move |d| (k + d) % q)
+    }
+
+    /// Member `k`'s message to member `m`: `K·F` objects of `D` words (L147). Inside its
+    /// cluster over the fast link shared by its `r` fast messages; to a processor of
+    /// another cluster `j` over the pair's slow link, shared by all its `P − r − 1` slow
+    /// messages. Summed over the peers, `r·(L_f + 2o_f) + D·K·g_f·r²·F` and
+    /// `Σⱼ nⱼ·(L_j + 2o_j) + D·K·(P − r − 1)·Σⱼ nⱼ·g_j·F`: eq. 11's `b` and `a` less the
+    /// sort, as `classes::build` sums them (with one slow link, `(P − r − 1)·(L_s + 2o_s)`
+    /// and `g_s·(P − r − 1)²`).
+    fn message(&self, plan: &Written<'_, '_>, members: &[usize], k: usize, m: usize) -> Message {
+        let cluster =
+            |k: usize| members.get(k).and_then(|&i| plan.processors.get(i)).map_or(usize::MAX, |p| p.cluster);
+        let (from, to) = (cluster(k), cluster(m));
+        let mates = (0..members.len()).filter(|&j| cluster(j) == from).count() as f64 - 1.0;
+        let link = link_between(&plan.links, from, to);
+        Message {
+            latency: link.latency + 2.0 * link.overhead,
+            words: self.words * self.fraction(plan, members, k),
+            sharing: if from == to { mates } else { self.processors - 1.0 - mates },
+            gap: link.gap,
+        }
+    }
+}
+
+/// See [`Multicluster`]'s `timeline`: one chunk step of the bucket sort over the
+/// processors taking part (`members`, document order). Member `k` runs on host `i` (its
+/// processor's index) as actor `2k`: it sorts its chunk, then sends one message to every
+/// other member in turn ([`SortStep::message`]), each over a link of its own (`k·q + m`
+/// to member `m`), so that no two messages share one unless the model says so: the
+/// contention the model charges is in each link's bandwidth. Actor `2k + 1`, on the same
+/// host, accepts the `q − 1` messages to it from mailbox `k` at once. `arrivals` holds
+/// when each member's last message arrives.
+fn write_all_to_all(
+    t: &mut Timeline<'_, '_>,
+    plan: &Written<'_, '_>,
+    members: &[usize],
+    step: &SortStep,
+    arrivals: &[f64],
+) {
+    let q = members.len();
+    t.0.key("hosts");
+    t.0.begin_array();
+    for &i in members {
+        t.host(i as u64, cluster_name(plan, i));
+    }
+    t.0.end_array();
+    for (key, route) in [("links", false), ("routes", true)] {
+        t.0.key(key);
+        t.0.begin_array();
+        for (k, &i) in members.iter().enumerate() {
+            for m in step.peers(k, q) {
+                let id = (k * q + m) as u64;
+                if route {
+                    t.route(i as u64, members.get(m).copied().unwrap_or(0) as u64, id);
+                } else {
+                    let message = step.message(plan, members, k, m);
+                    t.link(id, message.link().0, message.latency);
+                }
+            }
+        }
+        t.0.end_array();
+    }
+    t.0.key("actors");
+    t.0.begin_array();
+    for (k, &i) in members.iter().enumerate() {
+        t.actor(2 * k as u64, i as u64, cluster_name(plan, i));
+        t.compute(step.sort(plan, members, k));
+        for m in step.peers(k, q) {
+            t.send(m as u64, step.message(plan, members, k, m).link().1);
+        }
+        t.end(plan.processors.get(i).map_or(0.0, |p| p.step_time));
+        if q > 1 {
+            t.actor(2 * k as u64 + 1, i as u64, cluster_name(plan, i));
+            t.recv_all(k as u64, q as u64 - 1);
+            t.end(arrivals.get(k).copied().unwrap_or(0.0));
+        }
+    }
+    t.0.end_array();
+}
+
+/// See [`Multicluster`]'s `timeline`: member `k` (processor `i`, host `i`) computes its
+/// class's `per_load·x/units` (`per_load/speed`, as `classes::build` gives it) and then
+/// waits its `fixed` seconds. Its predicted end is its step time.
+fn write_custom(t: &mut Timeline<'_, '_>, plan: &Written<'_, '_>, members: &[usize], units: f64) {
+    for key in ["hosts", "links", "routes"] {
+        t.0.key(key);
+        t.0.begin_array();
+        if key == "hosts" {
+            for &i in members {
+                t.host(i as u64, cluster_name(plan, i));
+            }
+        }
+        t.0.end_array();
+    }
+    t.0.key("actors");
+    t.0.begin_array();
+    for (k, &i) in members.iter().enumerate() {
+        let Some(p) = plan.processors.get(i) else { continue };
+        let class = plan.classes.iter().find(|c| c.cluster == p.cluster && c.participates);
+        let (per_load, fixed) = class.map_or((0.0, 0.0), |c| (c.per_load, c.fixed));
+        t.actor(k as u64, i as u64, cluster_name(plan, i));
+        t.compute(per_load * p.count as f64 / units);
+        if fixed > 0.0 {
+            t.sleep(fixed);
+        }
+        t.end(p.step_time);
     }
     t.0.end_array();
 }
