@@ -100,6 +100,11 @@ struct SimulateArgs {
     /// one-port model, times should agree) or lv08 (SimGrid's default, TCP-like).
     #[arg(long, value_enum, default_value = "cm02")]
     network: simulate::Network,
+    /// Ignore the bandwidth a plan reserves for its transfers (shared links): SimGrid then
+    /// shares each link among the transfers in flight, as a network without reservations
+    /// would.
+    #[arg(long)]
+    unreserved: bool,
     /// Write the platform, the timeline and the player into DIR instead of running them.
     #[arg(long, value_name = "DIR")]
     export: Option<PathBuf>,
@@ -308,7 +313,7 @@ fn run_simulate(args: &SimulateArgs) -> Result<(), String> {
         return Ok(());
     }
     let dir = std::env::temp_dir().join(format!("divload-simulate-{}", std::process::id()));
-    let compared = simulate::run(&timeline, &dir, args.network);
+    let compared = simulate::run(&timeline, &dir, args.network, !args.unreserved);
     let _ = std::fs::remove_dir_all(&dir);
     let compared = compared?;
     let predicted = compared.iter().map(|c| c.predicted).fold(0.0, f64::max);

@@ -2,7 +2,7 @@
 doing its sends, receives, computations and fixed delays in order. Written by
 `divload simulate`; run as
 
-    /usr/bin/python3 play.py platform.xml timeline.json [SimGrid --cfg options]
+    /usr/bin/python3 play.py platform.xml timeline.json [--unreserved] [SimGrid --cfg options]
 
 and prints {"clock": t, "actors": [{"id": i, "end": t}]}: when each actor's last action
 ended in the simulation. Hosts compute one unit per second, so a computation lasts what
@@ -14,13 +14,22 @@ import sys
 
 from simgrid import Actor, Comm, Engine, Host, Mailbox, this_actor
 
+# Whether a send's "rate" (the bandwidth its model reserves) caps it; `--unreserved`
+# lets the network model share the links among the transfers in flight instead.
+RESERVED = True
+
 
 def play(actions, ends, ident):
     for action in actions:
-        if "send" in action:
-            size = action["bytes"]
-            # Whole bytes, whether written as 12 or 1.2e1.
-            Mailbox.by_name("m%d" % action["send"]).put(ident, int(size) if float(size).is_integer() else size)
+        if "send" in action and "rate" in action and RESERVED:
+            # The bandwidth the model reserves for this transfer: never more.
+            comm = Mailbox.by_name("m%d" % action["send"]).put_init(ident, round(action["bytes"]))
+            comm.set_rate(action["rate"])
+            comm.start()
+            comm.wait()
+        elif "send" in action:
+            # SimGrid moves whole bytes, whether written as 12, 1.2e1 or 12.3.
+            Mailbox.by_name("m%d" % action["send"]).put(ident, round(action["bytes"]))
         elif "recv" in action:
             box = Mailbox.by_name("m%d" % action["recv"])
             # Every receive is posted before any is waited for, so that senders to this
@@ -35,8 +44,10 @@ def play(actions, ends, ident):
 
 
 def main():
+    global RESERVED
     platform, timeline = sys.argv[1], sys.argv[2]
-    engine = Engine([sys.argv[0]] + sys.argv[3:])
+    RESERVED = "--unreserved" not in sys.argv[3:]
+    engine = Engine([sys.argv[0]] + [a for a in sys.argv[3:] if a != "--unreserved"])
     engine.load_platform(platform)
     with open(timeline) as f:
         plan = json.load(f)

@@ -3,8 +3,9 @@
 //!
 //! The model writes its plan as a timeline (`divload_host::timeline_json`: hosts, links,
 //! routes, and actors doing sends, receives and computations in order); this module
-//! writes it as a SimGrid platform (every host in one zone with explicit routes, a link
-//! per route as the model gives it) and a generic S4U player (`play.py`), runs the player
+//! writes it as a SimGrid platform (every host in one zone with explicit routes, each
+//! route's links as the model gives them: shared by both directions, or fatpipes; hosts at
+//! their speeds; routers that only relay) and a generic S4U player (`play.py`), runs the player
 //! with Debian's `python3-simgrid`, and prints predicted against simulated times. With
 //! SimGrid's CM02 network model, TCP-gamma 0 and cross-traffic off, a transfer of `b`
 //! bytes over a link of bandwidth `B` and latency `L` takes `L + b/B` as in divload's
@@ -57,12 +58,24 @@ pub fn platform_xml(timeline: &Value) -> Result<String, String> {
          <platform version=\"4.1\">\n  <zone id=\"divload\" routing=\"Full\">\n",
     );
     for h in list("hosts")? {
-        let _ = writeln!(xml, "    <host id=\"h{}\" speed=\"{SPEED:e}f\"/>", id(&h, "id")?);
+        let speed = if h.get("speed").is_some() { num(&h, "speed")? * SPEED } else { SPEED };
+        let _ = writeln!(xml, "    <host id=\"h{}\" speed=\"{speed:e}f\"/>", id(&h, "id")?);
+    }
+    // Nodes that only relay: routes name their links, so a router is there to be seen.
+    for r in timeline["routers"].as_array().into_iter().flatten() {
+        let _ = writeln!(xml, "    <router id=\"r{}\"/>", id(r, "id")?);
     }
     for l in list("links")? {
+        let policy = match l["sharing"].as_str() {
+            None | Some("shared") => "SHARED",
+            Some("fatpipe") => "FATPIPE",
+            Some(other) => {
+                return Err(format!("timeline: link sharing {other:?} (expected shared or fatpipe)"))
+            }
+        };
         let _ = writeln!(
             xml,
-            "    <link id=\"l{}\" bandwidth=\"{:e}Bps\" latency=\"{:e}s\"/>",
+            "    <link id=\"l{}\" bandwidth=\"{:e}Bps\" latency=\"{:e}s\" sharing_policy=\"{policy}\"/>",
             id(&l, "id")?,
             num(&l, "bandwidth")?,
             num(&l, "latency")?
@@ -123,8 +136,10 @@ pub struct Compared {
     pub simulated: f64,
 }
 
-/// Runs the player on exported files and pairs its ends with the timeline's.
-pub fn run(timeline: &Value, dir: &Path, network: Network) -> Result<Vec<Compared>, String> {
+/// Runs the player on exported files and pairs its ends with the timeline's; with
+/// `reserved`, each send that carries a rate (the bandwidth its model reserves) is capped
+/// there.
+pub fn run(timeline: &Value, dir: &Path, network: Network, reserved: bool) -> Result<Vec<Compared>, String> {
     let (platform, events, player) = export(timeline, dir)?;
     let probe = Command::new(PYTHON).args(["-c", "import simgrid"]).output();
     if !probe.is_ok_and(|o| o.status.success()) {
@@ -138,6 +153,7 @@ pub fn run(timeline: &Value, dir: &Path, network: Network) -> Result<Vec<Compare
         .arg(&platform)
         .arg(&events)
         .args(network.options())
+        .args((!reserved).then_some("--unreserved"))
         .arg("--log=root.thresh:critical")
         .output()
         .map_err(|e| format!("{PYTHON}: {e}"))?;

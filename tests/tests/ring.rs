@@ -718,3 +718,107 @@ fn graph_heuristics_against_every_ring_on_the_derivations_trees() {
     assert!(hits[2] >= 36 && worst[2] < 1.001, "optimal {hits:?} {worst:?}");
     assert!(hits[1] >= hits[0] && hits[3] >= 36, "{hits:?}");
 }
+
+/// The timeline of a graph plan (what `divload simulate` plays): the platform as the
+/// document gives it (every processor at `1/cycle_time`, every link with its bandwidth,
+/// backbones as fatpipes), the plan's routes link by link, each member's two sends at its
+/// paths' shares and ending at `compute_time + comm_time`. The oracle for the shares is
+/// the links themselves: the reserved rates fit in every link (a shared link's routes sum
+/// to its bandwidth at most, a backbone's each get it at most), so a simulator capping each
+/// send at its rate gives it exactly that rate (`tests/simgrid/run` plays them).
+#[test]
+fn graph_timelines_reserve_what_the_plan_shares() {
+    // A boundary value is a million bytes in timelines (simulators move whole bytes).
+    const BYTES: f64 = 1e6;
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-15 * b.abs();
+    let mut docs =
+        vec![std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/simgrid/ring-shared.json")).unwrap()];
+    for (machines, seed) in [("10", "1"), ("20", "2"), ("37", "1"), ("37", "3")] {
+        for sharing in ["greedy", "max_min", "optimal"] {
+            let params = [("machines", machines), ("seed", seed), ("sharing", sharing)];
+            docs.push(divload_host::generate_json("ring", &params).unwrap());
+        }
+    }
+    for text in &docs {
+        let doc: serde_json::Value = serde_json::from_slice(text).unwrap();
+        let plan: serde_json::Value =
+            serde_json::from_slice(&divload_host::plan_json(text).unwrap()).unwrap();
+        let t: serde_json::Value =
+            serde_json::from_slice(&divload_host::timeline_json(text).unwrap().unwrap()).unwrap();
+        let what = format!(
+            "{} processors, {} sharing",
+            doc["processors"].as_array().unwrap().len(),
+            plan["sharing"]
+        );
+        let processors = doc["processors"].as_array().unwrap();
+        let host_of = |name: &str| processors.iter().position(|p| p["name"] == name).unwrap() as u64;
+        for (i, h) in t["hosts"].as_array().unwrap().iter().enumerate() {
+            assert_eq!(h["name"], processors[i]["name"], "{what}");
+            let speed = 1.0 / processors[i]["cycle_time"].as_f64().unwrap();
+            assert!((h["speed"].as_f64().unwrap() - speed).abs() <= 1e-12 * speed, "{what}");
+        }
+        assert_eq!(t["hosts"].as_array().unwrap().len(), processors.len(), "{what}");
+        assert_eq!(
+            t["routers"].as_array().unwrap().len(),
+            doc["routers"].as_array().unwrap().len(),
+            "{what}"
+        );
+        let links = doc["links"].as_array().unwrap();
+        let link_of = |name: &serde_json::Value| links.iter().position(|l| &l["name"] == name).unwrap();
+        let backbone = |e: usize| links[e]["kind"] == "backbone";
+        for (e, l) in t["links"].as_array().unwrap().iter().enumerate() {
+            let bandwidth = links[e]["bandwidth"].as_f64().unwrap();
+            assert!(close(l["bandwidth"].as_f64().unwrap() / BYTES, bandwidth), "{what}: link {e}");
+            assert_eq!(l["sharing"] == "fatpipe", backbone(e), "{what}: link {e}");
+        }
+        let paths = plan["paths"].as_array().unwrap();
+        let routes = t["routes"].as_array().unwrap();
+        for p in paths {
+            let (from, to) = (host_of(p["from"].as_str().unwrap()), host_of(p["to"].as_str().unwrap()));
+            let route = routes.iter().find(|r| r["from"] == from && r["to"] == to).unwrap();
+            let ids: Vec<u64> = p["links"].as_array().unwrap().iter().map(|n| link_of(n) as u64).collect();
+            let written: Vec<u64> =
+                route["links"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect();
+            assert_eq!(written, ids, "{what}: route {from} -> {to}");
+        }
+        // Members' actors in ring order, each followed by its two receivers.
+        let actors = t["actors"].as_array().unwrap();
+        let rows = plan["plan"].as_array().unwrap();
+        let mut load = vec![0.0f64; links.len()];
+        for (k, row) in rows.iter().enumerate() {
+            let a = &actors[3 * k];
+            assert_eq!(a["name"], row["name"], "{what}");
+            let sends: Vec<&serde_json::Value> =
+                a["do"].as_array().unwrap().iter().filter(|x| x.get("send").is_some()).collect();
+            assert_eq!(sends.len(), if rows.len() > 1 { 2 } else { 0 }, "{what}");
+            for (s, send) in sends.iter().enumerate() {
+                let p = &paths[2 * k + s];
+                let rate = p["bandwidth"].as_f64().unwrap();
+                assert!(
+                    close(send["rate"].as_f64().unwrap() / BYTES, rate),
+                    "{what}: {} send {s}",
+                    row["name"]
+                );
+                assert!(
+                    close(send["bytes"].as_f64().unwrap() / BYTES, plan["boundary"].as_f64().unwrap()),
+                    "{what}"
+                );
+                for n in p["links"].as_array().unwrap() {
+                    let e = link_of(n);
+                    let cap = links[e]["bandwidth"].as_f64().unwrap();
+                    if backbone(e) {
+                        assert!(rate <= cap * (1.0 + 1e-9), "{what}: backbone {n} gives {rate} > {cap}");
+                    } else {
+                        load[e] += rate;
+                    }
+                }
+            }
+            let end = row["compute_time"].as_f64().unwrap() + row["comm_time"].as_f64().unwrap();
+            assert!((a["end"].as_f64().unwrap() - end).abs() <= 1e-12 * end, "{what}: {} ends", row["name"]);
+        }
+        for (e, &sum) in load.iter().enumerate() {
+            let cap = links[e]["bandwidth"].as_f64().unwrap();
+            assert!(sum <= cap * (1.0 + 1e-9), "{what}: link {} carries {sum} > {cap}", links[e]["name"]);
+        }
+    }
+}

@@ -155,6 +155,15 @@ pub trait Model {
     /// second, latencies in seconds; a transfer of `bytes` over a route takes `latency +
     /// bytes/bandwidth` in the model. `None` for a model whose timeline is not written yet.
     ///
+    /// Optional, for platforms that are graphs: a host's `"speed"` (units per second, 1
+    /// when absent: its computations are then in units of work), a link's `"sharing"`
+    /// (`"shared"`, the default: every route crossing it in either direction shares its
+    /// bandwidth; `"fatpipe"`: each route gets the whole bandwidth), a route of several
+    /// links (the transfer takes the sum of their latencies and the smallest bandwidth),
+    /// `"routers": [{"id", "name"}]`, nodes that only relay, and a send's `"rate"`, the
+    /// bytes per second the model reserves for it (a simulator caps the transfer there;
+    /// without reservations it shares the links among the transfers in flight).
+    ///
     /// # Errors
     ///
     /// As [`Model::plan`].
@@ -251,17 +260,48 @@ impl Timeline<'_, '_> {
         self.0.end_object();
     }
 
+    /// `{"id", "name", "speed"}` in `hosts`: a host computing `speed` units per second.
+    pub fn host_with_speed(&mut self, id: u64, name: Name<'_>, speed: f64) {
+        self.0.begin_object();
+        self.0.key("id");
+        self.0.u64(id);
+        self.name(name);
+        self.0.key("speed");
+        self.0.f64(speed);
+        self.0.end_object();
+    }
+
+    /// `{"id", "name"}` in `routers`.
+    pub fn router(&mut self, id: u64, name: Name<'_>) {
+        self.host(id, name);
+    }
+
     /// `{"id", "bandwidth", "latency"}` in `links`.
     pub fn link(&mut self, id: u64, bandwidth: f64, latency: f64) {
+        self.link_shared(id, bandwidth, latency, true);
+    }
+
+    /// `{"id", "bandwidth", "latency", "sharing"}` in `links`: `shared` or not (a
+    /// fatpipe, each route getting the whole bandwidth).
+    pub fn link_shared(&mut self, id: u64, bandwidth: f64, latency: f64, shared: bool) {
         self.0.begin_object();
         self.0.key("id");
         self.0.u64(id);
         self.0.numbers(&[("bandwidth", bandwidth), ("latency", latency)]);
+        if !shared {
+            self.0.key("sharing");
+            self.0.str("fatpipe");
+        }
         self.0.end_object();
     }
 
     /// `{"from", "to", "links": [link]}` in `routes`: one link per route here.
     pub fn route(&mut self, from: u64, to: u64, link: u64) {
+        self.route_through(from, to, [link]);
+    }
+
+    /// `{"from", "to", "links": [links]}` in `routes`, the links in the order crossed.
+    pub fn route_through(&mut self, from: u64, to: u64, links: impl IntoIterator<Item = u64>) {
         self.0.begin_object();
         self.0.key("from");
         self.0.u64(from);
@@ -269,7 +309,9 @@ impl Timeline<'_, '_> {
         self.0.u64(to);
         self.0.key("links");
         self.0.begin_array();
-        self.0.u64(link);
+        for link in links {
+            self.0.u64(link);
+        }
         self.0.end_array();
         self.0.end_object();
     }
@@ -293,6 +335,17 @@ impl Timeline<'_, '_> {
         self.0.u64(mailbox);
         self.0.key("bytes");
         self.0.f64(bytes);
+        self.0.end_object();
+    }
+
+    /// A blocking send of `bytes` to `mailbox` at `rate` bytes per second, the bandwidth
+    /// the model reserves for it: never faster, and that fast whenever the model's
+    /// reservations fit in the links.
+    pub fn send_at_rate(&mut self, mailbox: u64, bytes: f64, rate: f64) {
+        self.0.begin_object();
+        self.0.key("send");
+        self.0.u64(mailbox);
+        self.0.numbers(&[("bytes", bytes), ("rate", rate)]);
         self.0.end_object();
     }
 

@@ -206,15 +206,18 @@ impl Model for Ring {
 
     /// One iteration: each member's host computes its columns, then sends its boundary to
     /// its successor and then to its predecessor, each over the dedicated link of the cost
-    /// matrix (a byte per boundary value at the rate the cost gives); each member has one
-    /// receiving actor per neighbour, so that no send waits for a receiver.
+    /// matrix (a boundary value is [`BYTES_PER_VALUE`] bytes, at the rate the cost gives), or on a graph over
+    /// its route in the platform as it is; each member has one receiving actor per
+    /// neighbour, so that no send waits for a receiver. On a graph the predicted send
+    /// takes `H/x`, its route's share `x` held for the whole iteration (eq. 1, `ring.md`
+    /// §1.2), so each send carries `x` as its reserved rate; a simulator that instead
+    /// shares bandwidth among the transfers in flight shares it again whenever one starts
+    /// or ends (an idle route's share goes to the others, and that can slow a third route
+    /// down: max-min rates are not monotone in the set of flows), so its rates equal
+    /// max-min shares only while all `2q` routes are busy.
     fn timeline<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Option<&'m [u8]>, Error> {
-        solved(text, memory, |file, _, members, _, _| {
-            // Graph plans are not played yet: their routes cross shared links.
-            if file.problem.network.is_some() {
-                return Ok(None);
-            }
-            let document = timeline_document(memory, |t| write_timeline(t, file, members))?;
+        solved(text, memory, |file, _, members, _, routes| {
+            let document = timeline_document(memory, |t| write_timeline(t, file, members, routes))?;
             Ok(Some(document))
         })
     }
@@ -397,9 +400,15 @@ fn sends(members: &[Member], p: usize, k: usize) -> [(usize, usize); 2] {
     [(succ, 2 * (i * p + succ)), (pred, 2 * (i * p + pred) + 1)]
 }
 
-/// See [`Ring`]'s `timeline`: hosts by processor index, one link `i·p + j` per ordered pair
-/// of neighbours.
-fn write_timeline(t: &mut Timeline<'_, '_>, file: &RingFile<'_>, members: &[Member]) {
+/// Bytes a boundary value weighs in a timeline: a simulator moves whole bytes, and a
+/// boundary need not be a whole number of values (10⁻⁶ of a value is then the rounding).
+const BYTES_PER_VALUE: f64 = 1e6;
+
+/// See [`Ring`]'s `timeline`: hosts by processor index; on a cost matrix one link `i·p +
+/// j` per ordered pair of neighbours, on a graph the platform itself (see
+/// [`write_graph_platform`]). A send's predicted time is `H·c` on a cost matrix and `H/x`
+/// on a graph, `x` its route's share.
+fn write_timeline(t: &mut Timeline<'_, '_>, file: &RingFile<'_>, members: &[Member], routes: &Routes<'_>) {
     let problem = &file.problem;
     let (p, q) = (problem.cycle_times.len(), members.len());
     let h = problem.boundary;
@@ -411,34 +420,58 @@ fn write_timeline(t: &mut Timeline<'_, '_>, file: &RingFile<'_>, members: &[Memb
     };
     // A pair's two sends cross one link: each link and route written once.
     let first = |n: usize, pair: (usize, usize)| !pairs().take(n).any(|x| x == pair);
-    t.0.key("hosts");
-    t.0.begin_array();
-    for m in members {
-        t.host(m.processor as u64, Name::Doc(name(m.processor)));
+    let graph = problem.network.is_some();
+    if graph {
+        write_graph_platform(t, file, members, routes);
+    } else {
+        t.0.key("hosts");
+        t.0.begin_array();
+        for m in members {
+            t.host(m.processor as u64, Name::Doc(name(m.processor)));
+        }
+        t.0.end_array();
+        t.0.key("links");
+        t.0.begin_array();
+        for (_, (i, j)) in pairs().enumerate().filter(|&(n, pair)| first(n, pair)) {
+            t.link((i * p + j) as u64, BYTES_PER_VALUE / cost(i, j), 0.0);
+        }
+        t.0.end_array();
+        t.0.key("routes");
+        t.0.begin_array();
+        for (_, (i, j)) in pairs().enumerate().filter(|&(n, pair)| first(n, pair)) {
+            t.route(i as u64, j as u64, (i * p + j) as u64);
+        }
+        t.0.end_array();
     }
-    t.0.end_array();
-    t.0.key("links");
-    t.0.begin_array();
-    for (_, (i, j)) in pairs().enumerate().filter(|&(n, pair)| first(n, pair)) {
-        t.link((i * p + j) as u64, 1.0 / cost(i, j), 0.0);
-    }
-    t.0.end_array();
-    t.0.key("routes");
-    t.0.begin_array();
-    for (_, (i, j)) in pairs().enumerate().filter(|&(n, pair)| first(n, pair)) {
-        t.route(i as u64, j as u64, (i * p + j) as u64);
-    }
-    t.0.end_array();
+    let share = |k: usize, s: usize| routes.share.get(2 * k + s).copied().unwrap_or(0.0);
+    // As the plan computes `d_i` (`H/x` on a graph), so that ends agree to the last bit.
+    let time = |k: usize, s: usize, to: usize| {
+        if graph {
+            h / share(k, s)
+        } else {
+            h * cost(members.get(k).map_or(0, |m| m.processor), to)
+        }
+    };
     t.0.key("actors");
     t.0.begin_array();
     for (k, m) in members.iter().enumerate() {
         let i = m.processor;
         t.actor(3 * k as u64, i as u64, Name::Doc(name(i)));
-        t.compute(m.compute_time);
+        // On a graph the host computes at its own speed, one column a unit.
+        if graph {
+            t.compute(m.count as f64);
+        } else {
+            t.compute(m.compute_time);
+        }
         let (mut now, mut arrivals) = (m.compute_time, [0.0f64; 2]);
         for (s, (to, mailbox)) in sends(members, p, k).into_iter().enumerate().filter(|_| q > 1) {
-            t.send(mailbox as u64, h);
-            now += h * cost(i, to);
+            // On a graph the route's share is reserved for the whole iteration (eq. 1).
+            if graph {
+                t.send_at_rate(mailbox as u64, h * BYTES_PER_VALUE, share(k, s) * BYTES_PER_VALUE);
+            } else {
+                t.send(mailbox as u64, h * BYTES_PER_VALUE);
+            }
+            now += time(k, s, to);
             arrivals[s] = now;
         }
         t.end(now);
@@ -448,6 +481,56 @@ fn write_timeline(t: &mut Timeline<'_, '_>, file: &RingFile<'_>, members: &[Memb
             t.recv(mailbox as u64);
             t.end(arrivals[s]);
         }
+    }
+    t.0.end_array();
+}
+
+/// A graph document's platform as it is (legrand2003 §2.3, `ring.md` §1.1): every
+/// processor a host computing `1/cycle_time` columns per second (those off the ring
+/// relay), routers with ids `p + r`, every link with its bandwidth in boundary values
+/// ([`BYTES_PER_VALUE`] bytes each) per second and no latency, shared by both directions unless it is a
+/// backbone (a fatpipe: each route gets all of it; a directed link is crossed one way
+/// only, by the routes' construction), and the plan's `2q` routes, link by link. A
+/// simulator keeps one route per ordered pair: on a ring of two, whose two routes from
+/// `i` to `j` may differ, the successor's is written.
+fn write_graph_platform(
+    t: &mut Timeline<'_, '_>,
+    file: &RingFile<'_>,
+    members: &[Member],
+    routes: &Routes<'_>,
+) {
+    let problem = &file.problem;
+    let (p, q) = (problem.cycle_times.len(), members.len());
+    let Some(net) = problem.network.as_ref() else { return };
+    t.0.key("hosts");
+    t.0.begin_array();
+    for (i, &w) in problem.cycle_times.iter().enumerate() {
+        t.host_with_speed(i as u64, Name::Doc(file.names.get(i).copied().unwrap_or(Str::EMPTY)), 1.0 / w);
+    }
+    t.0.end_array();
+    t.0.key("routers");
+    t.0.begin_array();
+    for (r, &name) in file.routers.iter().enumerate() {
+        t.router((p + r) as u64, Name::Doc(name));
+    }
+    t.0.end_array();
+    t.0.key("links");
+    t.0.begin_array();
+    for (e, l) in net.links.iter().enumerate() {
+        t.link_shared(e as u64, l.bandwidth * BYTES_PER_VALUE, 0.0, l.kind != LinkKind::Backbone);
+    }
+    t.0.end_array();
+    let at = |k: usize| members.get(k % q.max(1)).map_or(0, |m| m.processor);
+    let pair = |k: usize| {
+        let (t, r) = (k / 2, k % 2);
+        (at(t), if r == 0 { at(t + 1) } else { at(t + q - 1) })
+    };
+    let n = if q > 1 { 2 * q } else { 0 };
+    t.0.key("routes");
+    t.0.begin_array();
+    for k in (0..n).filter(|&k| !(0..k).any(|j| pair(j) == pair(k))) {
+        let (from, to) = pair(k);
+        t.route_through(from as u64, to as u64, routes.route(k).iter().map(|&e| e as u64));
     }
     t.0.end_array();
 }
