@@ -53,6 +53,10 @@ function control(f, value, id, nested) {
     if (f.default === undefined) input.append(new Option('', ''));
     input.append(...f.choices.map((c) => new Option(c, c)));
     input.value = value ?? f.default ?? '';
+    // A choice the document left out stays out while it shows its default (the reader
+    // takes the default then): an optional object is not created by its selects alone.
+    input.given = value !== undefined;
+    input.addEventListener('change', () => { input.given = true; });
   } else if (kind === 'flag') {
     input = make('input', { type: 'checkbox', checked: value === true });
   } else if (kind === 'json') {
@@ -198,7 +202,7 @@ function readInput(input, bad) {
   const f = input.field;
   const kind = input.dataset.kind;
   if (kind === 'flag') return input.checked ? true : undefined;
-  if (kind === 'choice') return input.value === '' ? undefined : input.value;
+  if (kind === 'choice') return input.value === '' || (!input.given && input.value === f.default) ? undefined : input.value;
   const text = input.value.trim();
   if (text === '') return undefined;
   if (kind === 'text') return input.value;
