@@ -13,7 +13,7 @@
 // order) against the command line, and the bindings themselves (strict JSON, errors,
 // the dynamic programs). Screenshots go to OUT_DIR. Exits non-zero on the first failure.
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
@@ -70,7 +70,7 @@ async function choose(page, model) {
 }
 
 // The page's plan against the command line's result: envelope, counts, rows drawn.
-async function sameAsCli(page, model, cli) {
+async function sameAsCli(page, model, cli, schemaName = model) {
   for (const key of ['method', 'makespan', 'lower_bound', 'gap', 'exact']) {
     assert.deepEqual(await shown(page, key), cli[key], `${model}: ${key} on the page`);
   }
@@ -80,7 +80,7 @@ async function sameAsCli(page, model, cli) {
   assert.equal(await page.locator('#gantt-plan .gantt-row').count(), rows, `${model}: one Gantt row per plan row`);
   // The bars of a row are the model's timeline over the row's own columns: one per phase
   // that lasts, as long as the phase (to the chart's scale, the same for every bar).
-  const timeline = schemas.find((m) => m.name === model).gantt;
+  const timeline = schemas.find((m) => m.name === schemaName).gantt;
   for (const i of [0, rows - 1]) {
     const r = cli.plan[i];
     const want = timeline.map((p, j) => [j, r[p.end] - (p.start ? r[p.start] : 0)]).filter(([, d]) => d > 0);
@@ -260,6 +260,27 @@ try {
     report.push(`${model} ${cli.makespan} s, ${cli.plan.length} rows, ${fields.length} bounded fields`);
   }
   assert.ok(addedRowsPlanned >= schemas.length - 1, `an added row planned in only ${addedRowsPlanned} models`);
+
+  // Every document of examples/ (each model's further examples: a partition of related
+  // processors, a learned cost, a ring over shared links, measured tables) imported into
+  // the page plans as the command line plans it, its charts included.
+  for (const name of readdirSync(join(repo, 'examples')).filter((n) => n.endsWith('.json'))) {
+    step = `examples/${name}: imported, planned as the command line plans it`;
+    const doc = JSON.parse(readFileSync(join(repo, 'examples', name), 'utf8'));
+    const cli = JSON.parse(readFileSync(join(cliDir, `cli-file-${name}`), 'utf8'));
+    const model = doc.model ?? 'scatter';
+    await page.evaluate(() => { document.querySelector('#r-makespan')?.removeAttribute('data-value'); });
+    await page.setInputFiles('#import-file', join(repo, 'examples', name));
+    await page.waitForFunction((m) => document.body.dataset.model === m
+      && document.querySelector('#r-makespan')?.dataset.value !== undefined, model);
+    await sameAsCli(page, `${model} (${name})`, cli, model);
+    for (const chart of schemas.find((m) => m.name === model).charts) {
+      if (Array.isArray(cli[chart.list]) && cli[chart.list].length) {
+        assert.equal(await page.locator(`#charts figure[data-chart="${chart.list}"]`).count(), 1, `${name}: chart of ${chart.list}`);
+      }
+    }
+    report.push(`${name} ${cli.makespan} s`);
+  }
 
   step = 'a document that is not JSON is refused at the import button';
   const junk = join(outDir, 'junk.json');
