@@ -61,6 +61,17 @@ fn scalar<'a>(r: &mut Reader<'a>) -> Option<Cell<'a>> {
     }
 }
 
+/// An array of scalars as `(a, b, …)` (a point of a table); `None` when it holds more
+/// than scalars.
+fn tuple(r: &mut Reader<'_>) -> Option<String> {
+    r.begin_array().ok()?;
+    let mut parts = Vec::new();
+    while r.next_element().ok()? {
+        parts.push(scalar(r)?.to_string());
+    }
+    Some(format!("({})", parts.join(", ")))
+}
+
 /// Rows of one array of objects: each row its scalars in document order.
 type Rows<'a> = Vec<Vec<(Str<'a>, Cell<'a>)>>;
 
@@ -87,6 +98,10 @@ pub fn print(w: &mut impl Write, source: &str, doc: &[u8]) -> io::Result<()> {
                         items.push(cell.to_string());
                         continue;
                     }
+                    if r.peek().map_err(|_| broken())? == Kind::Array {
+                        items.push(tuple(&mut r).ok_or_else(broken)?);
+                        continue;
+                    }
                     if r.peek().map_err(|_| broken())? != Kind::Object {
                         r.skip_value().map_err(|_| broken())?;
                         continue;
@@ -110,8 +125,25 @@ pub fn print(w: &mut impl Write, source: &str, doc: &[u8]) -> io::Result<()> {
             _ => {
                 r.begin_object().map_err(|_| broken())?;
                 while let Some((k, _)) = r.next_key().map_err(|_| broken())? {
+                    let name = format!("{}.{}", key.raw(), k.raw());
                     match scalar(&mut r) {
-                        Some(cell) => writeln!(w, "{:<22} {cell}", format!("{}.{}", key.raw(), k.raw()))?,
+                        Some(cell) => writeln!(w, "{name:<22} {cell}")?,
+                        None if r.peek().map_err(|_| broken())? == Kind::Array => {
+                            // A list of values or of points (a learned model's `[items,
+                            // seconds]`) on one line.
+                            r.begin_array().map_err(|_| broken())?;
+                            let mut items = Vec::new();
+                            while r.next_element().map_err(|_| broken())? {
+                                match scalar(&mut r) {
+                                    Some(cell) => items.push(cell.to_string()),
+                                    None if r.peek().map_err(|_| broken())? == Kind::Array => {
+                                        items.push(tuple(&mut r).ok_or_else(broken)?)
+                                    }
+                                    None => r.skip_value().map_err(|_| broken())?,
+                                }
+                            }
+                            writeln!(w, "{name:<22} {}", items.join(" "))?;
+                        }
                         None => r.skip_value().map_err(|_| broken())?,
                     }
                 }

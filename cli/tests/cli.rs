@@ -646,3 +646,38 @@ fn partition_documents_plan_exactly() {
     let neg = small.replace("0.3}", "-0.3}");
     assert_clean_error(&with_file(&neg, &[]), "workers[0].comp_per_item must be finite and > 0, got -0.3");
 }
+
+/// `divload learn`: a CSV of timings added to a document's observations plans as the
+/// document with those observations does; the learned points are printed; a model without
+/// observations and a CSV whose header is not the list's fields are one clear line.
+#[test]
+fn learn_adds_a_csv_of_timings_to_the_observations() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/partition_learned.json");
+    let mut doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root).unwrap()).unwrap();
+    let observations = doc["observations"].as_array().unwrap().clone();
+    doc.as_object_mut().unwrap().remove("observations");
+    let (bare, mut f) = tempfile();
+    f.write_all(doc.to_string().as_bytes()).unwrap();
+    let (csv, mut c) = tempfile();
+    writeln!(c, "worker,items,seconds").unwrap();
+    for o in &observations {
+        writeln!(c, "{},{},{}", o["worker"].as_str().unwrap(), o["items"], o["seconds"]).unwrap();
+    }
+    let learned = divload(&["learn", &bare, &csv, "--json"]);
+    assert!(learned.status.success(), "{}", String::from_utf8_lossy(&learned.stderr));
+    let whole = divload(&["plan", root, "--json"]);
+    assert_eq!(learned.stdout, whole.stdout);
+    let v: serde_json::Value = serde_json::from_slice(&learned.stdout).unwrap();
+    assert_eq!(v["method"], "learned");
+    let table = String::from_utf8(divload(&["learn", &bare, &csv]).stdout).unwrap();
+    assert!(table.lines().any(|l| l.starts_with("learned.points") && l.contains('(')), "{table}");
+
+    let scatter = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/scatter.json");
+    assert_clean_error(&divload(&["learn", scatter, &csv]), "takes no observations");
+    let (bad, mut b) = tempfile();
+    writeln!(b, "worker,minutes\nfast,3").unwrap();
+    assert_clean_error(&divload(&["learn", &bare, &bad]), "unknown column \"minutes\"");
+    for p in [bare, csv, bad] {
+        let _ = std::fs::remove_file(p);
+    }
+}
