@@ -18,7 +18,7 @@
 //!   paths on the full capacities and shared as asked;
 //! * a lower bound from the full-capacity widest bandwidths (§4).
 
-use super::clique::Search;
+use super::clique::{insert_at, swap, Search};
 use super::fixed::value;
 use super::{Problem, Sharing};
 
@@ -159,6 +159,13 @@ impl Layout {
 pub fn sizes(p: usize, net: &Network<'_>) -> Option<Sizes> {
     let l = Layout::new(p, net)?;
     Some(Sizes { usizes: l.usizes()?, f64s: l.f64s()?, paths: l.slots, path_len: l.len })
+}
+
+/// Copies the front of `src` into the front of `dst` (as many as both hold).
+fn copy<T: Copy>(dst: &mut [T], src: &[T]) {
+    for (a, &b) in dst.iter_mut().zip(src) {
+        *a = b;
+    }
 }
 
 fn take<'a, T>(pool: &mut &'a mut [T], n: usize) -> &'a mut [T] {
@@ -719,7 +726,7 @@ fn optimal(
         *r = wc / w;
     }
     let a = work as f64 * wc;
-    z.copy_from_slice(rho);
+    copy(z, rho);
     lambda_start(cons, n, lam, big);
     let mut best = value_of_shares(m, work, h, x, d);
     let mut dual = f64::NEG_INFINITY;
@@ -744,7 +751,7 @@ fn optimal(
         if t < best {
             best = t;
             if let Some(x) = x.get_mut(..n) {
-                x.copy_from_slice(trial);
+                copy(x, trial);
             }
         }
         let floor = z.iter().zip(rho.iter()).map(|(&zi, &r)| zi / r).fold(f64::INFINITY, f64::min);
@@ -897,7 +904,7 @@ fn build_adj<'b>(n: usize, links: &[Link], reverse: bool, us: &mut &'b mut [usiz
         let x = *start.get(i)?;
         *start.get_mut(i + 1)? += x;
     }
-    cursor.copy_from_slice(start.get(..n)?);
+    copy(cursor, start.get(..n)?);
     for (ei, k) in links.iter().enumerate() {
         let (a, b, both) = ends(k);
         for (u, v) in [(a, b), (b, a)].into_iter().take(if both { 2 } else { 1 }) {
@@ -1172,8 +1179,11 @@ impl Net<'_> {
     fn choose_candidates(&mut self) {
         let len = self.len;
         for k in 0..4 {
-            let (src, dst) = self.cand_links.split_at_mut(4 * len);
-            let (sl, dl) = self.cand_len.split_at_mut(4);
+            let (Some((src, dst)), Some((sl, dl))) =
+                (self.cand_links.split_at_mut_checked(4 * len), self.cand_len.split_at_mut_checked(4))
+            else {
+                return;
+            };
             copy_route((src, sl), k, (dst, dl), k, len);
             let x = self.cand_share.get(k).copied().unwrap_or(0.0);
             if let Some(s) = self.cand_share.get_mut(4 + k) {
@@ -1210,14 +1220,14 @@ impl Net<'_> {
         let wt = |i: usize| w.get(i).copied().unwrap_or(f64::INFINITY);
         let Some(fastest) = (0..p).min_by(|&a, &b| wt(a).total_cmp(&wt(b))) else { return };
         let (Some(ring), Some(d)) = (ring.get_mut(..p), d.get_mut(..p)) else { return };
-        ring[0] = fastest;
-        search.consider(&ring[..1], &[0.0]);
+        if let Some(r) = ring.first_mut() {
+            *r = fastest;
+        }
+        search.consider(&[fastest], &[0.0]);
         if let Some(l) = best.len.get_mut(..2) {
             l.fill(0);
         }
-        if p < 2 {
-            return;
-        }
+        let [first, second, ..] = ring else { return };
         self.all_pairs();
         // The best pair: four routes, two each way, shared analytically.
         let mut pair = None;
@@ -1237,10 +1247,10 @@ impl Net<'_> {
                 }
                 let len = self.len;
                 for (from, to) in [(0, 1), (2, 3)] {
-                    let (a, b) = self.cand_links.split_at_mut(to * len);
+                    let Some((a, b)) = self.cand_links.split_at_mut_checked(to * len) else { continue };
                     let n = self.cand_len.get(from).copied().unwrap_or(0);
                     if let (Some(src), Some(dst)) = (a.get(from * len..from * len + n), b.get_mut(..n)) {
-                        dst.copy_from_slice(src);
+                        copy(dst, src);
                     }
                     if let Some(l) = self.cand_len.get_mut(to) {
                         *l = n;
@@ -1260,23 +1270,26 @@ impl Net<'_> {
         for (r, e) in self.resid.iter_mut().zip(self.links) {
             *r = e.bandwidth;
         }
-        (ring[0], ring[1]) = (i, j);
+        (*first, *second) = (i, j);
         self.commit([(2 * i, 4), (2 * i + 1, 5), (2 * j, 6), (2 * j + 1, 7)]);
         let mut q = 2;
-        self.refine(problem, &ring[..q]);
-        self.slot_comms(h, &ring[..q], d);
-        self.record(search, &ring[..q], d, best);
+        let cur = ring.get(..q).unwrap_or(&[]);
+        self.refine(problem, cur);
+        self.slot_comms(h, cur, d);
+        self.record(search, cur, d, best);
         while q < p {
+            let Some(cur) = ring.get(..q) else { break };
+            let member = |t: usize| cur.get(t % q).copied().unwrap_or(0);
+            let dt = |t: usize| d.get(t % q).copied().unwrap_or(0.0);
             let mut n = 0usize;
             let (mut inv, mut weighted) = (0.0, 0.0);
-            for (&m, &dm) in ring[..q].iter().zip(d.iter()) {
+            for (&m, &dm) in cur.iter().zip(d.iter()) {
                 inv += 1.0 / wt(m);
                 weighted += dm / wt(m);
             }
             for pos in 0..q {
-                let (i, j) = (ring[pos], ring[(pos + 1) % q]);
-                let rest =
-                    (0..q).filter(|&t| t != pos && t != (pos + 1) % q).map(|t| d[t]).fold(0.0, f64::max);
+                let (i, j) = (member(pos), member(pos + 1));
+                let rest = (0..q).filter(|&t| t != pos && t != (pos + 1) % q).map(dt).fold(0.0, f64::max);
                 let (pi, sj) = (self.slot_share(2 * i + 1), self.slot_share(2 * j));
                 // The residual this position's candidates route in: the widest bandwidths
                 // from and to i and j in it bound every candidate's four new routes.
@@ -1302,13 +1315,13 @@ impl Net<'_> {
                             self.tree_node.get_mut(tree * n..(tree + 1) * n),
                             self.tree_link.get_mut(tree * n..(tree + 1) * n),
                         ) {
-                            tn.copy_from_slice(self.dij.prev_node);
-                            tl.copy_from_slice(self.dij.prev_link);
+                            copy(tn, self.dij.prev_node);
+                            copy(tl, self.dij.prev_link);
                         }
                     }
                 }
                 for k in 0..p {
-                    if ring[..q].contains(&k) {
+                    if cur.contains(&k) {
                         continue;
                     }
                     let at = |r: usize| self.reach.get(r * p + k).copied().unwrap_or(0.0);
@@ -1322,7 +1335,7 @@ impl Net<'_> {
                         inv,
                         weighted,
                         rest,
-                        [(wt(i), d[pos], di), (wt(j), d[(pos + 1) % q], dj)],
+                        [(wt(i), dt(pos), di), (wt(j), dt(pos + 1), dj)],
                         (wt(k), dk),
                     );
                     if let (Some(key), Some(idx)) = (self.cand_key.get_mut(n), self.cand_idx.get_mut(n)) {
@@ -1342,7 +1355,7 @@ impl Net<'_> {
                     }
                 }
                 let (k, pos) = (idx / p, idx % p);
-                let (i, j) = (ring[pos], ring[(pos + 1) % q]);
+                let (i, j) = (member(pos), member(pos + 1));
                 self.reinject(i, j);
                 if !(self.tree_route(2 * pos, i, k, 0)
                     && self.route_candidate(k, i, 1, true)
@@ -1358,14 +1371,13 @@ impl Net<'_> {
                     h / x(1) + h / x(2),
                     h / self.slot_share(2 * j) + h / x(3),
                 );
-                let rest =
-                    (0..q).filter(|&t| t != pos && t != (pos + 1) % q).map(|t| d[t]).fold(0.0, f64::max);
+                let rest = (0..q).filter(|&t| t != pos && t != (pos + 1) % q).map(dt).fold(0.0, f64::max);
                 let v = candidate_value(
                     work,
                     inv,
                     weighted,
                     rest,
-                    [(wt(i), d[pos], di), (wt(j), d[(pos + 1) % q], dj)],
+                    [(wt(i), dt(pos), di), (wt(j), dt(pos + 1), dj)],
                     (wt(k), dk),
                 );
                 let take = match chosen {
@@ -1379,25 +1391,25 @@ impl Net<'_> {
             }
             let Some((idx, _)) = chosen else { break };
             let (k, pos) = (idx / p, idx % p);
-            let (i, j) = (ring[pos], ring[(pos + 1) % q]);
+            let (i, j) = (member(pos), member(pos + 1));
             for s in [2 * i, 2 * j + 1] {
                 let x = self.slot_share(s);
                 give(self.links, self.resid, slot(self.slot_links, self.len, self.slot_len, s), x, 1.0);
             }
             self.commit([(2 * i, 4), (2 * k + 1, 5), (2 * k, 6), (2 * j + 1, 7)]);
-            ring.copy_within(pos + 1..q, pos + 2);
-            ring[pos + 1] = k;
+            insert_at(ring, q, pos + 1, k);
             q += 1;
-            self.refine(problem, &ring[..q]);
-            self.slot_comms(h, &ring[..q], d);
-            self.record(search, &ring[..q], d, best);
+            let cur = ring.get(..q).unwrap_or(&[]);
+            self.refine(problem, cur);
+            self.slot_comms(h, cur, d);
+            self.record(search, cur, d, best);
         }
     }
 
     /// The residual with `i`'s route to its successor `j` and `j`'s route back given back,
     /// into `spare`: what an insertion between them routes in.
     fn reinject(&mut self, i: usize, j: usize) {
-        self.spare.copy_from_slice(self.resid);
+        copy(self.spare, self.resid);
         for s in [2 * i, 2 * j + 1] {
             let x = self.slot_share(s);
             give(self.links, self.spare, slot(self.slot_links, self.len, self.slot_len, s), x, 1.0);
@@ -1471,16 +1483,16 @@ impl Net<'_> {
         let members =
             Members { w: self.wq.get(..q).unwrap_or(&[]), owner: self.owner.get(..2 * q).unwrap_or(&[]) };
         let (work, h) = (problem.work, problem.boundary);
-        let (dd, rest) = self.opt.split_at_mut(q);
+        let Some((dd, rest)) = self.opt.split_at_mut_checked(q) else { return };
         let before = value_of_shares(&members, work, h, self.eval_share, dd);
         let after = match problem.sharing {
             Sharing::MaxMin => {
-                let (x, _) = rest.split_at_mut(2 * q);
+                let x = rest.get_mut(..2 * q).unwrap_or(&mut []);
                 max_min(&self.cons, 2 * q, x, self.mark, self.load);
                 let v = value_of_shares(&members, work, h, x, dd);
                 if v < before {
                     if let Some(e) = self.eval_share.get_mut(..2 * q) {
-                        e.copy_from_slice(x);
+                        copy(e, x);
                     }
                 }
                 v
@@ -1562,16 +1574,16 @@ fn sort_candidates(keys: &mut [f64], idx: &mut [usize], n: usize) {
         if big == at {
             return;
         }
-        keys.swap(at, big);
-        idx.swap(at, big);
+        swap(keys, at, big);
+        swap(idx, at, big);
         at = big;
     };
     for at in (0..n / 2).rev() {
         sift(keys, idx, at, n);
     }
     for end in (1..n).rev() {
-        keys.swap(0, end);
-        idx.swap(0, end);
+        swap(keys, 0, end);
+        swap(idx, 0, end);
         sift(keys, idx, 0, end);
     }
 }
@@ -1646,7 +1658,7 @@ impl Net<'_> {
         let (work, h) = (problem.work, problem.boundary);
         if problem.sharing != Sharing::Optimal {
             max_min(&self.cons, 2 * q, self.eval_share, self.mark, self.load);
-            let (dd, _) = self.opt.split_at_mut(q);
+            let dd = self.opt.get_mut(..q).unwrap_or(&mut []);
             let v = value_of_shares(&members, work, h, self.eval_share, dd);
             return (v, v);
         }
