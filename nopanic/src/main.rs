@@ -1,6 +1,6 @@
 //! The no-panic link proof (issue 15), as ufmt's `nopanic/` and libm do it: divload's
-//! solver entry points called with `f32` and `Q32` (the multi-cluster model, which is
-//! `f64`-only, with `f64`) on inputs the optimizer cannot know (`black_box`), in a binary
+//! solver entry points called with `f32` and `Q32` (the multi-cluster and ring models,
+//! which are `f64`-only, with `f64`) on inputs the optimizer cannot know (`black_box`), in a binary
 //! whose panic handler calls a symbol defined nowhere. If any panic path is reachable from
 //! these calls, the handler is reachable and the link fails with "undefined symbol:
 //! divload_would_panic". `scripts/nopanic` builds it in release for
@@ -16,7 +16,10 @@
 //! model's observations and plan), and the return-message model: `returns::plan` for every
 //! `Schedule` (LIFO, FIFO, best, given scenario; with that `kernel::lp`'s simplex, the
 //! exhaustive and local searches and the refined bound) on both ports, and
-//! `returns::throughput_bound`. The dynamic programs and the return-message model get their
+//! `returns::throughput_bound`, and the ring model (`f64`): `ring::plan` on a cost matrix
+//! and on a graph of directed, bidirectional and backbone links, with every solver
+//! (greedy, greedy and local search, exhaustive) and every sharing (greedy, max-min,
+//! optimal), and `ring::fixed_ring`. The dynamic programs and the return-message model get their
 //! workers, scenarios and buffers as slices of unknown length, so the proof holds for any
 //! sizes. Nothing is pending now; `--features pending` is kept for entry points to come,
 //! and `scripts/nopanic --diagnose` lists the source lines that branch to the panic
@@ -292,6 +295,87 @@ fn related() -> u64 {
         core::array::from_fn(|i| Class { cost: Chords(LearnedAt { model: &model, speed: black_box(1.0 + i as f64) }), count: 1 });
     if let Ok(plan) = entry(|| learned::plan(black_box(&taught), items, &mut counts)) {
         total += plan.makespan as u64;
+/// The ring model (`f64` only): the clique and a graph of shared links of every kind,
+/// each solver (greedy with and without the local search, exhaustive) and each sharing,
+/// then one given ring on the graph (`fixed_ring`). Processors, links and buffers are
+/// slices of unknown length, so every size check is reachable.
+fn ring_model() -> u64 {
+    use divload::ring::{self, Buffers, Link, LinkKind, Member, Network, Paths, Sharing, Solver};
+    const RP: usize = 4;
+    const SCRATCH: usize = 1024;
+    let w: [f64; RP] = black_box([1.0, 2.0, 1.5, 3.0]);
+    let costs: [f64; RP * RP] = black_box(core::array::from_fn(|k| 0.5 + (k % 5) as f64));
+    let link = |from: usize, to: usize, bandwidth: f64, kind: LinkKind| Link { from, to, bandwidth, kind };
+    // Processors 0..4, routers 4 and 5.
+    let links: [Link; 7] = black_box([
+        link(0, 4, 10.0, LinkKind::Bidirectional),
+        link(1, 4, 8.0, LinkKind::Directed),
+        link(4, 1, 8.0, LinkKind::Directed),
+        link(2, 5, 5.0, LinkKind::Bidirectional),
+        link(3, 5, 6.0, LinkKind::Backbone),
+        link(4, 5, 4.0, LinkKind::Bidirectional),
+        link(0, 2, 1.0, LinkKind::Bidirectional),
+    ]);
+    let mut members = [Member::EMPTY; RP];
+    let mut by_size = [0.0f64; RP];
+    let mut order = [0usize; 5 * RP];
+    let mut comm = [0.0f64; 2 * RP];
+    let mut route_links = [0usize; 2 * RP * 8];
+    let mut route_len = [0usize; 2 * RP];
+    let mut route_share = [0.0f64; 2 * RP];
+    let mut us = [0usize; SCRATCH];
+    let mut fs = [0.0f64; SCRATCH];
+    let mut total = 0;
+    let network = Some(Network { routers: black_box(2), links: black_box(&links[..]) });
+    for network in [None, network] {
+        for solver in [Solver::Greedy, Solver::Exhaustive] {
+            for sharing in [Sharing::Greedy, Sharing::MaxMin, Sharing::Optimal] {
+                for local_search in [false, true] {
+                    let problem = ring::Problem {
+                        cycle_times: black_box(&w[..]),
+                        costs: if network.is_some() { &[] } else { black_box(&costs[..]) },
+                        work: black_box(100),
+                        boundary: black_box(2.0),
+                        solver: black_box(solver),
+                        local_search: black_box(local_search),
+                        network: black_box(network),
+                        sharing: black_box(sharing),
+                    };
+                    let buffers = Buffers {
+                        members: black_box(&mut members[..]),
+                        by_size: black_box(&mut by_size[..]),
+                        order: black_box(&mut order[..]),
+                        comm: black_box(&mut comm[..]),
+                        paths: Paths {
+                            links: black_box(&mut route_links[..]),
+                            len: black_box(&mut route_len[..]),
+                            share: black_box(&mut route_share[..]),
+                            path_len: black_box(8),
+                        },
+                        scratch_usize: black_box(&mut us[..]),
+                        scratch_f64: black_box(&mut fs[..]),
+                    };
+                    if let Ok(s) = entry(|| ring::plan(&problem, buffers)) {
+                        total += s.report.makespan as u64 + s.ring_size as u64;
+                    }
+                }
+            }
+        }
+    }
+    let problem = ring::Problem {
+        cycle_times: black_box(&w[..]),
+        costs: &[],
+        work: black_box(100),
+        boundary: black_box(2.0),
+        solver: Solver::Greedy,
+        local_search: false,
+        network: black_box(network),
+        sharing: black_box(Sharing::Optimal),
+    };
+    let given = black_box([0usize, 2, 3]);
+    let (us, fs, shares) = (black_box(&mut us[..]), black_box(&mut fs[..]), black_box(&mut route_share[..]));
+    if let Ok((t, gap)) = entry(|| ring::fixed_ring(&problem, &given, us, fs, shares)) {
+        total += (t + gap) as u64;
     }
     total
 }
@@ -305,6 +389,7 @@ pub extern "C" fn _start() -> ! {
     black_box(dynamic::<f32>() + dynamic::<Q32>());
     black_box(controller());
     black_box(returns_model::<f32>() + returns_model::<Q32>());
+    black_box(ring_model());
     loop {
         core::hint::spin_loop();
     }

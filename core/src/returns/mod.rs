@@ -460,7 +460,11 @@ pub fn solve<N: Real>(
 ) -> Result<Rational<N>, Error> {
     validate(problem, out.len(), scratch.len(), tableau.len())?;
     let p = problem.workers.len();
-    let (out, mut cols) = (&mut out[..p], Cols::new(&mut scratch[..p]));
+    // `validate` checked both lengths; the checked slices keep the no-panic proof whole
+    // whether or not it is inlined.
+    let (out_len, scratch_len) = (out.len(), scratch.len());
+    let out = out.get_mut(..p).ok_or(Error::buffer("returns output", p, out_len))?;
+    let mut cols = Cols::new(scratch.get_mut(..p).ok_or(Error::buffer("returns scratch", p, scratch_len))?);
     let solved = rational(problem, out, &mut cols, tableau)?;
     let items = N::from_u64(problem.items);
     for (k, a) in out.iter_mut().enumerate() {
@@ -523,7 +527,11 @@ pub fn plan<N: Real>(
     validate(problem, out.len(), scratch.len(), tableau.len())?;
     let (workers, port, items) = (problem.workers, problem.port, problem.items);
     let p = workers.len();
-    let (out, mut cols) = (&mut out[..p], Cols::new(&mut scratch[..p]));
+    // `validate` checked both lengths; the checked slices keep the no-panic proof whole
+    // whether or not it is inlined.
+    let (out_len, scratch_len) = (out.len(), scratch.len());
+    let out = out.get_mut(..p).ok_or(Error::buffer("returns output", p, out_len))?;
+    let mut cols = Cols::new(scratch.get_mut(..p).ok_or(Error::buffer("returns scratch", p, scratch_len))?);
     let solved = rational(problem, out, &mut cols, tableau)?;
     let members = solved.members;
     let finished = integer::finish(items, port, solved.rho, members, solved.returns, out, &mut cols);

@@ -81,6 +81,27 @@ pub(crate) fn comms(problem: &Problem<'_>, ring: &[usize], d: &mut [f64]) {
     }
 }
 
+/// Puts `x` at position `at` of the first `q` entries of `ring`, which move up by one
+/// (`ring` holds `q + 1` at least); nothing past the slice is touched.
+pub(crate) fn insert_at(ring: &mut [usize], q: usize, at: usize, x: usize) {
+    let mut carry = x;
+    for slot in ring.iter_mut().take(q.saturating_add(1)).skip(at) {
+        carry = core::mem::replace(slot, carry);
+    }
+}
+
+/// Swaps entries `a` and `b` when both exist.
+pub(crate) fn swap<T: Copy>(s: &mut [T], a: usize, b: usize) {
+    if let (Some(&x), Some(&y)) = (s.get(a), s.get(b)) {
+        if let Some(t) = s.get_mut(a) {
+            *t = y;
+        }
+        if let Some(t) = s.get_mut(b) {
+            *t = x;
+        }
+    }
+}
+
 /// The paper's greedy with the corrected criterion: the best single processor, the best
 /// pair, then the best insertion (processor, position) by `V` until every processor is on
 /// the ring, each ring size valued in `search`. `ring` and `d` hold `p` entries.
@@ -89,45 +110,46 @@ pub(crate) fn greedy(problem: &Problem<'_>, search: &mut Search<'_>, ring: &mut 
     let wt = |i: usize| problem.cycle_times.get(i).copied().unwrap_or(f64::INFINITY);
     let Some(fastest) = (0..p).min_by(|&a, &b| wt(a).total_cmp(&wt(b))) else { return };
     let (Some(ring), Some(d)) = (ring.get_mut(..p), d.get_mut(..p)) else { return };
-    ring[0] = fastest;
-    search.consider(&ring[..1], &[0.0]);
-    if p < 2 {
-        return;
+    if let Some(r) = ring.first_mut() {
+        *r = fastest;
     }
+    search.consider(&[fastest], &[0.0]);
+    let [first, second, ..] = ring else { return };
     let (mut pair, mut pair_value) = ((0, 1), f64::INFINITY);
     for i in 0..p {
         for j in i + 1..p {
             comms(problem, &[i, j], d);
-            let v = value(problem.cycle_times, &[i, j], &d[..2], problem.work);
+            let v = value(problem.cycle_times, &[i, j], d.get(..2).unwrap_or(&[]), problem.work);
             if v < pair_value {
                 (pair, pair_value) = ((i, j), v);
             }
         }
     }
-    (ring[0], ring[1]) = pair;
+    (*first, *second) = pair;
     let mut q = 2;
-    comms(problem, &ring[..q], d);
-    search.consider(&ring[..q], &d[..q]);
+    comms(problem, ring.get(..q).unwrap_or(&[]), d);
+    search.consider(ring.get(..q).unwrap_or(&[]), d.get(..q).unwrap_or(&[]));
     let w = problem.work as f64;
     let c = |a: usize, b: usize| cost(problem, a, b);
     let h = problem.boundary;
     while q < p {
+        let Some(cur) = ring.get(..q) else { break };
         // Sums over the ring, and the ring's communication times, for O(1) candidates.
-        comms(problem, &ring[..q], d);
+        comms(problem, cur, d);
         let (mut inv, mut weighted) = (0.0, 0.0);
-        for (&i, &dk) in ring[..q].iter().zip(d.iter()) {
+        for (&i, &dk) in cur.iter().zip(d.iter()) {
             inv += 1.0 / wt(i);
             weighted += dk / wt(i);
         }
         let dk = |k: usize| d.get(k % q).copied().unwrap_or(f64::INFINITY);
-        let at = |k: usize| ring.get(k % q).copied().unwrap_or(0);
+        let at = |k: usize| cur.get(k % q).copied().unwrap_or(0);
         let mut chosen: Option<(usize, usize, f64)> = None;
         for k in 0..q {
             let (i, j) = (at(k), at(k + 1));
             let rest = (0..q).filter(|&m| m != k && m != (k + 1) % q).map(dk).fold(0.0, f64::max);
             let (pi, pj) = (at(k + q - 1), at(k + 2));
             for x in 0..p {
-                if ring[..q].contains(&x) {
+                if cur.contains(&x) {
                     continue;
                 }
                 // i's successor and j's predecessor become x; in a pair, i and j keep
@@ -145,11 +167,11 @@ pub(crate) fn greedy(problem: &Problem<'_>, search: &mut Search<'_>, ring: &mut 
             }
         }
         let Some((k, x, _)) = chosen else { break };
-        ring.copy_within(k + 1..q, k + 2);
-        ring[k + 1] = x;
+        insert_at(ring, q, k + 1, x);
         q += 1;
-        comms(problem, &ring[..q], d);
-        search.consider(&ring[..q], &d[..q]);
+        let cur = ring.get(..q).unwrap_or(&[]);
+        comms(problem, cur, d);
+        search.consider(cur, d.get(..q).unwrap_or(&[]));
     }
 }
 
@@ -167,38 +189,45 @@ pub(crate) fn exhaustive(
     let p = problem.cycle_times.len().min(MAX_EXHAUSTIVE);
     let (Some(ring), Some(d)) = (ring.get_mut(..p), d.get_mut(..p)) else { return };
     for mask in 1u32..(1u32 << p) {
-        let mut q = 0;
-        for i in 0..p {
-            if mask & (1 << i) != 0 {
-                ring[q] = i;
-                q += 1;
-            }
+        let mut q = 0usize;
+        for (slot, i) in ring.iter_mut().zip((0..p).filter(|&i| mask & (1 << i) != 0)) {
+            *slot = i;
+            q += 1;
         }
         // Heap's algorithm over the members after the first, iteratively.
         let mut stack = [0usize; MAX_EXHAUSTIVE];
         let rest = q.saturating_sub(1);
         let mut visit = |search: &mut Search<'_>, ring: &[usize]| {
-            if (q < 3 || ring[1] < ring[q - 1])
-                && eval(&ring[..q], d)
-                && value(problem.cycle_times, &ring[..q], &d[..q], problem.work) <= search.size_best(q)
-            {
-                search.consider(&ring[..q], &d[..q]);
+            let Some(r) = ring.get(..q) else { return };
+            if (q < 3 || ring.get(1) < ring.get(q - 1)) && eval(r, d) {
+                let dq = d.get(..q).unwrap_or(&[]);
+                if value(problem.cycle_times, r, dq, problem.work) <= search.size_best(q) {
+                    search.consider(r, dq);
+                }
             }
         };
         visit(search, ring);
         let mut i = 0;
         while i < rest {
-            if stack[i] < i {
-                let swap = if i % 2 == 0 { 0 } else { stack[i] };
-                ring.swap(1 + swap, 1 + i);
+            let Some(si) = stack.get_mut(i) else { break };
+            if *si < i {
+                let to = if i % 2 == 0 { 0 } else { *si };
+                *si += 1;
+                swap(ring, 1 + to, 1 + i);
                 visit(search, ring);
-                stack[i] += 1;
                 i = 0;
             } else {
-                stack[i] = 0;
+                *si = 0;
                 i += 1;
             }
         }
+    }
+}
+
+/// Writes `from` into the front of `cand`.
+fn fill(cand: &mut [usize], from: impl Iterator<Item = usize>) {
+    for (c, x) in cand.iter_mut().zip(from) {
+        *c = x;
     }
 }
 
@@ -228,16 +257,18 @@ pub(crate) fn local_search(
     let mut q = q0;
     let mut key = search.best_key;
     for _ in 0..LOCAL_ROUNDS {
+        let Some(now) = cur.get(..q) else { break };
         let mut try_ring = |len: usize, cand: &[usize], search: &mut Search<'_>| -> bool {
-            let ring = &cand[..len];
+            let Some(ring) = cand.get(..len) else { return false };
             if !eval(ring, d) {
                 return false;
             }
+            let dl = d.get(..len).unwrap_or(&[]);
             // T_int ≥ V: a ring whose V exceeds the current integer value cannot improve it.
-            if value(search.w, ring, &d[..len], search.work) > key.0 {
+            if value(search.w, ring, dl, search.work) > key.0 {
                 return false;
             }
-            match search.consider(ring, &d[..len]) {
+            match search.consider(ring, dl) {
                 Some(k) if k.0 < key.0 || (k.0 == key.0 && k.1 < key.1) => {
                     key = k;
                     true
@@ -250,35 +281,28 @@ pub(crate) fn local_search(
             // Remove a member.
             if q > 1 {
                 for t in 0..q {
-                    let mut n = 0;
-                    for (s, &x) in cur[..q].iter().enumerate().filter(|&(s, _)| s != t) {
-                        let _ = s;
-                        cand[n] = x;
-                        n += 1;
-                    }
-                    if try_ring(n, cand, search) {
-                        improved = Some(n);
+                    fill(cand, now.iter().enumerate().filter(|&(s, _)| s != t).map(|(_, &x)| x));
+                    if try_ring(q - 1, cand, search) {
+                        improved = Some(q - 1);
                         break 'scan;
                     }
                 }
             }
             // Insert or substitute a processor off the ring.
             for x in 0..p {
-                if cur[..q].contains(&x) {
+                if now.contains(&x) {
                     continue;
                 }
                 for pos in 0..q {
-                    cand[..=pos].copy_from_slice(&cur[..=pos]);
-                    cand[pos + 1] = x;
-                    cand[pos + 2..=q].copy_from_slice(&cur[pos + 1..q]);
+                    let Some((head, tail)) = now.split_at_checked(pos + 1) else { continue };
+                    fill(cand, head.iter().chain(Some(&x)).chain(tail).copied());
                     if try_ring(q + 1, cand, search) {
                         improved = Some(q + 1);
                         break 'scan;
                     }
                 }
                 for t in 0..q {
-                    cand[..q].copy_from_slice(&cur[..q]);
-                    cand[t] = x;
+                    fill(cand, now.iter().enumerate().map(|(s, &y)| if s == t { x } else { y }));
                     if try_ring(q, cand, search) {
                         improved = Some(q);
                         break 'scan;
@@ -286,21 +310,19 @@ pub(crate) fn local_search(
                 }
             }
             // Move a member after another position of the rest.
-            for t in 0..q {
+            for (t, &moved) in now.iter().enumerate() {
                 for pos in 0..q.saturating_sub(1) {
-                    let mut n = 0;
-                    for (s, &x) in cur[..q].iter().enumerate() {
-                        if s == t {
-                            continue;
-                        }
-                        cand[n] = x;
-                        n += 1;
-                        if n == pos + 1 {
-                            cand[n] = cur[t];
-                            n += 1;
-                        }
-                    }
-                    if cand[..q] != cur[..q] && try_ring(q, cand, search) {
+                    // The rest of the ring in order, `moved` after its first `pos + 1`.
+                    let rest = |r: usize| now.get(r + usize::from(r >= t)).copied().unwrap_or(0);
+                    fill(
+                        cand,
+                        (0..q).map(|s| match s.cmp(&(pos + 1)) {
+                            core::cmp::Ordering::Less => rest(s),
+                            core::cmp::Ordering::Equal => moved,
+                            core::cmp::Ordering::Greater => rest(s - 1),
+                        }),
+                    );
+                    if cand.get(..q) != Some(now) && try_ring(q, cand, search) {
                         improved = Some(q);
                         break 'scan;
                     }
@@ -309,9 +331,11 @@ pub(crate) fn local_search(
             // Reverse a segment.
             for a in 0..q {
                 for b in a + 2..=q {
-                    cand[..q].copy_from_slice(&cur[..q]);
-                    cand[a..b].reverse();
-                    if cand[..q] != cur[..q] && try_ring(q, cand, search) {
+                    fill(cand, now.iter().copied());
+                    if let Some(seg) = cand.get_mut(a..b) {
+                        seg.reverse();
+                    }
+                    if cand.get(..q) != Some(now) && try_ring(q, cand, search) {
                         improved = Some(q);
                         break 'scan;
                     }
@@ -320,7 +344,9 @@ pub(crate) fn local_search(
         }
         match improved {
             Some(n) => {
-                cur[..n].copy_from_slice(&cand[..n]);
+                if let (Some(c), Some(s)) = (cur.get_mut(..n), cand.get(..n)) {
+                    c.copy_from_slice(s);
+                }
                 q = n;
             }
             None => break,

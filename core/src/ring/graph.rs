@@ -18,7 +18,7 @@
 //!   paths on the full capacities and shared as asked;
 //! * a lower bound from the full-capacity widest bandwidths (§4).
 
-use super::clique::Search;
+use super::clique::{insert_at, swap, Search};
 use super::fixed::value;
 use super::{Problem, Sharing};
 
@@ -159,6 +159,13 @@ impl Layout {
 pub fn sizes(p: usize, net: &Network<'_>) -> Option<Sizes> {
     let l = Layout::new(p, net)?;
     Some(Sizes { usizes: l.usizes()?, f64s: l.f64s()?, paths: l.slots, path_len: l.len })
+}
+
+/// Copies the front of `src` into the front of `dst` (as many as both hold).
+fn copy<T: Copy>(dst: &mut [T], src: &[T]) {
+    for (a, &b) in dst.iter_mut().zip(src) {
+        *a = b;
+    }
 }
 
 fn take<'a, T>(pool: &mut &'a mut [T], n: usize) -> &'a mut [T] {
@@ -491,7 +498,7 @@ fn max_min(cons: &Constraints<'_>, routes: usize, x: &mut [f64], mark: &mut [usi
 /// The multiplier of one constraint in the dual ascent (§6.2 λ-blocks): the `s ≥ 0` with
 /// `Σ_k √(v_k/(s + R_k)) = b`, `R_k = Λ_k − λ`, by Newton from the left (the function is
 /// convex and decreasing); 0 when the constraint is slack at 0.
-fn lambda_step(cons: &Constraints<'_>, c: usize, v: &[f64], lam_c: f64, big: &[f64], warm: bool) -> f64 {
+fn lambda_step(cons: &Constraints<'_>, c: usize, v: &[f64], lam_c: f64, big: &[f64]) -> f64 {
     let b = cons.capacity(c);
     let ks = cons.routes(c);
     let term = |k: usize, s: f64| -> (f64, f64) {
@@ -514,10 +521,12 @@ fn lambda_step(cons: &Constraints<'_>, c: usize, v: &[f64], lam_c: f64, big: &[f
         .iter()
         .map(|&k| v.get(k).copied().unwrap_or(0.0) / (b * b) - (big.get(k).copied().unwrap_or(0.0) - lam_c))
         .fold(0.0, f64::max);
-    // Warm start (the analytic sharing of the greedy's four routes): the previous
-    // multiplier when it is still left of the root (the sum there is at least b);
-    // Newton stays monotone. The optimal sharing converges to its 1e-9 gap only cold.
-    if warm && lam_c > s && ks.iter().map(|&k| term(k, lam_c).0).sum::<f64>() >= b {
+    // Warm start: the previous multiplier when it is still left of the root (the sum
+    // there is at least b); Newton stays monotone. Between two sweeps of the optimal
+    // sharing the root moves little, so this takes a few steps instead of a climb from
+    // the left end (the polish of the 70-machine plan: 2 034 sweeps cold, 177 warm, with
+    // the primal refitted).
+    if lam_c > s && ks.iter().map(|&k| term(k, lam_c).0).sum::<f64>() >= b {
         s = lam_c;
     }
     for _ in 0..200 {
@@ -540,10 +549,10 @@ fn lambda_step(cons: &Constraints<'_>, c: usize, v: &[f64], lam_c: f64, big: &[f
 }
 
 /// One pass of λ-blocks over every constraint, keeping `big[k] = Σ_{c∋k} λ_c`.
-fn lambda_sweep(cons: &Constraints<'_>, v: &[f64], lam: &mut [f64], big: &mut [f64], warm: bool) {
+fn lambda_sweep(cons: &Constraints<'_>, v: &[f64], lam: &mut [f64], big: &mut [f64]) {
     for c in 0..cons.count {
         let old = lam.get(c).copied().unwrap_or(0.0);
-        let new = lambda_step(cons, c, v, old, big, warm);
+        let new = lambda_step(cons, c, v, old, big);
         for &k in cons.routes(c) {
             if let Some(b) = big.get_mut(k) {
                 *b += new - old;
@@ -606,6 +615,30 @@ fn scale(cons: &Constraints<'_>, x: &mut [f64]) {
     }
 }
 
+/// Raises each route of a feasible `x` by the least slack ratio `b_c/load_c` over its
+/// constraints: every constraint stays within its capacity (each of its routes grows by at
+/// most its own ratio), and a route on slack links only gains, which lowers every `1/x`.
+/// `factor` holds a word per route.
+fn refit(cons: &Constraints<'_>, x: &mut [f64], factor: &mut [f64]) {
+    for f in factor.iter_mut() {
+        *f = f64::INFINITY;
+    }
+    for c in 0..cons.count {
+        let used: f64 = cons.routes(c).iter().map(|&k| x.get(k).copied().unwrap_or(0.0)).sum();
+        let ratio = cons.capacity(c) / used;
+        for &k in cons.routes(c) {
+            if let Some(f) = factor.get_mut(k) {
+                *f = f.min(ratio);
+            }
+        }
+    }
+    for (xk, &f) in x.iter_mut().zip(factor.iter()) {
+        if f.is_finite() && f > 1.0 {
+            *xk *= f;
+        }
+    }
+}
+
 /// `min Σ u_k/x_k` under the constraints (the greedy's analytic sharing of its new routes,
 /// §5 step 4): each route its smallest capacity when no constraint holds two routes,
 /// else the dual ascent (λ-blocks only).
@@ -638,7 +671,7 @@ fn min_weighted_sum(
         (0..routes).map(|k| u.get(k).copied().unwrap_or(0.0) / x.get(k).copied().unwrap_or(0.0)).sum::<f64>()
     };
     for _ in 0..500 {
-        lambda_sweep(cons, u, lam, big, true);
+        lambda_sweep(cons, u, lam, big);
         recover(cons, routes, u, big, trial);
         let primal = objective(trial);
         let dual = (0..routes)
@@ -712,14 +745,15 @@ fn optimal(
     let (z, f) = f.split_at_mut(q.min(f.len()));
     let (kk, f) = f.split_at_mut(q.min(f.len()));
     let (rho, f) = f.split_at_mut(q.min(f.len()));
-    let (d, _) = f.split_at_mut(q.min(f.len()));
+    let (d, f) = f.split_at_mut(q.min(f.len()));
+    let (factor, _) = f.split_at_mut(n.min(f.len()));
     let Some(order) = order.get_mut(..q) else { return (f64::INFINITY, 0.0) };
     let wc = 1.0 / m.w.iter().map(|&w| 1.0 / w).sum::<f64>();
     for (r, &w) in rho.iter_mut().zip(m.w) {
         *r = wc / w;
     }
     let a = work as f64 * wc;
-    z.copy_from_slice(rho);
+    copy(z, rho);
     lambda_start(cons, n, lam, big);
     let mut best = value_of_shares(m, work, h, x, d);
     let mut dual = f64::NEG_INFINITY;
@@ -738,13 +772,14 @@ fn optimal(
                 *vk = h * z.get(o).copied().unwrap_or(0.0);
             }
         }
-        lambda_sweep(cons, v, lam, big, false);
+        lambda_sweep(cons, v, lam, big);
         recover(cons, n, v, big, trial);
+        refit(cons, trial, factor);
         let t = value_of_shares(m, work, h, trial, d);
         if t < best {
             best = t;
             if let Some(x) = x.get_mut(..n) {
-                x.copy_from_slice(trial);
+                copy(x, trial);
             }
         }
         let floor = z.iter().zip(rho.iter()).map(|(&zi, &r)| zi / r).fold(f64::INFINITY, f64::min);
@@ -897,7 +932,7 @@ fn build_adj<'b>(n: usize, links: &[Link], reverse: bool, us: &mut &'b mut [usiz
         let x = *start.get(i)?;
         *start.get_mut(i + 1)? += x;
     }
-    cursor.copy_from_slice(start.get(..n)?);
+    copy(cursor, start.get(..n)?);
     for (ei, k) in links.iter().enumerate() {
         let (a, b, both) = ends(k);
         for (u, v) in [(a, b), (b, a)].into_iter().take(if both { 2 } else { 1 }) {
@@ -1172,8 +1207,11 @@ impl Net<'_> {
     fn choose_candidates(&mut self) {
         let len = self.len;
         for k in 0..4 {
-            let (src, dst) = self.cand_links.split_at_mut(4 * len);
-            let (sl, dl) = self.cand_len.split_at_mut(4);
+            let (Some((src, dst)), Some((sl, dl))) =
+                (self.cand_links.split_at_mut_checked(4 * len), self.cand_len.split_at_mut_checked(4))
+            else {
+                return;
+            };
             copy_route((src, sl), k, (dst, dl), k, len);
             let x = self.cand_share.get(k).copied().unwrap_or(0.0);
             if let Some(s) = self.cand_share.get_mut(4 + k) {
@@ -1210,14 +1248,14 @@ impl Net<'_> {
         let wt = |i: usize| w.get(i).copied().unwrap_or(f64::INFINITY);
         let Some(fastest) = (0..p).min_by(|&a, &b| wt(a).total_cmp(&wt(b))) else { return };
         let (Some(ring), Some(d)) = (ring.get_mut(..p), d.get_mut(..p)) else { return };
-        ring[0] = fastest;
-        search.consider(&ring[..1], &[0.0]);
+        if let Some(r) = ring.first_mut() {
+            *r = fastest;
+        }
+        search.consider(&[fastest], &[0.0]);
         if let Some(l) = best.len.get_mut(..2) {
             l.fill(0);
         }
-        if p < 2 {
-            return;
-        }
+        let [first, second, ..] = ring else { return };
         self.all_pairs();
         // The best pair: four routes, two each way, shared analytically.
         let mut pair = None;
@@ -1237,10 +1275,10 @@ impl Net<'_> {
                 }
                 let len = self.len;
                 for (from, to) in [(0, 1), (2, 3)] {
-                    let (a, b) = self.cand_links.split_at_mut(to * len);
+                    let Some((a, b)) = self.cand_links.split_at_mut_checked(to * len) else { continue };
                     let n = self.cand_len.get(from).copied().unwrap_or(0);
                     if let (Some(src), Some(dst)) = (a.get(from * len..from * len + n), b.get_mut(..n)) {
-                        dst.copy_from_slice(src);
+                        copy(dst, src);
                     }
                     if let Some(l) = self.cand_len.get_mut(to) {
                         *l = n;
@@ -1260,23 +1298,26 @@ impl Net<'_> {
         for (r, e) in self.resid.iter_mut().zip(self.links) {
             *r = e.bandwidth;
         }
-        (ring[0], ring[1]) = (i, j);
+        (*first, *second) = (i, j);
         self.commit([(2 * i, 4), (2 * i + 1, 5), (2 * j, 6), (2 * j + 1, 7)]);
         let mut q = 2;
-        self.refine(problem, &ring[..q]);
-        self.slot_comms(h, &ring[..q], d);
-        self.record(search, &ring[..q], d, best);
+        let cur = ring.get(..q).unwrap_or(&[]);
+        self.refine(problem, cur);
+        self.slot_comms(h, cur, d);
+        self.record(search, cur, d, best);
         while q < p {
+            let Some(cur) = ring.get(..q) else { break };
+            let member = |t: usize| cur.get(t % q).copied().unwrap_or(0);
+            let dt = |t: usize| d.get(t % q).copied().unwrap_or(0.0);
             let mut n = 0usize;
             let (mut inv, mut weighted) = (0.0, 0.0);
-            for (&m, &dm) in ring[..q].iter().zip(d.iter()) {
+            for (&m, &dm) in cur.iter().zip(d.iter()) {
                 inv += 1.0 / wt(m);
                 weighted += dm / wt(m);
             }
             for pos in 0..q {
-                let (i, j) = (ring[pos], ring[(pos + 1) % q]);
-                let rest =
-                    (0..q).filter(|&t| t != pos && t != (pos + 1) % q).map(|t| d[t]).fold(0.0, f64::max);
+                let (i, j) = (member(pos), member(pos + 1));
+                let rest = (0..q).filter(|&t| t != pos && t != (pos + 1) % q).map(dt).fold(0.0, f64::max);
                 let (pi, sj) = (self.slot_share(2 * i + 1), self.slot_share(2 * j));
                 // The residual this position's candidates route in: the widest bandwidths
                 // from and to i and j in it bound every candidate's four new routes.
@@ -1302,13 +1343,13 @@ impl Net<'_> {
                             self.tree_node.get_mut(tree * n..(tree + 1) * n),
                             self.tree_link.get_mut(tree * n..(tree + 1) * n),
                         ) {
-                            tn.copy_from_slice(self.dij.prev_node);
-                            tl.copy_from_slice(self.dij.prev_link);
+                            copy(tn, self.dij.prev_node);
+                            copy(tl, self.dij.prev_link);
                         }
                     }
                 }
                 for k in 0..p {
-                    if ring[..q].contains(&k) {
+                    if cur.contains(&k) {
                         continue;
                     }
                     let at = |r: usize| self.reach.get(r * p + k).copied().unwrap_or(0.0);
@@ -1322,7 +1363,7 @@ impl Net<'_> {
                         inv,
                         weighted,
                         rest,
-                        [(wt(i), d[pos], di), (wt(j), d[(pos + 1) % q], dj)],
+                        [(wt(i), dt(pos), di), (wt(j), dt(pos + 1), dj)],
                         (wt(k), dk),
                     );
                     if let (Some(key), Some(idx)) = (self.cand_key.get_mut(n), self.cand_idx.get_mut(n)) {
@@ -1342,7 +1383,7 @@ impl Net<'_> {
                     }
                 }
                 let (k, pos) = (idx / p, idx % p);
-                let (i, j) = (ring[pos], ring[(pos + 1) % q]);
+                let (i, j) = (member(pos), member(pos + 1));
                 self.reinject(i, j);
                 if !(self.tree_route(2 * pos, i, k, 0)
                     && self.route_candidate(k, i, 1, true)
@@ -1358,14 +1399,13 @@ impl Net<'_> {
                     h / x(1) + h / x(2),
                     h / self.slot_share(2 * j) + h / x(3),
                 );
-                let rest =
-                    (0..q).filter(|&t| t != pos && t != (pos + 1) % q).map(|t| d[t]).fold(0.0, f64::max);
+                let rest = (0..q).filter(|&t| t != pos && t != (pos + 1) % q).map(dt).fold(0.0, f64::max);
                 let v = candidate_value(
                     work,
                     inv,
                     weighted,
                     rest,
-                    [(wt(i), d[pos], di), (wt(j), d[(pos + 1) % q], dj)],
+                    [(wt(i), dt(pos), di), (wt(j), dt(pos + 1), dj)],
                     (wt(k), dk),
                 );
                 let take = match chosen {
@@ -1379,25 +1419,25 @@ impl Net<'_> {
             }
             let Some((idx, _)) = chosen else { break };
             let (k, pos) = (idx / p, idx % p);
-            let (i, j) = (ring[pos], ring[(pos + 1) % q]);
+            let (i, j) = (member(pos), member(pos + 1));
             for s in [2 * i, 2 * j + 1] {
                 let x = self.slot_share(s);
                 give(self.links, self.resid, slot(self.slot_links, self.len, self.slot_len, s), x, 1.0);
             }
             self.commit([(2 * i, 4), (2 * k + 1, 5), (2 * k, 6), (2 * j + 1, 7)]);
-            ring.copy_within(pos + 1..q, pos + 2);
-            ring[pos + 1] = k;
+            insert_at(ring, q, pos + 1, k);
             q += 1;
-            self.refine(problem, &ring[..q]);
-            self.slot_comms(h, &ring[..q], d);
-            self.record(search, &ring[..q], d, best);
+            let cur = ring.get(..q).unwrap_or(&[]);
+            self.refine(problem, cur);
+            self.slot_comms(h, cur, d);
+            self.record(search, cur, d, best);
         }
     }
 
     /// The residual with `i`'s route to its successor `j` and `j`'s route back given back,
     /// into `spare`: what an insertion between them routes in.
     fn reinject(&mut self, i: usize, j: usize) {
-        self.spare.copy_from_slice(self.resid);
+        copy(self.spare, self.resid);
         for s in [2 * i, 2 * j + 1] {
             let x = self.slot_share(s);
             give(self.links, self.spare, slot(self.slot_links, self.len, self.slot_len, s), x, 1.0);
@@ -1471,16 +1511,16 @@ impl Net<'_> {
         let members =
             Members { w: self.wq.get(..q).unwrap_or(&[]), owner: self.owner.get(..2 * q).unwrap_or(&[]) };
         let (work, h) = (problem.work, problem.boundary);
-        let (dd, rest) = self.opt.split_at_mut(q);
+        let Some((dd, rest)) = self.opt.split_at_mut_checked(q) else { return };
         let before = value_of_shares(&members, work, h, self.eval_share, dd);
         let after = match problem.sharing {
             Sharing::MaxMin => {
-                let (x, _) = rest.split_at_mut(2 * q);
+                let x = rest.get_mut(..2 * q).unwrap_or(&mut []);
                 max_min(&self.cons, 2 * q, x, self.mark, self.load);
                 let v = value_of_shares(&members, work, h, x, dd);
                 if v < before {
                     if let Some(e) = self.eval_share.get_mut(..2 * q) {
-                        e.copy_from_slice(x);
+                        copy(e, x);
                     }
                 }
                 v
@@ -1562,16 +1602,16 @@ fn sort_candidates(keys: &mut [f64], idx: &mut [usize], n: usize) {
         if big == at {
             return;
         }
-        keys.swap(at, big);
-        idx.swap(at, big);
+        swap(keys, at, big);
+        swap(idx, at, big);
         at = big;
     };
     for at in (0..n / 2).rev() {
         sift(keys, idx, at, n);
     }
     for end in (1..n).rev() {
-        keys.swap(0, end);
-        idx.swap(0, end);
+        swap(keys, 0, end);
+        swap(idx, 0, end);
         sift(keys, idx, 0, end);
     }
 }
@@ -1646,7 +1686,7 @@ impl Net<'_> {
         let (work, h) = (problem.work, problem.boundary);
         if problem.sharing != Sharing::Optimal {
             max_min(&self.cons, 2 * q, self.eval_share, self.mark, self.load);
-            let (dd, _) = self.opt.split_at_mut(q);
+            let dd = self.opt.get_mut(..q).unwrap_or(&mut []);
             let v = value_of_shares(&members, work, h, self.eval_share, dd);
             return (v, v);
         }

@@ -302,11 +302,12 @@ pub fn plan(problem: &Problem<'_>, buf: Buffers<'_>) -> Result<Summary, Error> {
     short("ring graph numbers", need.graph.f64s, buf.scratch_f64.len())?;
     let Buffers { members, by_size, order, comm, mut paths, scratch_usize, scratch_f64 } = buf;
     paths.path_len = need.graph.path_len;
-    let (ring, rest) = order.split_at_mut(p);
-    let (best, rest) = rest.split_at_mut(p);
-    let (sorted, rest) = rest.split_at_mut(p);
-    let (cur, cand) = rest.split_at_mut(p);
-    let (d, _) = comm.split_at_mut(p);
+    let short_order = Error::buffer("ring orders", need.order, order.len());
+    let (ring, rest) = order.split_at_mut_checked(p).ok_or(short_order)?;
+    let (best, rest) = rest.split_at_mut_checked(p).ok_or(short_order)?;
+    let (sorted, rest) = rest.split_at_mut_checked(p).ok_or(short_order)?;
+    let (cur, cand) = rest.split_at_mut_checked(p).ok_or(short_order)?;
+    let d = comm.get_mut(..p).ok_or(Error::buffer("ring communication times", need.comm, 0))?;
     let mut net = match &problem.network {
         Some(n) => Some(graph::Net::new(p, n, scratch_usize, scratch_f64).ok_or(Error::buffer(
             "ring graph scratch",
@@ -409,7 +410,7 @@ pub fn plan(problem: &Problem<'_>, buf: Buffers<'_>) -> Result<Summary, Error> {
     }
     let makespan = fixed::counts(problem.cycle_times, best, problem.work, members, sorted)
         .ok_or(Error::limit("ring: columns", problem.work, q as u64))?;
-    let rational = fixed::value(problem.cycle_times, best, &d[..q], problem.work);
+    let rational = fixed::value(problem.cycle_times, best, d.get(..q).unwrap_or(&[]), problem.work);
     // On a graph the exhaustive search routes each ring by its widest paths: exact only
     // when routes are forced, so it claims no optimum there.
     let exact = problem.solver == Solver::Exhaustive && problem.network.is_none();

@@ -90,7 +90,11 @@ pub fn plan<N: Real>(
 ) -> Result<Summary<N>, Error> {
     let p = problem.workers.len();
     validate(problem.workers, problem.items, out.len(), scratch.len())?;
-    let (out, mut cols) = (&mut out[..p], Columns::new(&mut scratch[..p]));
+    // `validate` checked both lengths; the checked slices keep the no-panic proof whole
+    // whether or not it is inlined.
+    let (out_len, scratch_len) = (out.len(), scratch.len());
+    let out = out.get_mut(..p).ok_or(Error::buffer("plan output", p, out_len))?;
+    let mut cols = Columns::new(scratch.get_mut(..p).ok_or(Error::buffer("scratch", p, scratch_len))?);
     let items = N::from_u64(problem.items);
     let opts = problem.options;
 
