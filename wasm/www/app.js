@@ -334,6 +334,8 @@ function render(model, result, baselines, note) {
     tr.dataset.key = k;
     return tr;
   }));
+  // A list a chart draws is its data: folded under the chart's name, open on demand.
+  const charted = new Map((model.charts ?? []).map((c) => [c.list, c.title]));
   $('lists').replaceChildren(...lists.map(([k, rows]) => {
     const table = make('table', { className: 'plan', id: `list-${k}` });
     table.append(make('caption', { textContent: k }));
@@ -341,7 +343,12 @@ function render(model, result, baselines, note) {
     const scroll = make('div', { className: 'scroll', tabIndex: 0 }, table);
     scroll.setAttribute('role', 'region');
     scroll.setAttribute('aria-label', `${k} (scrolls sideways on a narrow screen)`);
-    return scroll;
+    if (!charted.has(k)) return scroll;
+    // Folded, the table is not shown: Tab reaches it once it is opened.
+    scroll.tabIndex = -1;
+    const details = make('details', {}, make('summary', { textContent: `${k}: the data of "${charted.get(k)}" (${rows.length} rows)` }), scroll);
+    details.addEventListener('toggle', () => { scroll.tabIndex = details.open ? 0 : -1; });
+    return details;
   }));
 
   const rows = result.plan ?? [];
@@ -471,8 +478,8 @@ function drawGantt(svg, rows, timeline, names, scale) {
 }
 
 // Rows of numbers as one line per series (the rows' `group` value, or one series), on axes
-// from the smallest to the largest x and from 0 to the largest y; the lowest point of all
-// is circled (the best value of the chart).
+// from the smallest to the largest x and from 0 to the largest y; with one series, its
+// lowest point is circled (the best value of the chart).
 const LINE = { width: 720, height: 260, left: 70, bottom: 30, top: 12, right: 16 };
 function drawLine(svg, rows, chart) {
   const { width, height, left, bottom, top, right } = LINE;
@@ -510,8 +517,10 @@ function drawLine(svg, rows, chart) {
       svgEl('title', {}, dot).textContent = `${key ? `${key}: ` : ''}${chart.x} ${fmt(r[chart.x])}, ${chart.y} ${fmt(r[chart.y])}`;
     }
   });
-  const best = points.reduce((a, b) => (b[chart.y] < a[chart.y] ? b : a));
-  svgEl('circle', { cx: x(best[chart.x]), cy: y(best[chart.y]), r: 7, fill: 'none', class: 'best' }, svg);
+  if (!chart.group) {
+    const best = points.reduce((a, b) => (b[chart.y] < a[chart.y] ? b : a));
+    svgEl('circle', { cx: x(best[chart.x]), cy: y(best[chart.y]), r: 7, fill: 'none', class: 'best' }, svg);
+  }
 }
 
 // Names around a circle in their order, each joined to the next and the last to the first

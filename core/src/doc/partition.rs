@@ -38,7 +38,7 @@ use crate::doc::scatter::{
     check_table, cost_of, read_power, read_table, CostModel, WorkerEntry, COMP_LATENCY, COMP_PER_ITEM,
     COMP_POWER, COMP_TABLE, COUNT, ITEMS, MAX_POINTS, NAME, REPAIR,
 };
-use crate::doc::schema::{field, Field as Key, Kind, Phase};
+use crate::doc::schema::{field, Chart, ChartKind, Field as Key, Kind, Phase};
 use crate::doc::schema::{Range, AT_LEAST_ONE, NON_NEGATIVE, POSITIVE};
 use crate::doc::{begin_result, begin_row, check_workers, items_and_workers, unique_names, Doc, Keys};
 use crate::error::{Detail, Error, Field};
@@ -133,6 +133,16 @@ impl Model for Partition {
         ),
     ];
     const GANTT: &'static [Phase] = &[Phase { label: "compute", start: "", end: "finish" }];
+    // Each entry's cost from no items to its share: the curves end together at the
+    // makespan where the split balances them (cerin2006 Fig. 1's picture).
+    const CHARTS: &'static [Chart] = &[Chart {
+        title: "each worker's time against its items, up to its share",
+        kind: ChartKind::Line,
+        list: "curves",
+        x: "items",
+        y: "seconds",
+        group: "worker",
+    }];
 
     /// A search on the makespan: about 64 steps, each inverting every worker's cost.
     fn effort<M: Memory>(text: &[u8], memory: &M) -> Result<Effort, Error> {
@@ -229,6 +239,10 @@ impl<'m> Solved<'_, 'm> {
         self.entries.iter().enumerate().flat_map(|(i, e)| (0..e.count).map(move |_| (e.name, i)))
     }
 }
+
+/// The result's `curves`: the first entries' costs, at this many steps each.
+const CURVES: usize = 16;
+const CURVE_POINTS: u64 = 16;
 
 /// Reads and plans a document in `memory`, and hands the plan to `finish` while the
 /// buffers live.
@@ -1065,6 +1079,33 @@ pub fn write_result(s: &Solved<'_, '_>, out: &mut [u8]) -> Result<usize, Error> 
         w.f64(r.makespan);
         w.end_object();
     }
+    // The first entries' cost curves, sampled from 0 to the share of the entry's first
+    // worker: the page draws them (`CHARTS`); bounded so that a document of many entries
+    // does not multiply its result.
+    w.key("curves");
+    w.begin_array();
+    let mut last = usize::MAX;
+    for ((name, entry), &count) in s.ranks().zip(s.counts) {
+        if entry == last {
+            continue;
+        }
+        last = entry;
+        if entry >= CURVES {
+            break;
+        }
+        for k in 0..=CURVE_POINTS {
+            let n = count.saturating_mul(k) / CURVE_POINTS;
+            w.begin_object();
+            w.key("worker");
+            w.raw_str(name);
+            w.key("items");
+            w.u64(n);
+            w.key("seconds");
+            w.f64(s.time(entry, n));
+            w.end_object();
+        }
+    }
+    w.end_array();
     w.key("plan");
     w.begin_array();
     let mut offset = 0u64;
