@@ -104,7 +104,10 @@ pub(crate) fn swap<T: Copy>(s: &mut [T], a: usize, b: usize) {
 
 /// The paper's greedy with the corrected criterion: the best single processor, the best
 /// pair, then the best insertion (processor, position) by `V` until every processor is on
-/// the ring, each ring size valued in `search`. `ring` and `d` hold `p` entries.
+/// the ring, each ring size valued in `search`. `ring` and `d` hold `p` entries. Out of
+/// line, as the searches below (called once a plan; their evaluations through one
+/// `dyn` each): `ring::plan` was 17.7 KB of wasm with everything inlined into it.
+#[inline(never)]
 pub(crate) fn greedy(problem: &Problem<'_>, search: &mut Search<'_>, ring: &mut [usize], d: &mut [f64]) {
     let p = problem.cycle_times.len();
     let wt = |i: usize| problem.cycle_times.get(i).copied().unwrap_or(f64::INFINITY);
@@ -179,12 +182,13 @@ pub(crate) fn greedy(problem: &Problem<'_>, search: &mut Search<'_>, ring: &mut 
 /// first, then the orders of the rest whose first element is below their last). A ring
 /// whose rational value exceeds the best integer value of its size is not counted: its
 /// integer value is no smaller (§3).
+#[inline(never)]
 pub(crate) fn exhaustive(
     problem: &Problem<'_>,
     search: &mut Search<'_>,
     ring: &mut [usize],
     d: &mut [f64],
-    mut eval: impl FnMut(&[usize], &mut [f64]) -> bool,
+    eval: &mut dyn FnMut(&[usize], &mut [f64]) -> bool,
 ) {
     let p = problem.cycle_times.len().min(MAX_EXHAUSTIVE);
     let (Some(ring), Some(d)) = (ring.get_mut(..p), d.get_mut(..p)) else { return };
@@ -240,13 +244,14 @@ pub(crate) const LOCAL_ROUNDS: usize = 200;
 /// communication times and says whether it has any (a graph may have no route). Only
 /// strict improvements of (integer `T_step`, rational value) are taken, so the result is
 /// never worse than the start. `cur` and `cand` hold `p` processors, `d` `p` times.
+#[inline(never)]
 pub(crate) fn local_search(
     p: usize,
     search: &mut Search<'_>,
     cur: &mut [usize],
     cand: &mut [usize],
     d: &mut [f64],
-    mut eval: impl FnMut(&[usize], &mut [f64]) -> bool,
+    eval: &mut dyn FnMut(&[usize], &mut [f64]) -> bool,
 ) {
     let q0 = search.best_q;
     let (Some(cur), Some(cand), Some(d)) = (cur.get_mut(..p), cand.get_mut(..p), d.get_mut(..p)) else {
@@ -361,6 +366,7 @@ pub(crate) fn local_search(
 /// the ring's `T₄` is at least the lowest water level over `δ`, reached by a prefix of
 /// the processors in order of `δ` (§4). `order` and `delta` hold `p` entries of working
 /// memory. O(p²).
+#[inline(never)]
 pub fn lower_bound(problem: &Problem<'_>, order: &mut [usize], delta: &mut [f64]) -> f64 {
     let p = problem.cycle_times.len();
     let (Some(order), Some(delta)) = (order.get_mut(..p), delta.get_mut(..p)) else { return 0.0 };

@@ -269,7 +269,7 @@ impl Dij<'_> {
 
     /// Widest paths from `s` (to `t` when given, stopping there): labels for every node
     /// reached. `cap(link)` is the bandwidth a route may use on the link (0: unusable).
-    fn run(&mut self, adj: &Adj<'_>, s: usize, t: usize, cap: &impl Fn(usize) -> f64) {
+    fn run(&mut self, adj: &Adj<'_>, s: usize, t: usize, cap: &Caps<'_>) {
         for x in self.state.iter_mut() {
             *x = 0;
         }
@@ -294,7 +294,7 @@ impl Dij<'_> {
                 (adj.start.get(u).copied().unwrap_or(0), adj.start.get(u + 1).copied().unwrap_or(0));
             for a in from..to {
                 let (Some(&v), Some(&e)) = (adj.node.get(a), adj.link.get(a)) else { continue };
-                let c = cap(e);
+                let c = cap.at(e);
                 let sv = self.state.get(v).copied().unwrap_or(2);
                 if c <= 0.0 || c.is_nan() || sv == 2 {
                     continue;
@@ -373,8 +373,8 @@ impl Constraints<'_> {
         &mut self,
         links: &[Link],
         routes: usize,
-        route: &impl Fn(usize) -> &'r [usize],
-        shared: &impl Fn(usize) -> f64,
+        route: &dyn Fn(usize) -> &'r [usize],
+        shared: &Caps<'_>,
     ) {
         let mut count = 0usize;
         let mut seen = 0usize;
@@ -389,7 +389,7 @@ impl Constraints<'_> {
                     if *m == NONE {
                         *m = count;
                         if let Some(c) = self.cap.get_mut(count) {
-                            *c = shared(e);
+                            *c = shared.at(e);
                         }
                         count += 1;
                     }
@@ -1068,18 +1068,32 @@ impl<'b> Net<'b> {
     }
 }
 
-/// The capacity a new route may use on link `e`: what is left of a shared link, the full
-/// bandwidth of a backbone.
-fn residual_cap<'a>(links: &'a [Link], resid: &'a [f64]) -> impl Fn(usize) -> f64 + 'a {
-    move |e| match links.get(e) {
-        Some(l) if l.shared() => resid.get(e).copied().unwrap_or(0.0),
-        Some(l) => l.bandwidth,
-        None => 0.0,
+/// The bandwidth a route may use on each link: the full capacities, or what `resid` leaves
+/// of the shared links (a backbone offers its full bandwidth either way). One type rather
+/// than a closure each, so that Dijkstra and the constraints are compiled once.
+struct Caps<'a> {
+    links: &'a [Link],
+    resid: Option<&'a [f64]>,
+}
+
+impl Caps<'_> {
+    fn at(&self, e: usize) -> f64 {
+        match (self.links.get(e), self.resid) {
+            (Some(l), Some(resid)) if l.shared() => resid.get(e).copied().unwrap_or(0.0),
+            (Some(l), _) => l.bandwidth,
+            (None, _) => 0.0,
+        }
     }
 }
 
-fn full_cap(links: &[Link]) -> impl Fn(usize) -> f64 + '_ {
-    move |e| links.get(e).map_or(0.0, |l| l.bandwidth)
+/// The capacity a new route may use on link `e`: what is left of a shared link, the full
+/// bandwidth of a backbone.
+fn residual_cap<'a>(links: &'a [Link], resid: &'a [f64]) -> Caps<'a> {
+    Caps { links, resid: Some(resid) }
+}
+
+fn full_cap(links: &[Link]) -> Caps<'_> {
+    Caps { links, resid: None }
 }
 
 fn slot<'a>(store: &'a [usize], len: usize, lens: &[usize], k: usize) -> &'a [usize] {
@@ -1235,6 +1249,7 @@ impl Net<'_> {
 
     /// The greedy (§5) over the graph, each ring size valued in `search`; the best ring's
     /// routes by position into `best`. `ring` and `d` hold `p` entries.
+    #[inline(never)]
     pub(crate) fn greedy(
         &mut self,
         problem: &Problem<'_>,
@@ -1697,6 +1712,7 @@ impl Net<'_> {
     /// The plan's routes by position into the evaluation store, shared again: for the
     /// optimal sharing to the certified gap `1e-9` (§6.2), kept only when better than the
     /// shares in `best`, whose certified relative gap goes to [`Net::gap`].
+    #[inline(never)]
     pub(crate) fn polish(&mut self, problem: &Problem<'_>, ring: &[usize], best: &mut Paths<'_>) {
         let q = ring.len();
         self.gap = 0.0;
@@ -1761,6 +1777,7 @@ impl Net<'_> {
     /// `i`, none through a backbone); for three members or more `d_i ≥ δ_i =
     /// H·max(1/B_i(1) + 1/B_i(2), 4/C_i)` over its two widest distinct neighbours.
     /// Needs [`Net::all_pairs`] first.
+    #[inline(never)]
     pub(crate) fn lower_bound(&mut self, problem: &Problem<'_>) -> f64 {
         let p = self.p;
         let (w, h) = (problem.cycle_times, problem.boundary);

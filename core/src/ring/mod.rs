@@ -340,7 +340,7 @@ pub fn plan(problem: &Problem<'_>, buf: Buffers<'_>) -> Result<Summary, Error> {
         (Solver::Greedy, None) => {
             clique::greedy(problem, &mut search, ring, d);
             if problem.local_search {
-                clique::local_search(p, &mut search, cur, cand, d, |ring, d| {
+                clique::local_search(p, &mut search, cur, cand, d, &mut |ring, d| {
                     clique::comms(problem, ring, d);
                     true
                 });
@@ -350,7 +350,7 @@ pub fn plan(problem: &Problem<'_>, buf: Buffers<'_>) -> Result<Summary, Error> {
             }
         }
         (Solver::Exhaustive, None) => {
-            clique::exhaustive(problem, &mut search, ring, d, |ring, d| {
+            clique::exhaustive(problem, &mut search, ring, d, &mut |ring, d| {
                 clique::comms(problem, ring, d);
                 true
             });
@@ -361,7 +361,7 @@ pub fn plan(problem: &Problem<'_>, buf: Buffers<'_>) -> Result<Summary, Error> {
             if problem.local_search {
                 let before = search.best_key;
                 let mut budget = LOCAL_EVALUATIONS;
-                clique::local_search(p, &mut search, cur, cand, d, |ring, d| {
+                clique::local_search(p, &mut search, cur, cand, d, &mut |ring, d| {
                     budget = budget.saturating_sub(1);
                     budget > 0 && net.evaluate(problem, ring, d)
                 });
@@ -378,7 +378,7 @@ pub fn plan(problem: &Problem<'_>, buf: Buffers<'_>) -> Result<Summary, Error> {
             }
         }
         (Solver::Exhaustive, Some(net)) => {
-            clique::exhaustive(problem, &mut search, ring, d, |ring, d| net.evaluate(problem, ring, d));
+            clique::exhaustive(problem, &mut search, ring, d, &mut |ring, d| net.evaluate(problem, ring, d));
             let q = search.best_q;
             if let Some(r) = search.best.get(..q) {
                 net.evaluate(problem, r, d);
