@@ -930,13 +930,15 @@ static char *read_file(const char *path, size_t *len) {
 }
 
 /* divload_plan_shares on every model's example (examples/MODEL.json, the files the page
- * loads): counts sum to the items, the placed workers' positions are 0 .. participating - 1,
+ * loads) and the further ones (related and learned partitions, a ring over shared links): counts sum to the items, the placed workers' positions are 0 .. participating - 1,
  * blocks follow each other in position order, and every worker's count and displacement
  * is its row of divload_plan_json's result. */
 static void test_plan_shares(void) {
     static const char *const files[] = {"examples/scatter.json", "examples/returns.json",
                                         "examples/multicluster.json", "examples/partition.json",
-                                        "examples/ring.json", "examples/table1.json"};
+                                        "examples/ring.json", "examples/table1.json",
+                                        "examples/partition_sort.json", "examples/partition_learned.json",
+                                        "examples/ring_network.json"};
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         size_t len = 0, n = 0;
         char *text = read_file(files[f], &len);
