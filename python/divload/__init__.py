@@ -287,7 +287,7 @@ def shares(document: Union[Dict[str, Any], str, bytes]) -> Shares:
 
     >>> s = shares(example("ring"))
     >>> int(s.counts.sum()) == example("ring")["work"], s.summary["method"]
-    (True, 'greedy')
+    (True, 'local_search')
     """
     counts, displs, positions, summary = _divload.plan_shares(_document_text(document))
     return Shares(counts, displs, positions, summary)

@@ -180,7 +180,7 @@ int main(int argc, char **argv) {
         doc = document(&cal, 200, 2, exact ? "exact" : "heuristic", &len);
         /* Planned on the last rank: every rank but the root passes NULL. */
         CHECK(divload_mpi_ring_create(&cal, size_ - 1, rank_ == size_ - 1 ? doc : NULL, len, &ring) == DIVLOAD_OK);
-        CHECK(strcmp(ring.summary.method, exact ? "exhaustive" : "greedy") == 0);
+        CHECK(strcmp(ring.summary.method, exact ? "exhaustive" : "local_search") == 0);
         if (size_ >= 4) {
             CHECK(ring.positions[size_ - 1] == -1 && ring.members < size_);
             if (rank_ == size_ - 1) CHECK(!ring.my_member && ring.ring_comm == MPI_COMM_NULL);

@@ -280,7 +280,7 @@ given = divload.mpi.ring_calibrate(comm, cycle_time=1e-3 * (rank + 1), boundary=
 given.costs = far
 for solver in ("heuristic", "exact"):
     with divload.mpi.ring_plan(comm, divload.mpi.ring_document(given, 200, solver=solver), root=size - 1) as plan:
-        check(plan.summary["method"] == ("exhaustive" if solver == "exact" else "greedy"), f"ring: {solver}")
+        check(plan.summary["method"] == ("exhaustive" if solver == "exact" else "local_search"), f"ring: {solver}")
         if size >= 4:
             check(plan.positions[size - 1] == -1, "ring: the far rank is left out")
         jacobi_on(plan, 200)
