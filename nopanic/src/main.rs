@@ -289,10 +289,14 @@ fn related() -> u64 {
     }
     let Ok(mut model) = Learned::<9>::new(black_box(1e-8), black_box(Repair::Mean)) else { return total };
     for i in 0..black_box(20usize) {
-        let _ = entry(|| model.observe(black_box(1 + i as u64 * 37), black_box(i as f64 * 1e-3), i, black_box(8)));
+        let _ = entry(|| {
+            model.observe(black_box(1 + i as u64 * 37), black_box(i as f64 * 1e-3), i, black_box(8))
+        });
     }
-    let taught: [Class<Chords<LearnedAt<'_, 9>>>; P] =
-        core::array::from_fn(|i| Class { cost: Chords(LearnedAt { model: &model, speed: black_box(1.0 + i as f64) }), count: 1 });
+    let taught: [Class<Chords<LearnedAt<'_, 9>>>; P] = core::array::from_fn(|i| Class {
+        cost: Chords(LearnedAt { model: &model, speed: black_box(1.0 + i as f64) }),
+        count: 1,
+    });
     if let Ok(plan) = entry(|| learned::plan(black_box(&taught), items, &mut counts)) {
         total += plan.makespan as u64;
     }
