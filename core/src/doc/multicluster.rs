@@ -88,7 +88,7 @@ impl Model for Multicluster {
     /// its predecessor, each message of 4 words over a link of latency `L + 2o` and `g`
     /// seconds per word, so that it takes eq. (2)–(3)'s `L + 2o + 4g`; each message has a
     /// receiving actor of its own. A computation is the step time less the two exchanges.
-    /// An `all_to_all` code: [`write_all_to_all`]. A `custom` one: each taking processor
+    /// An `all_to_all` code: `write_all_to_all` (below). A `custom` one: each taking processor
     /// computes its `per_load·F/speed`, then waits its `fixed` seconds (no messages: the
     /// model has none).
     fn timeline<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Option<&'m [u8]>, Error> {

@@ -206,7 +206,7 @@ impl Model for Ring {
 
     /// One iteration: each member's host computes its columns, then sends its boundary to
     /// its successor and then to its predecessor, each over the dedicated link of the cost
-    /// matrix (a boundary value is [`BYTES_PER_VALUE`] bytes, at the rate the cost gives), or on a graph over
+    /// matrix (a boundary value is `BYTES_PER_VALUE` bytes, at the rate the cost gives), or on a graph over
     /// its route in the platform as it is; each member has one receiving actor per
     /// neighbour, so that no send waits for a receiver. On a graph the predicted send
     /// takes `H/x`, its route's share `x` held for the whole iteration (eq. 1, `ring.md`
