@@ -1784,8 +1784,11 @@ mod shares_tests {
             )
         };
         assert_eq!(null, DIVLOAD_NULL_PARAMETER);
-        let mut raw = [0u8; 64];
-        let odd = unsafe { raw.as_mut_ptr().add(1) }.cast::<divload_plan_summary>();
+        // Eight-byte aligned storage larger than a summary: one byte in, the pointer is
+        // misaligned whatever address the buffer gets (a byte array could land one below
+        // an aligned address and make it aligned, with too few bytes behind it).
+        let mut raw = [0u64; 2 + std::mem::size_of::<divload_plan_summary>() / 8];
+        let odd = unsafe { raw.as_mut_ptr().cast::<u8>().add(1) }.cast::<divload_plan_summary>();
         let mut big = [divload_share::default(); 16];
         let st = unsafe {
             divload_plan_shares(text.as_ptr().cast(), text.len(), big.as_mut_ptr(), 16, &mut n, odd)
