@@ -1311,15 +1311,7 @@ pub unsafe extern "C" fn divload_plan_multicluster(
         // SAFETY: the caller's contract, checked for null, alignment and size by `input`.
         let text = unsafe { input(json.cast::<u8>(), json_len, "json")? };
         let out = unsafe { output(out, out_len, "out")? };
-        if out_n.is_null() {
-            return Err(null_failure("out_n"));
-        }
-        if !out_n.is_aligned() {
-            return Err(Failure::new(
-                DIVLOAD_INVALID_INPUT,
-                "out_n: pointer is not aligned for its type".to_string(),
-            ));
-        }
+        check_raw(out_n.cast_const(), 1, "out_n")?;
         if !summary.is_null() && !summary.is_aligned() {
             return Err(Failure::new(
                 DIVLOAD_INVALID_INPUT,
@@ -1589,15 +1581,7 @@ pub unsafe extern "C" fn divload_plan_shares(
         // SAFETY: the caller's contract, checked for null, alignment and size by `input`.
         let text = unsafe { input(json.cast::<u8>(), json_len, "json")? };
         let out = unsafe { output(out, out_len, "out")? };
-        if out_n.is_null() {
-            return Err(null_failure("out_n"));
-        }
-        if !out_n.is_aligned() {
-            return Err(Failure::new(
-                DIVLOAD_INVALID_INPUT,
-                "out_n: pointer is not aligned for its type".to_string(),
-            ));
-        }
+        check_raw(out_n.cast_const(), 1, "out_n")?;
         let summary = optional_output(summary, "summary")?;
         let (shares, report) = divload_host::plan_shares(text)?;
         if out.len() < shares.len() {
