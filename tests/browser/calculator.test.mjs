@@ -9,7 +9,9 @@
 // with the schema's rule, and an error only divload finds (a repeated name) is shown at
 // the field it names; a list row added and removed; export, then import of the exported
 // file, gives the same document and plan; a phone-sized viewport does not scroll sideways,
-// every control is reached by Tab. Then the scatter's baselines (even split, reversed
+// every control is reached by Tab. Then the ring's platform graph (examples/ring_network.json
+// and a generated platform of 70 machines: every node and link, the command line's routes
+// highlighted; none for a cost matrix), the scatter's baselines (even split, reversed
 // order) against the command line, and the bindings themselves (strict JSON, errors,
 // the dynamic programs). Screenshots go to OUT_DIR. Exits non-zero on the first failure.
 import { spawn } from 'node:child_process';
@@ -97,6 +99,83 @@ async function sameAsCli(page, model, cli, schemaName = model) {
   }
 }
 
+// A graph chart against the document and the command line's result: one node per node
+// of the document (placed, left out or relaying as the result says), one edge per edge
+// in the document's order, drawn as its style says; each edge carries exactly the
+// result's routes that cross it, one colour per pair of nodes they join, and its
+// tooltip names it, its weight and what each of those routes gets. Gives the drawing's
+// smallest distance between two nodes (view units).
+async function sameGraph(page, name, chart, doc, cli) {
+  const svg = page.locator(`#charts figure[data-chart="${chart.list}"] svg.chart-graph`);
+  assert.equal(await svg.count(), 1, `${name}: the graph's SVG`);
+  const drawn = await svg.evaluate((s) => ({
+    nodes: [...s.querySelectorAll('.graph-node')].map((g) => {
+      const c = g.querySelector('circle');
+      const r = g.querySelector('rect');
+      const xy = c ? [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))]
+        : [Number(r.getAttribute('x')) + Number(r.getAttribute('width')) / 2, Number(r.getAttribute('y')) + Number(r.getAttribute('height')) / 2];
+      return { name: g.dataset.name, state: g.dataset.state, xy, title: g.querySelector('title').textContent };
+    }),
+    edges: [...s.querySelectorAll('.graph-edge')].map((g) => ({
+      name: g.dataset.name,
+      look: ['plain', 'arrow', 'thick'].filter((k) => g.classList.contains(k)),
+      marker: g.querySelector('.graph-link').getAttribute('marker-end'),
+      width: Number(getComputedStyle(g.querySelector('.graph-link')).strokeWidth.replace('px', '')),
+      routes: g.dataset.routes === '' ? [] : g.dataset.routes.split(',').map(Number),
+      pairs: [...g.querySelectorAll('.graph-route')].map((l) => [Number(l.dataset.pair), l.getAttribute('stroke')]),
+      title: g.querySelector('title').textContent,
+    })),
+  }));
+  const nodes = (doc[chart.nodes] ?? []).map((n) => n.name);
+  const relays = (doc[chart.relays] ?? []).map((n) => n.name);
+  assert.deepEqual(drawn.nodes.map((n) => n.name), [...nodes, ...relays], `${name}: one node per ${chart.nodes} and ${chart.relays}`);
+  const left = new Set(cli[chart.group] ?? []);
+  for (const n of drawn.nodes) {
+    const want = relays.includes(n.name) ? 'relay' : left.has(n.name) ? 'left-out' : 'placed';
+    assert.equal(n.state, want, `${name}: node ${n.name}`);
+  }
+  assert.deepEqual(drawn.nodes.filter((n) => n.state === 'placed').map((n) => n.name).sort(),
+    nodes.filter((n) => !left.has(n)).sort(), `${name}: the nodes placed`);
+  const edges = doc[chart.edges];
+  assert.deepEqual(drawn.edges.map((e) => e.name), edges.map((e) => e.name), `${name}: one edge per ${chart.edges}`);
+  // Pairs of nodes in the order the result's routes first join them.
+  const pairOf = new Map();
+  const routes = cli[chart.list];
+  const pairs = routes.map((r) => {
+    const key = [r.from, r.to].sort().join(' ');
+    if (!pairOf.has(key)) pairOf.set(key, pairOf.size);
+    return pairOf.get(key);
+  });
+  const plainWidth = drawn.edges.find((e) => e.look[0] === 'plain')?.width;
+  const colours = new Map();
+  edges.forEach((e, i) => {
+    const d = drawn.edges[i];
+    const look = e[chart.style] === chart.arrow ? 'arrow' : e[chart.style] === chart.thick ? 'thick' : 'plain';
+    assert.deepEqual(d.look, [look], `${name}: edge ${e.name} (${e[chart.style]}) drawn ${d.look}`);
+    assert.equal(d.marker !== null, look === 'arrow', `${name}: edge ${e.name}: an arrowhead iff one way`);
+    if (look === 'thick') assert.ok(d.width >= 3 * plainWidth, `${name}: edge ${e.name} is ${d.width} wide, plain ${plainWidth}`);
+    const crossing = routes.flatMap((r, j) => (r[chart.edges].includes(e.name) ? [j] : []));
+    assert.deepEqual(d.routes, crossing, `${name}: edge ${e.name} carries routes ${d.routes}, the command line's ${crossing}`);
+    assert.deepEqual(d.pairs.map(([k]) => k), [...new Set(crossing.map((j) => pairs[j]))], `${name}: edge ${e.name}'s colours`);
+    for (const [k, stroke] of d.pairs) {
+      if (!colours.has(k)) colours.set(k, stroke);
+      assert.equal(colours.get(k), stroke, `${name}: pair ${k} in one colour`);
+    }
+    assert.ok(d.title.startsWith(`${e.name} (`) && d.title.includes(`${chart.weight} ${fmtNumber(e[chart.weight])}`), `${name}: ${d.title}`);
+    for (const j of crossing) {
+      const r = routes[j];
+      assert.ok(d.title.includes(`\n${r.from} → ${r.to}: ${fmtNumber(r[chart.weight])}`), `${name}: ${e.name}'s tooltip lacks route ${j}: ${d.title}`);
+    }
+  });
+  assert.equal(colours.size, pairOf.size, `${name}: every pair of a route over some edge has its colour`);
+  assert.equal(new Set(colours.values()).size, colours.size, `${name}: pairs in colours of their own`);
+  let closest = Infinity;
+  drawn.nodes.forEach((a, i) => drawn.nodes.slice(i + 1).forEach((b) => {
+    closest = Math.min(closest, Math.hypot(a.xy[0] - b.xy[0], a.xy[1] - b.xy[1]));
+  }));
+  return closest;
+}
+
 // Every bounded number of a schema, with the id of its input in the example's form:
 // `f-items`, `f-workers-0-comp_per_item`, `f-links-fast-gap`.
 function bounded(fields, doc, path, out) {
@@ -168,8 +247,11 @@ try {
     for (const chart of schema.charts) {
       const figure = page.locator(`#charts figure[data-chart="${chart.list}"]`);
       const data = cli[chart.list];
-      assert.equal(await figure.count(), 1, `${model}: chart of ${chart.list}`);
-      if (chart.kind === 'line') {
+      // A graph chart draws the document's own graph: only for a document that has one.
+      const drawn = chart.kind !== 'graph' || (example[chart.edges]?.length ?? 0) > 0;
+      assert.equal(await figure.count(), drawn ? 1 : 0, `${model}: chart of ${chart.list}`);
+      if (chart.kind === 'graph' && drawn) await sameGraph(page, model, chart, example, cli);
+      else if (chart.kind === 'line') {
         assert.equal(await figure.locator('circle.dot').count(), data.length, `${model}: one point per ${chart.list} row`);
         // The circled best point is the row of the smallest y.
         const best = Math.min(...data.map((r) => r[chart.y]));
@@ -275,12 +357,58 @@ try {
       && document.querySelector('#r-makespan')?.dataset.value !== undefined, model);
     await sameAsCli(page, `${model} (${name})`, cli, model);
     for (const chart of schemas.find((m) => m.name === model).charts) {
-      if (Array.isArray(cli[chart.list]) && cli[chart.list].length) {
-        assert.equal(await page.locator(`#charts figure[data-chart="${chart.list}"]`).count(), 1, `${name}: chart of ${chart.list}`);
+      const figure = page.locator(`#charts figure[data-chart="${chart.list}"]`);
+      if (chart.kind === 'graph') {
+        const drawn = (doc[chart.edges]?.length ?? 0) > 0;
+        assert.equal(await figure.count(), drawn ? 1 : 0, `${name}: graph of ${chart.edges}`);
+        if (drawn) await sameGraph(page, name, chart, doc, cli);
+      } else if (Array.isArray(cli[chart.list]) && cli[chart.list].length) {
+        assert.equal(await figure.count(), 1, `${name}: chart of ${chart.list}`);
       }
     }
     report.push(`${name} ${cli.makespan} s`);
   }
+
+  // Named here rather than taken from the schema, so that this fails when the chart goes.
+  step = 'the platform graph: examples/ring_network.json drawn with the command line\'s routes';
+  const graphChart = schemas.find((m) => m.name === 'ring').charts.find((c) => c.kind === 'graph');
+  assert.ok(graphChart, 'the ring model declares no graph chart');
+  const importDoc = async (file, model) => {
+    await page.evaluate(() => { document.querySelector('#r-makespan')?.removeAttribute('data-value'); });
+    await page.setInputFiles('#import-file', file);
+    await page.waitForFunction((m) => document.body.dataset.model === m
+      && document.querySelector('#r-makespan')?.dataset.value !== undefined, model, { timeout: 60000 });
+  };
+  const network = JSON.parse(readFileSync(join(repo, 'examples', 'ring_network.json'), 'utf8'));
+  await importDoc(join(repo, 'examples', 'ring_network.json'), 'ring');
+  assert.equal(await page.locator('#charts svg.chart-graph').count(), 1, 'ring_network.json: no graph drawn');
+  assert.equal(await page.locator('#charts svg.chart-graph .graph-node').count(), network.processors.length + network.routers.length);
+  assert.equal(await page.locator('#charts svg.chart-graph .graph-edge').count(), network.links.length);
+  const networkCli = JSON.parse(readFileSync(join(cliDir, 'cli-file-ring_network.json'), 'utf8'));
+  const highlighted = await page.$$eval('#charts svg.chart-graph .graph-edge', (gs) => gs
+    .filter((g) => g.querySelector('.graph-route')).map((g) => g.dataset.name).sort());
+  assert.deepEqual(highlighted, [...new Set(networkCli.paths.flatMap((p) => p.links))].sort(), 'the links highlighted are the paths\' links');
+  const networkClosest = await sameGraph(page, 'ring_network.json', graphChart, network, networkCli);
+  await page.locator('#charts svg.chart-graph').screenshot({ path: join(outDir, 'graph-ring_network.png') });
+
+  step = 'the platform graph: none for a cost matrix, whose result draws the other charts';
+  await importDoc(join(repo, 'examples', 'ring.json'), 'ring');
+  assert.equal(await page.locator('#charts svg.chart-graph').count(), 0, 'a graph drawn for a cost matrix');
+  assert.ok(await page.locator('#charts figure').count() >= 2, 'the cost matrix\'s other charts are drawn');
+
+  step = 'the platform graph: 70 machines (divload example ring --machines 70 --seed 1), nodes apart';
+  const big = JSON.parse(readFileSync(join(cliDir, 'graph-70.json'), 'utf8'));
+  const bigCli = JSON.parse(readFileSync(join(cliDir, 'cli-graph-70.json'), 'utf8'));
+  const started = Date.now();
+  await importDoc(join(cliDir, 'graph-70.json'), 'ring');
+  const bigMs = Date.now() - started;
+  await sameAsCli(page, 'ring (70 machines)', bigCli, 'ring');
+  const bigClosest = await sameGraph(page, '70 machines', graphChart, big, bigCli);
+  // Nodes are circles of radius 5 and squares of 7: 12 view units keep each clear of the others.
+  assert.ok(bigClosest >= 12, `70 machines: two nodes ${bigClosest} apart`);
+  await page.locator('#charts svg.chart-graph').screenshot({ path: join(outDir, 'graph-70.png') });
+  report.push(`graph of 70 machines (${big.processors.length + big.routers.length} nodes, ${big.links.length} links) `
+    + `imported, planned and drawn in ${bigMs} ms, nodes at least ${bigClosest.toFixed(1)} apart (${networkClosest.toFixed(1)} for ring_network.json)`);
 
   step = 'a document that is not JSON is refused at the import button';
   const junk = join(outDir, 'junk.json');
@@ -406,6 +534,12 @@ try {
     assert.ok(widths[model] <= 390, `${model}: the page is ${widths[model]} px wide at a 390 px viewport`);
     await page.screenshot({ path: join(outDir, `calculator-${model}-390.png`), fullPage: true });
   }
+  // The graph is wider than a phone: it scrolls in its own box.
+  await importDoc(join(repo, 'examples', 'ring_network.json'), 'ring');
+  widths.graph = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(widths.graph <= 390, `the graph's page is ${widths.graph} px wide at a 390 px viewport`);
+  assert.equal(await page.locator('#charts .scroll:has(svg.chart-graph)').getAttribute('tabindex'), '0', 'the graph\'s box is reached by Tab');
+  await page.screenshot({ path: join(outDir, 'calculator-graph-390.png'), fullPage: true });
 
   step = 'a phone\'s width: every control of every model\'s form is labelled, reached by Tab, and shown when focused';
   const tabbed = {};

@@ -304,6 +304,7 @@ fn choices_defaults_and_timelines_match_the_documents() {
                         c.group.is_empty() || result[c.group].is_array() || result.get(c.group).is_none()
                     );
                 }
+                ChartKind::Graph(g) => graph_chart_draws(m.name, m.fields, c, g),
             }
         }
     }
@@ -320,6 +321,92 @@ fn choices_defaults_and_timelines_match_the_documents() {
     let comp =
         &scatter[6]["fields"].as_array().unwrap().iter().find(|f| f["key"] == "comp_per_item").unwrap();
     assert_eq!((comp["min"].as_f64(), comp["min_open"].as_bool()), (Some(0.0), Some(true)));
+}
+
+/// A graph chart's keys are its documents' and results': in every example of the model
+/// that has the edge list (at least one must), the nodes are named, each edge joins two
+/// of them with a weight and a look the chart knows (its looks are the choices of the
+/// edge's style field), each route of the result is a walk over the edges from its `from`
+/// to its `to` that gets no more than the weight of any edge it crosses, and the nodes
+/// left out are placeable nodes (not relays).
+fn graph_chart_draws(
+    model: &str,
+    fields: &[Field],
+    c: &divload::doc::schema::Chart,
+    g: &divload::doc::schema::Graph,
+) {
+    let edge_fields = match fields.iter().find(|f| f.key == g.edges).map(|f| &f.kind) {
+        Some(Kind::List(inner)) => *inner,
+        _ => panic!("{model}: graph edges {} are not a list of the schema", g.edges),
+    };
+    for key in ["name", "from", "to", g.weight] {
+        assert!(edge_fields.iter().any(|f| f.key == key), "{model}: {} rows have no {key}", g.edges);
+    }
+    if !g.style.is_empty() {
+        let Some(Kind::Choice(names)) = edge_fields.iter().find(|f| f.key == g.style).map(|f| &f.kind) else {
+            panic!("{model}: the edges' style {} is not a choice", g.style);
+        };
+        let choices: Vec<_> = (0..).map_while(|i| names.name_at(i)).collect();
+        for look in [g.arrow, g.thick] {
+            assert!(choices.contains(&look), "{model}: {look} is not a {} of an edge", g.style);
+        }
+    }
+    let mut drawn = 0;
+    for doc in further_examples(model).into_iter().filter(|d| d[g.edges].is_array()) {
+        let nodes: Vec<Vec<&str>> = [g.nodes, g.relays]
+            .iter()
+            .map(|l| {
+                doc[*l]
+                    .as_array()
+                    .map_or(vec![], |rows| rows.iter().map(|r| r["name"].as_str().unwrap()).collect())
+            })
+            .collect();
+        let all: Vec<&str> = nodes.concat();
+        let edges = doc[g.edges].as_array().unwrap();
+        let mut weight = std::collections::HashMap::new();
+        let mut ends = std::collections::HashMap::new();
+        for e in edges {
+            let (from, to) = (e["from"].as_str().unwrap(), e["to"].as_str().unwrap());
+            assert!(all.contains(&from) && all.contains(&to), "{model}: edge {e} joins unknown nodes");
+            weight.insert(e["name"].as_str().unwrap(), e[g.weight].as_f64().unwrap());
+            ends.insert(e["name"].as_str().unwrap(), (from, to));
+        }
+        let result: Value = serde_json::from_slice(
+            &divload_host::plan_json(serde_json::to_string(&doc).unwrap().as_bytes()).unwrap(),
+        )
+        .unwrap();
+        let routes = result[c.list].as_array().unwrap();
+        assert!(!routes.is_empty(), "{model}: no {} to draw", c.list);
+        for r in routes {
+            let (from, to) = (r["from"].as_str().unwrap(), r["to"].as_str().unwrap());
+            assert!(nodes[0].contains(&from) && nodes[0].contains(&to), "{model}: route {r}");
+            let mut at = from;
+            let mut least = f64::INFINITY;
+            for name in r[g.edges].as_array().unwrap() {
+                let name = name.as_str().unwrap();
+                let (a, b) = ends[name];
+                at = if a == at {
+                    b
+                } else if b == at {
+                    a
+                } else {
+                    panic!("{model}: route {r} leaves {at} by {name}")
+                };
+                least = least.min(weight[name]);
+            }
+            assert_eq!(at, to, "{model}: route {r} does not end at {to}");
+            let share = r[g.weight].as_f64().unwrap();
+            assert!(
+                share > 0.0 && share <= least * (1.0 + 1e-12),
+                "{model}: route {r} gets {share} of {least}"
+            );
+        }
+        for name in result[c.group].as_array().unwrap() {
+            assert!(nodes[0].contains(&name.as_str().unwrap()), "{model}: {name} left out is not a node");
+        }
+        drawn += 1;
+    }
+    assert!(drawn > 0, "{model}: no example has {}, so the graph chart is never drawn", g.edges);
 }
 
 /// The page loads each model's example from `examples/MODEL.json` (scripts/build-wasm

@@ -303,13 +303,22 @@ function compute(event) {
     }
   }
   const { plan: result, ...baselines } = all;
-  render(current.model, result, baselines, note);
+  render(current.model, result, baselines, note, doc);
 }
 
 const fmt = (t) => (Number.isInteger(t) ? String(t) : Math.abs(t) >= 100 ? t.toFixed(2) : Math.abs(t) >= 1 ? t.toFixed(3) : t.toPrecision(4));
 const show = (v) => (typeof v === 'number' ? fmt(v) : typeof v === 'boolean' ? (v ? 'yes' : 'no') : v === null ? '' : String(v));
 
-function render(model, result, baselines, note) {
+// Whether `c` has something to draw: a graph when the document has its edges (a graph
+// chart draws the document's own graph, with the result's routes over it), any other
+// chart when the result's list has rows.
+function drawable(c, result, doc) {
+  if (c.kind === 'graph') return Array.isArray(doc?.[c.edges]) && doc[c.edges].length > 0;
+  return Array.isArray(result[c.list]) && result[c.list].length > 0;
+}
+
+function render(model, result, baselines, note, doc) {
+  const charts = (model.charts ?? []).filter((c) => drawable(c, result, doc));
   $('results').hidden = false;
   $('summary').replaceChildren(...ENVELOPE.filter((k) => k in result).map((k) => {
     const dd = make('dd', { id: `r-${k}`, textContent: show(result[k]) + (k === 'makespan' || k === 'lower_bound' || k === 'gap' ? ' s' : '') });
@@ -335,7 +344,7 @@ function render(model, result, baselines, note) {
     return tr;
   }));
   // A list a chart draws is its data: folded under the chart's name, open on demand.
-  const charted = new Map((model.charts ?? []).map((c) => [c.list, c.title]));
+  const charted = new Map(charts.map((c) => [c.list, c.title]));
   $('lists').replaceChildren(...lists.map(([k, rows]) => {
     const table = make('table', { className: 'plan', id: `list-${k}` });
     table.append(make('caption', { textContent: k }));
@@ -372,16 +381,24 @@ function render(model, result, baselines, note) {
     drawGantt(svg, b.rows, model.gantt, names, scale);
     return figure;
   }));
-  $('charts').replaceChildren(...(model.charts ?? []).flatMap((c) => {
+  $('charts').replaceChildren(...charts.map((c) => {
     const data = result[c.list];
-    if (!Array.isArray(data) || data.length === 0) return [];
     const figure = make('figure', { className: 'chart' });
     figure.dataset.chart = c.list;
     figure.append(make('figcaption', { textContent: c.title }));
     const svg = svgEl('svg', { class: `chart-${c.kind}`, role: 'img', 'aria-label': c.title }, figure);
     if (c.kind === 'line') drawLine(svg, data.slice(0, MAX_ROWS_DRAWN * 4), c);
     else if (c.kind === 'cycle') drawCycle(svg, data.slice(0, MAX_ROWS_DRAWN), c.group ? result[c.group] ?? [] : []);
-    return [figure];
+    else if (c.kind === 'graph') {
+      // A graph is wider than a phone: it scrolls in its own box there, as the tables do.
+      const scroll = make('div', { className: 'scroll', tabIndex: 0 }, svg);
+      scroll.setAttribute('role', 'region');
+      scroll.setAttribute('aria-label', `${c.title} (scrolls sideways on a narrow screen)`);
+      const legend = make('p', { className: 'legend graph-legend' });
+      figure.append(scroll, legend);
+      drawGraph(svg, legend, c, doc, result, model.fields);
+    }
+    return figure;
   }));
 
   const compared = Object.entries(baselines).filter(([, b]) => typeof b?.makespan === 'number');
@@ -552,6 +569,211 @@ function drawCycle(svg, names, aside) {
   if (aside.length) {
     svgEl('text', { x: 4, y: size + extra - 6, class: 'axis' }, svg).textContent = `left out: ${aside.join(', ')}`;
   }
+}
+
+// The document's graph: the nodes of its `nodes` list (circles: filled when the plan
+// places them, dimmed when it leaves them out) and of its `relays` list (squares), its
+// `edges` as lines (arrows for the `arrow` style, thick for the `thick` one), and over
+// them the result's routes, the two of each pair of nodes (either way) in one colour.
+// Deterministic layout in layers around the thick edges (or the graph's centre): a
+// breadth-first tree from them, each node's sector of the circle as wide as the leaves
+// below it, the nodes of a layer on one circle and the leaves of `nodes` on the outermost.
+const GRAPH = { spacing: 16, minRadius: 150, margin: 64, node: 5 };
+function drawGraph(svg, legend, chart, doc, result, fields) {
+  svg.replaceChildren();
+  const nodes = [];
+  const index = new Map();
+  for (const [list, relay] of [[chart.nodes, false], [chart.relays, true]]) {
+    for (const n of Array.isArray(doc[list]) ? doc[list] : []) {
+      if (typeof n?.name !== 'string' || index.has(n.name)) continue;
+      index.set(n.name, nodes.length);
+      nodes.push({ name: n.name, relay, adj: [] });
+    }
+  }
+  const edges = [];
+  for (const e of doc[chart.edges]) {
+    const a = index.get(e?.from);
+    const b = index.get(e?.to);
+    if (a === undefined || b === undefined) continue;
+    const style = chart.style ? e[chart.style] : undefined;
+    const look = style !== undefined && style === chart.arrow ? 'arrow' : style !== undefined && style === chart.thick ? 'thick' : 'plain';
+    nodes[a].adj.push(b);
+    nodes[b].adj.push(a);
+    edges.push({ e, a, b, look, routes: [] });
+  }
+  const at = graphLayout(nodes, edges);
+
+  // The routes: each edge they cross, and a colour per pair of nodes they join.
+  const routes = Array.isArray(result[chart.list]) ? result[chart.list] : [];
+  const byName = new Map(edges.map((d) => [d.e.name, d]));
+  const pairs = new Map();
+  routes.forEach((r, i) => {
+    const key = [r.from, r.to].sort().join('\u0000');
+    if (!pairs.has(key)) pairs.set(key, { k: pairs.size, from: r.from, to: r.to, routes: [] });
+    const pair = pairs.get(key);
+    pair.routes.push(r);
+    for (const name of Array.isArray(r[chart.edges]) ? r[chart.edges] : []) {
+      const d = byName.get(name);
+      if (d && !d.routes.some((x) => x.i === i)) d.routes.push({ i, r, k: pair.k });
+    }
+  });
+  const colour = (k) => `hsl(${(k * 137.508) % 360} 72% 40%)`;
+  const unit = fields.find((f) => f.key === chart.edges)?.fields?.find((g) => g.key === chart.weight)?.unit ?? '';
+  const amount = (v) => (typeof v === 'number' ? `${fmt(v)}${unit ? ` ${unit}` : ''}` : '');
+
+  const { size } = at;
+  svg.setAttribute('viewBox', `0 0 ${size} ${size}`);
+  // A small graph is not blown up past half again its size (its labels would be huge).
+  svg.style.maxWidth = `${Math.min(860, Math.round(size * 1.5))}px`;
+  const defs = svgEl('defs', {}, svg);
+  const marker = svgEl('marker', { id: 'graph-arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 6, markerHeight: 6, orient: 'auto-start-reverse' }, defs);
+  svgEl('path', { d: 'M0,0 L10,5 L0,10 z', class: 'graph-arrowhead' }, marker);
+
+  const edgeLayer = svgEl('g', { class: 'graph-edges' }, svg);
+  for (const d of edges) {
+    // An arrow stops at its head's node and runs beside the arrow the other way, if any.
+    let [x1, y1] = at.xy[d.a];
+    let [x2, y2] = at.xy[d.b];
+    const len = Math.hypot(x2 - x1, y2 - y1) || 1;
+    const [ux, uy] = [(x2 - x1) / len, (y2 - y1) / len];
+    if (d.look === 'arrow') {
+      const cut = Math.min(GRAPH.node + 1, len / 3);
+      [x1, y1, x2, y2] = [x1 + ux * cut - uy * 2, y1 + uy * cut + ux * 2, x2 - ux * cut - uy * 2, y2 - uy * cut + ux * 2];
+    }
+    const g = svgEl('g', { class: `graph-edge ${d.look}`, 'data-name': String(d.e.name ?? ''), 'data-routes': d.routes.map((x) => x.i).join(',') }, edgeLayer);
+    const line = svgEl('line', { x1, y1, x2, y2, class: 'graph-link' }, g);
+    if (d.look === 'arrow') line.setAttribute('marker-end', 'url(#graph-arrow)');
+    const colours = [...new Set(d.routes.map((x) => x.k))];
+    colours.forEach((k, j) => {
+      const off = (j - (colours.length - 1) / 2) * 2.4;
+      svgEl('line', { x1: x1 - uy * off, y1: y1 + ux * off, x2: x2 - uy * off, y2: y2 + ux * off, class: 'graph-route', stroke: colour(k), 'data-pair': k }, g);
+    });
+    const ends = d.look === 'arrow' ? `${d.e.from} → ${d.e.to}` : `${d.e.from} — ${d.e.to}`;
+    const style = chart.style && d.e[chart.style] !== undefined ? `, ${d.e[chart.style]}` : '';
+    const shares = d.routes.map((x) => `\n${x.r.from} → ${x.r.to}: ${amount(x.r[chart.weight])}`).join('');
+    svgEl('title', {}, g).textContent = `${d.e.name ?? ''} (${ends}${style}): ${chart.weight} ${amount(d.e[chart.weight])}`
+      + (shares ? `; the routes over it and what each gets:${shares}` : '; no route over it');
+  }
+
+  const left = new Set(chart.group && Array.isArray(result[chart.group]) ? result[chart.group] : []);
+  const rows = new Map((result.plan ?? []).map((r) => [rowName(r), r]));
+  const nodeLayer = svgEl('g', { class: 'graph-nodes' }, svg);
+  const labelAll = nodes.length <= 60;
+  nodes.forEach((n, i) => {
+    const [x, y] = at.xy[i];
+    const state = n.relay ? 'relay' : left.has(n.name) ? 'left-out' : 'placed';
+    const g = svgEl('g', { class: `graph-node ${state}`, 'data-name': n.name, 'data-state': state }, nodeLayer);
+    if (n.relay) svgEl('rect', { x: x - 3.5, y: y - 3.5, width: 7, height: 7, class: 'relay-node' }, g);
+    else svgEl('circle', { cx: x, cy: y, r: GRAPH.node, class: state === 'placed' ? 'proc phase1' : 'idle-proc' }, g);
+    const row = rows.get(n.name);
+    const joined = [...pairs.values()].filter((p) => p.from === n.name || p.to === n.name)
+      .map((p) => (p.from === n.name ? p.to : p.from));
+    svgEl('title', {}, g).textContent = n.relay ? `${n.name}: relays`
+      : state === 'left-out' ? `${n.name}: left out`
+        : `${n.name}: in the plan${row && 'count' in row ? `, count ${show(row.count)}` : ''}${joined.length ? `, joined to ${joined.join(' and ')}` : ''}`;
+    if (n.relay && !labelAll) return;
+    // Labels point away from the centre, upright on both halves.
+    const a = at.angle[i];
+    const out = at.outer[i] || !n.relay;
+    const right = Math.cos(a) >= 0;
+    const dx = Math.cos(a) * 9;
+    const dy = Math.sin(a) * 9;
+    const deg = (a * 180) / Math.PI + (right ? 0 : 180);
+    const text = svgEl('text', { x: x + dx, y: y + dy + 3, class: n.relay ? 'axis' : 'label', 'text-anchor': right ? 'start' : 'end' }, g);
+    if (out) text.setAttribute('transform', `rotate(${deg.toFixed(2)} ${x + dx} ${y + dy})`);
+    text.textContent = n.name;
+  });
+
+  legend.replaceChildren(...[...pairs.values()].flatMap((p) => {
+    const sw = make('span', { className: 'swatch' });
+    sw.style.background = colour(p.k);
+    const shares = p.routes.map((r) => (typeof r[chart.weight] === 'number' ? fmt(r[chart.weight]) : '')).filter((t) => t);
+    return [sw, ` ${p.from} ⇄ ${p.to}${shares.length ? `: ${shares.join(' / ')}${unit ? ` ${unit}` : ''}` : ''} `];
+  }));
+  if (left.size) legend.append(make('span', { className: 'swatch idle-proc' }), ` left out: ${[...left].join(', ')}`);
+}
+
+// Positions for drawGraph: layer 0 is the ends of the thick edges, else each connected
+// part's centre (the node whose farthest node is nearest; the first one past 400 nodes);
+// a node's layer is its distance from layer 0, its sector its share of the leaves below
+// it in the breadth-first tree. Gives the view's size, each node's [x, y], its angle and
+// whether it sits on the outer circle.
+function graphLayout(nodes, edges) {
+  const n = nodes.length;
+  const depth = new Array(n).fill(-1);
+  const children = nodes.map(() => []);
+  const order = [];
+  const tops = [];
+  const bfs = (starts) => {
+    const queue = [];
+    for (const s of starts) if (depth[s] < 0) { depth[s] = 0; tops.push(s); queue.push(s); }
+    for (let h = 0; h < queue.length; h++) {
+      const v = queue[h];
+      order.push(v);
+      for (const u of nodes[v].adj) {
+        if (depth[u] < 0) { depth[u] = depth[v] + 1; children[v].push(u); queue.push(u); }
+      }
+    }
+  };
+  const far = (s) => {
+    const dist = new Map([[s, 0]]);
+    const queue = [s];
+    for (let h = 0; h < queue.length; h++) {
+      for (const u of nodes[queue[h]].adj) if (!dist.has(u)) { dist.set(u, dist.get(queue[h]) + 1); queue.push(u); }
+    }
+    return dist;
+  };
+  bfs(edges.filter((d) => d.look === 'thick').flatMap((d) => [d.a, d.b]));
+  for (let i = 0; i < n; i++) {
+    if (depth[i] >= 0) continue;
+    const part = [...far(i).keys()];
+    let centre = i;
+    if (part.length <= 400) {
+      let best = Infinity;
+      for (const v of part) {
+        const e = Math.max(...far(v).values());
+        if (e < best) { best = e; centre = v; }
+      }
+    }
+    bfs([centre]);
+  }
+  // A node's sector is as wide as the leaves below it, and at least as wide as keeps it
+  // GRAPH.spacing from its neighbours on its own circle (a node with few leaves near the
+  // centre would be crowded): (D + inner) / (d + inner) leaves' width at layer d.
+  const maxDepth = Math.max(0, ...depth);
+  const inner = tops.length > 1 ? 0.5 : 0;
+  const outer = nodes.map((v, i) => !v.relay && children[i].length === 0 && maxDepth > 0);
+  const leaves = new Array(n).fill(0);
+  for (let j = order.length - 1; j >= 0; j--) {
+    const v = order[j];
+    const below = children[v].reduce((s, u) => s + leaves[u], 0);
+    const own = outer[v] ? 1 : depth[v] + inner > 0 ? (maxDepth + inner) / (depth[v] + inner) : 1;
+    leaves[v] = Math.max(below, own);
+  }
+  const total = tops.reduce((s, v) => s + leaves[v], 0) || 1;
+  const radius = Math.max(GRAPH.minRadius, (total * GRAPH.spacing) / (2 * Math.PI));
+  const size = 2 * (radius + GRAPH.margin);
+  // Layer d on the circle of radius (d + inner) / (D + inner): one top sits at the
+  // centre, several share a small inner circle; leaves of `nodes` on the outermost.
+  const layer = (d) => (maxDepth + inner > 0 ? (radius * (d + inner)) / (maxDepth + inner) : 0);
+  const angle = new Array(n).fill(0);
+  const xy = new Array(n);
+  const place = (v, from, span) => {
+    angle[v] = from + span / 2 - Math.PI / 2;
+    const r = outer[v] ? radius : layer(depth[v]);
+    xy[v] = [size / 2 + r * Math.cos(angle[v]), size / 2 + r * Math.sin(angle[v])];
+    let at = from;
+    for (const u of children[v]) {
+      place(u, at, (span * leaves[u]) / leaves[v]);
+      at += (span * leaves[u]) / leaves[v];
+    }
+  };
+  let start = 0;
+  for (const v of tops) {
+    place(v, start, (2 * Math.PI * leaves[v]) / total);
+    start += (2 * Math.PI * leaves[v]) / total;
+  }
+  return { size, xy, angle, outer };
 }
 
 // ---- models, examples, import and export ------------------------------------------------

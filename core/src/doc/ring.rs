@@ -30,7 +30,7 @@ use crate::doc::model::{
 use crate::doc::names::Names;
 use crate::doc::scatter::NAME;
 use crate::doc::schema::{
-    field, Chart, ChartKind, Field as Key, Kind, Phase, AT_LEAST_ONE, NON_NEGATIVE, POSITIVE,
+    field, Chart, ChartKind, Field as Key, Graph, Kind, Phase, AT_LEAST_ONE, NON_NEGATIVE, POSITIVE,
 };
 use crate::doc::{begin_result, begin_row, check_workers, missing, unique_names, Doc, Keys};
 use crate::error::{Detail, Error};
@@ -133,9 +133,26 @@ impl Model for Ring {
         Phase { label: "compute", start: "", end: "compute_time" },
         Phase { label: "exchange", start: "compute_time", end: "finish" },
     ];
-    // The paper's Figures 5–12: the ring chosen, and T_step against the ring size (it is
-    // not monotone: the best q is found, not assumed).
+    // The paper's Figures 5–12: the platform graph with the routes of the ring chosen,
+    // the ring, and T_step against the ring size (it is not monotone: the best q is found,
+    // not assumed). The graph is drawn for graph documents only (a cost matrix has no links).
     const CHARTS: &'static [Chart] = &[
+        Chart {
+            title: "the platform graph: the routes of each ring edge in a colour of their own",
+            kind: ChartKind::Graph(&Graph {
+                nodes: "processors",
+                relays: "routers",
+                edges: "links",
+                weight: "bandwidth",
+                style: "kind",
+                arrow: "directed",
+                thick: "backbone",
+            }),
+            list: "paths",
+            x: "",
+            y: "",
+            group: "left_out",
+        },
         Chart {
             title: "the ring chosen",
             kind: ChartKind::Cycle,

@@ -192,15 +192,15 @@ pub struct Chart {
     pub title: &'static str,
     /// How the list is drawn.
     pub kind: ChartKind,
-    /// The result's list the chart draws.
+    /// The result's list the chart draws ([`ChartKind::Graph`]: its routes).
     pub list: &'static str,
-    /// [`ChartKind::Line`]: the key of a row's x value. [`ChartKind::Cycle`]: unused.
+    /// [`ChartKind::Line`]: the key of a row's x value. Otherwise unused.
     pub x: &'static str,
-    /// [`ChartKind::Line`]: the key of a row's y value. [`ChartKind::Cycle`]: unused.
+    /// [`ChartKind::Line`]: the key of a row's y value. Otherwise unused.
     pub y: &'static str,
     /// [`ChartKind::Line`]: the key naming a row's series (one line per name), or empty
-    /// for one line. [`ChartKind::Cycle`]: the result's list of names left off the cycle,
-    /// or empty.
+    /// for one line. [`ChartKind::Cycle`], [`ChartKind::Graph`]: the result's list of
+    /// names left off the cycle (out of the plan), or empty.
     pub group: &'static str,
 }
 
@@ -213,26 +213,76 @@ pub enum ChartKind {
     /// A list of names as a cycle, each joined to the next and the last to the first: a
     /// ring's order.
     Cycle,
+    /// The document's own graph (its nodes and edges, [`Graph`]) with the result's routes
+    /// over it: the list is the result's routes, `group` its list of the
+    /// [`nodes`](Graph::nodes) left out of the plan (or empty). Drawn only for a document
+    /// that has the edges.
+    Graph(&'static Graph),
 }
 
-/// Writes `charts` as `[{"title", "kind", "list", "x", "y", "group"}, …]`.
+/// Where a [`ChartKind::Graph`] chart finds its graph: nodes and edges in the document,
+/// named by their `name`, each edge joining the node named by its `from` to the one named
+/// by its `to`. A route of the result (a row of the chart's list) goes `from` a node `to`
+/// another, lists the names of the edges it crosses under the key of the edge list, and
+/// its share of each under the edge's [`weight`](Graph::weight) key; routes joining the
+/// same two nodes, either way, are one pair (a ring's edge: its successor and predecessor
+/// paths) and drawn in one colour.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Graph {
+    /// The document's list of the nodes a plan places or leaves out (`processors`).
+    pub nodes: &'static str,
+    /// The document's list of the nodes that only relay (`routers`), or empty.
+    pub relays: &'static str,
+    /// The document's list of edges (`links`).
+    pub edges: &'static str,
+    /// The number an edge carries and a route gets of it (`bandwidth`).
+    pub weight: &'static str,
+    /// The key of an edge's choice of look (`kind`), or empty: an edge is a plain line
+    /// (both ways, one capacity) unless that choice is [`arrow`](Graph::arrow) or
+    /// [`thick`](Graph::thick).
+    pub style: &'static str,
+    /// The `style` value of an edge drawn as an arrow from `from` to `to` (one way).
+    pub arrow: &'static str,
+    /// The `style` value of an edge drawn thick (a backbone: every route gets all of it).
+    pub thick: &'static str,
+}
+
+/// Writes `charts` as `[{"title", "kind", "list", "x", "y", "group"}, …]`, a graph's with
+/// `"nodes", "relays", "edges", "weight", "style", "arrow", "thick"`.
 pub(crate) fn write_charts(w: &mut Writer<'_>, charts: &[Chart]) {
     w.begin_array();
     for c in charts {
         w.begin_object();
-        let kind = match c.kind {
-            ChartKind::Line => "line",
-            ChartKind::Cycle => "cycle",
+        let (kind, g) = match c.kind {
+            ChartKind::Line => ("line", &NO_GRAPH),
+            ChartKind::Cycle => ("cycle", &NO_GRAPH),
+            ChartKind::Graph(g) => ("graph", g),
         };
-        for (key, text) in
-            [("title", c.title), ("kind", kind), ("list", c.list), ("x", c.x), ("y", c.y), ("group", c.group)]
-        {
+        for (key, text) in [
+            ("title", c.title),
+            ("kind", kind),
+            ("list", c.list),
+            ("x", c.x),
+            ("y", c.y),
+            ("group", c.group),
+            ("nodes", g.nodes),
+            ("relays", g.relays),
+            ("edges", g.edges),
+            ("weight", g.weight),
+            ("style", g.style),
+            ("arrow", g.arrow),
+            ("thick", g.thick),
+        ] {
             member(w, key, text);
         }
         w.end_object();
     }
     w.end_array();
 }
+
+/// A chart that is no graph writes none of a graph's keys (all empty).
+const NO_GRAPH: Graph =
+    Graph { nodes: "", relays: "", edges: "", weight: "", style: "", arrow: "", thick: "" };
 
 /// Writes `phases` as `[{"label", "start", "end"}, …]`.
 pub(crate) fn write_timeline(w: &mut Writer<'_>, phases: &[Phase]) {
