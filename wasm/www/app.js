@@ -731,7 +731,8 @@ function graphLayout(nodes, edges) {
     if (part.length <= 400) {
       let best = Infinity;
       for (const v of part) {
-        const e = Math.max(...far(v).values());
+        let e = 0;
+        for (const d of far(v).values()) e = Math.max(e, d);
         if (e < best) { best = e; centre = v; }
       }
     }
@@ -740,7 +741,7 @@ function graphLayout(nodes, edges) {
   // A node's sector is as wide as the leaves below it, and at least as wide as keeps it
   // GRAPH.spacing from its neighbours on its own circle (a node with few leaves near the
   // centre would be crowded): (D + inner) / (d + inner) leaves' width at layer d.
-  const maxDepth = Math.max(0, ...depth);
+  const maxDepth = depth.reduce((m, d) => Math.max(m, d), 0);
   const inner = tops.length > 1 ? 0.5 : 0;
   const outer = nodes.map((v, i) => !v.relay && children[i].length === 0 && maxDepth > 0);
   const leaves = new Array(n).fill(0);
@@ -756,22 +757,26 @@ function graphLayout(nodes, edges) {
   // Layer d on the circle of radius (d + inner) / (D + inner): one top sits at the
   // centre, several share a small inner circle; leaves of `nodes` on the outermost.
   const layer = (d) => (maxDepth + inner > 0 ? (radius * (d + inner)) / (maxDepth + inner) : 0);
-  const angle = new Array(n).fill(0);
-  const xy = new Array(n);
-  const place = (v, from, span) => {
-    angle[v] = from + span / 2 - Math.PI / 2;
-    const r = outer[v] ? radius : layer(depth[v]);
-    xy[v] = [size / 2 + r * Math.cos(angle[v]), size / 2 + r * Math.sin(angle[v])];
-    let at = from;
-    for (const u of children[v]) {
-      place(u, at, (span * leaves[u]) / leaves[v]);
-      at += (span * leaves[u]) / leaves[v];
-    }
-  };
+  // Sectors handed down in breadth-first order (parents first; no recursion, a chain of
+  // routers may be long).
+  const from = new Array(n).fill(0);
+  const span = new Array(n).fill(0);
   let start = 0;
   for (const v of tops) {
-    place(v, start, (2 * Math.PI * leaves[v]) / total);
-    start += (2 * Math.PI * leaves[v]) / total;
+    [from[v], span[v]] = [start, (2 * Math.PI * leaves[v]) / total];
+    start += span[v];
+  }
+  const angle = new Array(n).fill(0);
+  const xy = new Array(n);
+  for (const v of order) {
+    angle[v] = from[v] + span[v] / 2 - Math.PI / 2;
+    const r = outer[v] ? radius : layer(depth[v]);
+    xy[v] = [size / 2 + r * Math.cos(angle[v]), size / 2 + r * Math.sin(angle[v])];
+    let at = from[v];
+    for (const u of children[v]) {
+      [from[u], span[u]] = [at, (span[v] * leaves[u]) / leaves[v]];
+      at += span[u];
+    }
   }
   return { size, xy, angle, outer };
 }
