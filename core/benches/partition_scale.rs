@@ -1,13 +1,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 //! The partition model's exact plan at 10⁶ workers with `n ln n` costs (issue 32: ≤ 200 ms),
 //! for uniformly related processors (`partition::related::solve`): two entries of 500 000
-//! workers each (speeds 2 and 1, as a document's `count` gives them), and 10⁴ workers of
+//! workers each (speeds 2 and 1, as a document's `count` gives them), and 10⁶ workers of
 //! distinct speeds (1 to 16, log-uniform) as one class each, whose cost grows with the
 //! classes, not the workers; beside them the split by speed and Theorem 2. A plain binary,
-//! as `scale.rs`: one plan is microseconds to seconds.
+//! as `scale.rs`: one plan is microseconds to a fraction of a second.
 //!
-//!     cargo bench -p divload --bench partition_scale            # 10⁶ workers, 10⁴ classes
-//!     cargo bench -p divload --bench partition_scale -- 7 5     # 10⁷ workers, 10⁵ classes
+//!     cargo bench -p divload --bench partition_scale            # 10⁶ workers, 10⁶ classes
+//!     cargo bench -p divload --bench partition_scale -- 7 4     # 10⁷ workers, 10⁴ classes
 //!
 //! Each line is the median of 7 runs after one warm-up run; items 10⁶ per worker, `coeff`
 //! 10⁻⁸ s.
@@ -37,7 +37,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut numbers = args.iter().filter_map(|a| a.parse::<u32>().ok());
     let p = 10usize.pow(numbers.next().unwrap_or(6));
-    let q = 10usize.pow(numbers.next().unwrap_or(4));
+    let q = 10usize.pow(numbers.next().unwrap_or(6));
     let sort = Uniform::<8>::new(Shape::NLogN, 1e-8).unwrap();
     let two = [
         Class { cost: Scaled { cost: &sort, speed: 2.0 }, count: p as u64 / 2 },
@@ -63,19 +63,34 @@ fn main() {
             (
                 "exact",
                 Box::new(|c: &mut [u64]| {
-                    black_box(solve(black_box(classes), items, Rounding::Cost, c).unwrap());
+                    black_box(
+                        solve(black_box(classes), items, Rounding::Cost, c, &mut vec![0; classes.len()])
+                            .unwrap(),
+                    );
                 }),
             ),
             (
                 "speed split",
                 Box::new(|c: &mut [u64]| {
-                    black_box(related::speed_makespan(black_box(classes), items, c).unwrap());
+                    black_box(
+                        related::speed_makespan(black_box(classes), items, c, &mut vec![0; classes.len()])
+                            .unwrap(),
+                    );
                 }),
             ),
             (
                 "theorem2 (+ exact)",
                 Box::new(|c: &mut [u64]| {
-                    black_box(approximate(black_box(classes), items, Solver::Theorem2, c).unwrap());
+                    black_box(
+                        approximate(
+                            black_box(classes),
+                            items,
+                            Solver::Theorem2,
+                            c,
+                            &mut vec![0; classes.len()],
+                        )
+                        .unwrap(),
+                    );
                 }),
             ),
         ];

@@ -273,18 +273,21 @@ fn related() -> u64 {
     });
     let items = black_box(100_000);
     let mut counts = [0u64; 2 * P];
+    let mut scratch = [0u64; P];
     let mut total = 0u64;
     for rounding in [Round::Cost, Round::Paper] {
-        if let Ok(plan) = entry(|| related::solve(black_box(&classes), items, rounding, &mut counts)) {
+        if let Ok(plan) =
+            entry(|| related::solve(black_box(&classes), items, rounding, &mut counts, &mut scratch))
+        {
             total += plan.makespan as u64 + counts[0];
         }
     }
     for solver in [Solver::Theorem1, Solver::Eq5, Solver::Theorem2] {
-        if let Ok(a) = entry(|| approximate(black_box(&classes), items, solver, &mut counts)) {
+        if let Ok(a) = entry(|| approximate(black_box(&classes), items, solver, &mut counts, &mut scratch)) {
             total += a.plan.makespan as u64 + counts[1];
         }
     }
-    if let Ok(t) = entry(|| related::speed_makespan(black_box(&classes), items, &mut counts)) {
+    if let Ok(t) = entry(|| related::speed_makespan(black_box(&classes), items, &mut counts, &mut scratch)) {
         total += t as u64;
     }
     let Ok(mut model) = Learned::<9>::new(black_box(1e-8), black_box(Repair::Mean)) else { return total };
@@ -297,7 +300,7 @@ fn related() -> u64 {
         cost: Chords(LearnedAt { model: &model, speed: black_box(1.0 + i as f64) }),
         count: 1,
     });
-    if let Ok(plan) = entry(|| learned::plan(black_box(&taught), items, &mut counts)) {
+    if let Ok(plan) = entry(|| learned::plan(black_box(&taught), items, &mut counts, &mut scratch)) {
         total += plan.makespan as u64;
     }
     total

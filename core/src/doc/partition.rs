@@ -268,6 +268,9 @@ fn solved<R, M: Memory>(
             *c = Class { cost: Scaled { cost: &uniform, speed }, count: e.count };
         }
         let classes: &[Class<Scaled<'_, MAX_POINTS>>] = classes;
+        // The solvers' working memory (a word per entry) and the split by speed's counts.
+        let scratch = memory.slice("plan scratch", file.entries, 0u64)?;
+        let spare = memory.slice("speed split counts", file.workers, 0u64)?;
         if let Some(learning) = &file.learning {
             let model = teach(&file, learning, &uniform, entries, speeds)?;
             let one = Class { cost: Chords(LearnedAt { model: &model, speed: 1.0 }), count: 1 };
@@ -276,15 +279,15 @@ fn solved<R, M: Memory>(
                 *c = Class { cost: Chords(LearnedAt { model: &model, speed }), count: e.count };
             }
             let taught: &[_] = taught;
-            let plan = learned::plan(taught, file.items, counts)?;
+            let plan = learned::plan(taught, file.items, counts, scratch)?;
             let even = related::even_makespan(taught, file.items);
-            let scratch = memory.slice("speed split counts", file.workers, 0u64)?;
             let total: f64 = taught.iter().map(|c| c.count as f64 * c.cost.0.speed).sum();
             let items = file.items as f64;
             let speed = related::round_shares(
                 taught,
                 file.items,
                 &|j| taught.get(j).map_or(0.0, |c| items * c.cost.0.speed / total),
+                spare,
                 scratch,
             );
             let report = Report {
@@ -310,9 +313,13 @@ fn solved<R, M: Memory>(
             return finish(&s);
         }
         let (plan, method, approximation) = match file.solver {
-            None => (related::solve(classes, file.items, Rounding::Cost, counts)?, Method::THRESHOLD, None),
+            None => (
+                related::solve(classes, file.items, Rounding::Cost, counts, scratch)?,
+                Method::THRESHOLD,
+                None,
+            ),
             Some(solver) => {
-                let a = approximate(classes, file.items, solver, counts)?;
+                let a = approximate(classes, file.items, solver, counts, scratch)?;
                 let method = match solver {
                     Solver::Theorem1 => Method::THEOREM1,
                     Solver::Eq5 => Method::EQ5,
@@ -321,8 +328,7 @@ fn solved<R, M: Memory>(
                 (a.plan, method, Some((solver, a.error)))
             }
         };
-        let scratch = memory.slice("speed split counts", file.workers, 0u64)?;
-        let speed = related::speed_makespan(classes, file.items, scratch)?;
+        let speed = related::speed_makespan(classes, file.items, spare, scratch)?;
         let even = related::even_makespan(classes, file.items);
         let report =
             Report { method, makespan: plan.makespan, lower_bound: plan.lower_bound, exact: plan.exact() };

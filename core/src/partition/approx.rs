@@ -35,7 +35,7 @@ fn wrong_kind(message: &'static str) -> Error {
 }
 
 /// The plan of `solver`, written to `counts` (one per worker), with the exact optimum as
-/// its lower bound.
+/// its lower bound; `scratch` is working memory, one word per class.
 ///
 /// # Errors
 ///
@@ -50,8 +50,8 @@ fn wrong_kind(message: &'static str) -> Error {
 /// let sort = Uniform::<8>::new(Shape::NLogN, 1.0)?;
 /// let classes: Vec<_> = [1.0, 1.5, 2.0, 4.0].iter()
 ///     .map(|&speed| Class { cost: Scaled { cost: &sort, speed }, count: 1 }).collect();
-/// let mut counts = [0u64; 4];
-/// let a = approximate(&classes, 1000, Solver::Eq5, &mut counts)?;
+/// let (mut counts, mut scratch) = ([0u64; 4], [0u64; 4]);
+/// let a = approximate(&classes, 1000, Solver::Eq5, &mut counts, &mut scratch)?;
 /// assert_eq!(counts, [134, 189, 241, 436]);
 /// assert!(a.error > 0.0 && a.error < 4e-4);
 /// # Ok::<(), divload::Error>(())
@@ -61,13 +61,15 @@ pub fn approximate<const M: usize>(
     items: u64,
     solver: Solver,
     counts: &mut [u64],
+    scratch: &mut [u64],
 ) -> Result<Approximation, Error> {
     check_speeds(classes)?;
     check(classes, items, counts)?;
+    related::check_scratch(classes, scratch)?;
     let Some(first) = classes.first() else { return Err(Error::no_workers()) };
     let cost = first.cost.cost;
     let shape = cost.shape();
-    let (exact, t_star) = related::optimum(classes, items, counts);
+    let (exact, t_star) = related::optimum(classes, items, counts, scratch);
     let n = items as f64;
     let speed = |j: usize| classes.get(j).map_or(1.0, |c| c.cost.speed);
     let total: f64 = classes.iter().map(|c| c.count as f64 * c.cost.speed).sum();
@@ -82,7 +84,7 @@ pub fn approximate<const M: usize>(
             // sum runs over j and both inverses are f̃⁻¹; for c·nᵃ, f̃⁻¹(kᵢ) ∝ kᵢ^{1/a}.
             let weight = |j: usize| libm::pow(speed(j), 1.0 / a);
             let sum: f64 = classes.iter().enumerate().map(|(j, c)| c.count as f64 * weight(j)).sum();
-            round_shares(classes, items, &|j| n * weight(j) / sum, counts)
+            round_shares(classes, items, &|j| n * weight(j) / sum, counts, scratch)
         }
         Solver::Eq5 => {
             if !matches!(shape, Shape::NLogN) {
@@ -107,6 +109,7 @@ pub fn approximate<const M: usize>(
                     n * k / total + (n / l) * (k / (total * total)) * (s - total * libm::log(k))
                 },
                 counts,
+                scratch,
             )
         }
         Solver::Theorem2 => {
@@ -135,7 +138,8 @@ pub fn approximate<const M: usize>(
                 (v, d)
             };
             let lo = core::f64::consts::E / k_min;
-            if f(lo).0.is_nan() || f(lo).0 >= 0.0 {
+            let at_lo = f(lo).0;
+            if at_lo.is_nan() || at_lo >= 0.0 {
                 return Err(Error::parameter(
                     "theorem2: items",
                     "enough for every worker to get more than e items (use solver exact)",
@@ -146,8 +150,10 @@ pub fn approximate<const M: usize>(
             while f(hi).0 < 0.0 && hi < f64::MAX / 4.0 {
                 hi *= 2.0;
             }
-            let t = related::root(lo, hi, 0.0, &f);
-            round_shares(classes, items, &|j| h(t * speed(j)).0.max(0.0), counts)
+            // From the exact rational optimum (in units of `coeff`), which Theorem 2
+            // approximates: a few Newton steps instead of a bisection from nothing.
+            let t = related::root(lo, hi, t_star / cost.coeff(), &f);
+            round_shares(classes, items, &|j| h(t * speed(j)).0.max(0.0), counts, scratch)
         }
     };
     let plan = Plan { makespan, rational_makespan: t_star, lower_bound: exact };

@@ -270,7 +270,7 @@ impl<const M: usize> CostFn<f64> for LearnedAt<'_, M> {
 
 /// The next batch's plan from the model: the exact optimum for the model's cost (§7
 /// `plan(N)`), written to `counts` (one per worker, classes in order); its makespan is the
-/// model's prediction.
+/// model's prediction; `scratch` is working memory, one word per class.
 ///
 /// # Errors
 ///
@@ -279,6 +279,7 @@ pub fn plan<const M: usize>(
     classes: &[Class<Chords<LearnedAt<'_, M>>>],
     items: u64,
     counts: &mut [u64],
+    scratch: &mut [u64],
 ) -> Result<Plan, Error> {
     for (i, c) in classes.iter().enumerate() {
         let k = c.cost.0.speed;
@@ -287,7 +288,8 @@ pub fn plan<const M: usize>(
         }
     }
     related::check(classes, items, counts)?;
-    let (t, t_star) = related::optimum(classes, items, counts);
+    related::check_scratch(classes, scratch)?;
+    let (t, t_star) = related::optimum(classes, items, counts, scratch);
     if !t.is_finite() {
         return Err(Error::time_overflow("predicted makespan", "give observations in a larger unit"));
     }

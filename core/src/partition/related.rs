@@ -21,7 +21,7 @@
 //!   `g(kᵢT*)` by smallest `(nᵢ + 1)/kᵢ`, optimal for a linear `f` only.
 
 use crate::error::Error;
-use crate::partition::lambert::n_log_n_inverse;
+use crate::partition::lambert::{self, n_log_n_inverse};
 use crate::platform::cost::{search_from, CostFn, Tabulated};
 
 /// The shape of a document-wide cost `f` (seconds at speed 1, before `coeff`).
@@ -67,6 +67,8 @@ impl<const M: usize> Shape<M> {
 pub struct Uniform<const M: usize> {
     shape: Shape<M>,
     coeff: f64,
+    /// `1/coeff`, for the warm passes (§1), which need `T*` to 2⁻⁴², not to the bit.
+    per_coeff: f64,
 }
 
 impl<const M: usize> Uniform<M> {
@@ -93,7 +95,7 @@ impl<const M: usize> Uniform<M> {
                 return Err(Error::parameter("cost: exponent", "in 0.01..=64", a));
             }
         }
-        Ok(Uniform { shape, coeff })
+        Ok(Uniform { shape, coeff, per_coeff: 1.0 / coeff })
     }
 
     /// The shape.
@@ -128,6 +130,59 @@ impl<const M: usize> Uniform<M> {
         self.coeff * f
     }
 
+    /// As [`inverse`](Self::inverse), carrying `W₀` over in `state` (§1, "warm passes"):
+    /// `state` is `W₀` of the last argument, negated while only approximate. From a step
+    /// `d = ln(y/y_prev)`: a Taylor step of `w(u) = W₀(eᵘ)` in `u = ln y` alone when
+    /// `|d| ≤ 2⁻¹⁴` and `state` is exact, followed by one Fritsch step up to `|d| ≤ 1/2`
+    /// (exact again), the full [`lambert::w0`] beyond. From a [`Warm::Seed`] (another
+    /// class's `W₀`): a Taylor step whose remainder is below 10⁻⁴ of `w`, approximate.
+    fn inverse_warm(&self, y: f64, limit: u64, warm: Warm, state: &mut f64) -> (f64, f64) {
+        let z = y * self.per_coeff;
+        if !matches!(self.shape, Shape::NLogN) || z.is_nan() || z <= lambert::FRITSCH_FROM {
+            *state = 0.0;
+            return self.inverse(y, limit);
+        }
+        let (last, exact) = (state.abs(), *state > 0.0);
+        let w = match warm {
+            Warm::Step(d) if last >= 1.0 && exact && d.abs() <= 1.0 / 16_384.0 => taylor(last, d),
+            Warm::Step(d) if last >= 1.0 && d.abs() <= 0.5 => lambert::fritsch(z, taylor(last, d)),
+            Warm::Seed { y: z0, w: w0 } if w0 >= 1.0 => {
+                let d = libm::log(z / z0);
+                let w = taylor(w0, d);
+                // The remainder d⁴/24·|w⁗(ξ)| with |w⁗| ≤ 6/w⁴ (w ≥ 2) or 10⁻² (w ≥ 1),
+                // at the smaller end: below 10⁻⁴·w.
+                let small = w.min(w0);
+                let d4 = d * d * d * d;
+                let fine = if small >= 2.0 {
+                    d4 <= 4e-4 * (small * small) * (small * small) * small
+                } else {
+                    d4 <= 0.24 * small
+                };
+                if fine && w >= 1.0 {
+                    -w
+                } else {
+                    lambert::w0(z)
+                }
+            }
+            _ => lambert::w0(z),
+        };
+        *state = w;
+        let w = w.abs();
+        // As `n_log_n_inverse`: `z/W₀(z)`, and `g′ = 1/(1 + W₀)`, from one division.
+        let r = 1.0 / (w * (1.0 + w));
+        ((z * (r * (1.0 + w))).max(1.0), r * w * self.per_coeff)
+    }
+
+    /// The argument of `W₀` at `y` and its value: a [`Warm::Seed`] for the other classes.
+    fn seed(&self, y: f64) -> Warm {
+        let z = y * self.per_coeff;
+        if matches!(self.shape, Shape::NLogN) && z > lambert::FRITSCH_FROM {
+            Warm::Seed { y: z, w: lambert::w0(z) }
+        } else {
+            Warm::Cold
+        }
+    }
+
     /// The real inverse `g(y) = max{x ≥ 0 : coeff·f̃(x) ≤ y}` and its derivative, in closed
     /// form (§4): `y/c`, `(y/c)^{1/a}`, `(y/c)/W₀(y/c)`; a table by its chords.
     fn inverse(&self, y: f64, limit: u64) -> (f64, f64) {
@@ -142,6 +197,7 @@ impl<const M: usize> Uniform<M> {
                 let d = if z > 0.0 { g / (a * z) } else { 0.0 };
                 (g, d / self.coeff)
             }
+            Shape::NLogN if z <= 0.0 => (1.0, 1.0 / self.coeff),
             Shape::NLogN => {
                 let g = n_log_n_inverse(z);
                 // g′ = 1/(1 + W₀) = 1/(1 + ln g).
@@ -150,6 +206,18 @@ impl<const M: usize> Uniform<M> {
             Shape::Table(_) => chord_inverse(&|n| self.seconds(n), y, limit),
         }
     }
+}
+
+/// `w(u + d)` from `w = w(u)` for `w(u) = W₀(eᵘ)`, to third order: `w′ = w/(1+w)`,
+/// `w″ = w/(1+w)³`, `w‴ = w(1−2w)/(1+w)⁵` (from `w + ln w = u`). The remainder,
+/// `d⁴/24·|w⁗|` with `|w⁗| ≤ 10⁻²` for `w ≥ 1`, is below `10⁻²⁰` at `|d| ≤ 2⁻¹⁴` and below
+/// `3·10⁻⁵` at `|d| ≤ 1/2`, which one Fritsch step of fourth order takes below an ulp.
+fn taylor(w: f64, d: f64) -> f64 {
+    let a = 1.0 / (1.0 + w);
+    let w1 = w * a;
+    let w2 = w1 * a * a;
+    let w3 = w2 * a * a * (1.0 - 2.0 * w);
+    w + d * (w1 + d * (0.5 * w2 + d * (w3 * (1.0 / 6.0))))
 }
 
 /// The real inverse of the chords between a non-decreasing function's integer values, and
@@ -200,17 +268,112 @@ impl<const M: usize> CostFn<f64> for Scaled<'_, M> {
     }
 }
 
+/// What a class's previous inverse left for the next one (§1, "warm passes").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Warm {
+    /// Nothing: the inverse from scratch.
+    Cold,
+    /// The class's own state is from the time `t·e^{−d}`.
+    Step(f64),
+    /// No state yet; another class's `W₀` is `w` at the argument `y`.
+    Seed {
+        /// The argument.
+        y: f64,
+        /// `W₀(y)`.
+        w: f64,
+    },
+}
+
 /// A real inverse `g(t)` with its derivative, for the rational optimum.
 pub trait Inverse: CostFn<f64> {
     /// `(g(t), g′(t))`, `g(t) = max{x ≥ 0 : f̃(x) ≤ t}` for a monotone real extension `f̃`
     /// agreeing with `time` on the integers, `x ≤ limit`.
     fn inverse(&self, t: f64, limit: u64) -> (f64, f64);
+
+    /// As [`inverse`](Inverse::inverse), given what the same class left in `state` (see
+    /// [`Warm`]). A cost whose inverse is transcendental carries it over (`n ln n`: `W₀`);
+    /// the default ignores both.
+    fn inverse_warm(&self, t: f64, limit: u64, warm: Warm, state: &mut f64) -> (f64, f64) {
+        let _ = (warm, state);
+        self.inverse(t, limit)
+    }
+
+    /// What this class's inverse at `t` tells the others' first warm pass.
+    fn seed(&self, t: f64) -> Warm {
+        let _ = t;
+        Warm::Cold
+    }
+
+    /// [`max_within`](CostFn::max_within) given a guess of the answer (an inverse's value).
+    fn within_near(&self, t: f64, limit: u64, guess: f64) -> u64 {
+        let _ = guess;
+        self.max_within(t, limit).unwrap_or(0)
+    }
+
+    /// [`within_near`](Inverse::within_near) `n` and the finish of one more item
+    /// (`+∞` at `limit`).
+    fn within_next(&self, t: f64, limit: u64, guess: f64) -> (u64, f64) {
+        let n = self.within_near(t, limit, guess);
+        (n, if n < limit { self.time(n + 1) } else { f64::INFINITY })
+    }
 }
 
 impl<const M: usize> Inverse for Scaled<'_, M> {
     fn inverse(&self, t: f64, limit: u64) -> (f64, f64) {
         let (g, d) = self.cost.inverse(t * self.speed, limit);
-        (g.min(limit as f64), d * self.speed)
+        clamped(g, d * self.speed, limit)
+    }
+
+    fn inverse_warm(&self, t: f64, limit: u64, warm: Warm, state: &mut f64) -> (f64, f64) {
+        let (g, d) = self.cost.inverse_warm(t * self.speed, limit, warm, state);
+        clamped(g, d * self.speed, limit)
+    }
+
+    fn seed(&self, t: f64) -> Warm {
+        self.cost.seed(t * self.speed)
+    }
+
+    fn within_near(&self, t: f64, limit: u64, guess: f64) -> u64 {
+        if t < 0.0 || t.is_nan() {
+            return 0;
+        }
+        // `as` saturates and reads NaN as 0; the search is exact from any guess.
+        search_from(|x| self.time(x) <= t, guess as u64, limit)
+    }
+
+    fn within_next(&self, t: f64, limit: u64, guess: f64) -> (u64, f64) {
+        // A closed-form inverse is within some 2⁻⁴⁰ of the real one (W₀, `pow` and the
+        // warm steps: a few ulps, times `1/a` for a power), and `time` within 2⁻⁴⁸ of
+        // the real cost: a guess 2⁻³⁰·g or more from an integer has that integer's floor
+        // as its answer, and needs only the next finish evaluated.
+        if !matches!(self.cost.shape, Shape::Table(_)) && t >= 0.0 && guess >= 1.0 && guess < limit as f64 {
+            let n = guess as u64;
+            let margin = guess * (1.0 / (1u64 << 30) as f64);
+            if guess - n as f64 >= margin && (n + 1) as f64 - guess >= margin {
+                return (n, self.time(n + 1));
+            }
+        }
+        // A right guess is proved by two evaluations, which give the next finish too.
+        let g = (guess as u64).min(limit);
+        if t >= 0.0 && g < limit && self.time(g) <= t {
+            let next = self.time(g + 1);
+            if next > t {
+                return (g, next);
+            }
+        }
+        let n = self.within_near(t, limit, guess);
+        (n, if n < limit { self.time(n + 1) } else { f64::INFINITY })
+    }
+}
+
+/// `min(g, limit)` and its derivative: none past `limit`, where a worker that takes every
+/// item takes no more (Newton's method would otherwise crawl along the clamp).
+fn clamped(g: f64, d: f64, limit: u64) -> (f64, f64) {
+    let top = limit as f64;
+    if g >= top {
+        (top, 0.0)
+    } else {
+        (g, d)
     }
 }
 
@@ -506,10 +669,337 @@ fn time_for_more<C: CostFn<f64>>(
 
 /// The exact integer optimum over `classes` with the cost rule, written to `counts` (one
 /// per worker, classes in order): returns `T_int`, which the counts reach exactly and no
-/// plan beats, and `T*`.
-pub(crate) fn optimum<C: Inverse>(classes: &[Class<C>], items: u64, counts: &mut [u64]) -> (f64, f64) {
-    let t_star = rational(classes, items, 0.0);
+/// plan beats, and `T*`. `scratch` holds one word per class.
+pub(crate) fn optimum<C: Inverse>(
+    classes: &[Class<C>],
+    items: u64,
+    counts: &mut [u64],
+    scratch: &mut [u64],
+) -> (f64, f64) {
+    let state = scratch.get_mut(..classes.len()).unwrap_or(&mut []);
+    let (t_star, at) = rational_warm(classes, items, state);
+    if let Some(found) = select(classes, items, t_star, at, counts, state) {
+        return found;
+    }
     optimum_from(classes, items, t_star, counts)
+}
+
+/// The classes drawn to start Newton's method (§1): the rational optimum of an even
+/// sample of this many classes, each standing for its share of the workers.
+const SAMPLE: usize = 64;
+
+/// `T*` as [`rational`], but each pass over the classes warm (§1): every class keeps its
+/// last inverse's state in `state` (one word each, as `f64` bits), and Newton's method
+/// starts from the optimum of a sample, its first pass seeded by one class's `W₀`, so
+/// that each pass costs at most one `log` a class (the last ones none). Stops when
+/// Newton's step is below `2⁻²⁰·T`, leaving `T*` within some 10⁻¹⁴ (the plan needs 2⁻³⁰,
+/// §2). Returns `T*` and the time at which `state` was left.
+pub(crate) fn rational_warm<C: Inverse>(classes: &[Class<C>], items: u64, state: &mut [u64]) -> (f64, f64) {
+    if state.len() < classes.len() {
+        return (rational(classes, items, 0.0), 0.0);
+    }
+    let need = items as f64;
+    let mut f0 = -need;
+    for c in classes {
+        f0 += c.count as f64 * c.cost.inverse(0.0, items).0;
+    }
+    if f0 >= 0.0 {
+        return (0.0, 0.0);
+    }
+    let stride = classes.len().div_ceil(SAMPLE).max(1);
+    let (mut sampled, mut all) = (0.0f64, 0.0f64);
+    for (j, c) in classes.iter().enumerate() {
+        all += c.count as f64;
+        if j % stride == 0 {
+            sampled += c.count as f64;
+        }
+    }
+    let scale = all / sampled.max(1.0);
+    let sample = |t: f64| {
+        let (mut s, mut d) = (-need, 0.0f64);
+        for c in classes.iter().step_by(stride) {
+            let (g, dg) = c.cost.inverse(t, items);
+            s += scale * c.count as f64 * g;
+            d += scale * c.count as f64 * dg;
+        }
+        (s, d)
+    };
+    // Any one worker takes everything by its time(N).
+    let first = classes.first().map_or(f64::MAX, |c| c.cost.time(items));
+    let (mut lo, mut hi) = (0.0f64, if first.is_finite() { first } else { f64::MAX });
+    let mut t = root(lo, hi, 0.0, &sample);
+    let mut prev: Option<f64> = None;
+    let seed = classes.first().map_or(Warm::Cold, |c| c.cost.seed(t));
+    let (mut residual, mut last_step) = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..100 {
+        let step = prev.map_or(seed, |p| Warm::Step(libm::log(t / p)));
+        // Σ countᵢ·gᵢ(t) − N compensated (Neumaier): a million terms near 10⁶ each would
+        // otherwise leave the sum a few items off, and Newton's last steps in that noise.
+        let (mut v, mut carry, mut d) = (-need, 0.0f64, 0.0f64);
+        for (c, w) in classes.iter().zip(state.iter_mut()) {
+            let mut x = f64::from_bits(*w);
+            let (g, dg) = c.cost.inverse_warm(t, items, step, &mut x);
+            *w = x.to_bits();
+            let term = c.count as f64 * g;
+            let sum = v + term;
+            carry += if v.abs() >= term.abs() { (v - sum) + term } else { (term - sum) + v };
+            v = sum;
+            d += c.count as f64 * dg;
+        }
+        v += carry;
+        prev = Some(t);
+        if v >= 0.0 {
+            hi = t;
+        } else {
+            lo = t;
+        }
+        let newton = t - v / d;
+        if v == 0.0 || hi.to_bits().saturating_sub(lo.to_bits()) <= 2 {
+            return (hi, t);
+        }
+        // Newton's error after a step `s` is about `C·s²`, `C = |F″/2F′|` (some 10⁻¹⁴ of
+        // `T*` after a step of 2⁻²⁰ for `n ln n`), and the last two steps estimate `C`
+        // as `sₖ/sₖ₋₁²`: the plan needs `T*` to 2⁻³⁰ (§2: the floors are taken at
+        // `T*(1 − 2⁻³⁰)`; a worse `T*` costs time, never the optimum), and the floors'
+        // pass refines it once more.
+        let s = ((newton - t) / t).abs();
+        let predicted = s * s * s / (last_step * last_step);
+        if d > 0.0
+            && (s <= 1.0 / (1u64 << 20) as f64
+                || (s <= 1.0 / 1024.0 && last_step.is_finite() && predicted <= 1.0 / (1u64 << 34) as f64))
+        {
+            return (newton.clamp(lo, hi), t);
+        }
+        last_step = s;
+        // Newton's residual at least halves each pass where the cost is smooth; a kink
+        // (a table's chords) can stall it, and then the bracket is halved instead.
+        let stalled = v.abs() > 0.5 * residual;
+        residual = v.abs();
+        t = if d > 0.0 && newton > lo && newton < hi && !stalled { newton } else { mid(lo, hi) };
+    }
+    (hi, prev.unwrap_or(0.0))
+}
+
+/// The exact integer optimum by a selection over the classes' next items (§2, the fast
+/// path): the floors `bᵢ = cᵢ(T_lo)` go to `counts[i]`, the finish time `vᵢ` of each
+/// class's next item to `state[i]` (bits), and [`place`] puts the rest. `None` when the
+/// floors leave nothing to place (or place it all). Returns `T_int` and `T*` refined.
+fn select<C: Inverse>(
+    classes: &[Class<C>],
+    items: u64,
+    t_star: f64,
+    at: f64,
+    counts: &mut [u64],
+    state: &mut [u64],
+) -> Option<(f64, f64)> {
+    let e = classes.len();
+    if state.len() < e || counts.len() < e || t_star.is_nan() || t_star <= 0.0 {
+        return None;
+    }
+    let t_lo = t_star * (1.0 - 1.0 / (1u64 << 30) as f64);
+    let step = if at > 0.0 { Warm::Step(libm::log(t_lo / at)) } else { Warm::Cold };
+    let mut s = 0u64;
+    let (mut f, mut d) = (-(items as f64), 0.0f64);
+    for ((c, b), w) in classes.iter().zip(counts.iter_mut()).zip(state.iter_mut()) {
+        let mut x = f64::from_bits(*w);
+        let (g, dg) = c.cost.inverse_warm(t_lo, items, step, &mut x);
+        let (n, next) = c.cost.within_next(t_lo, items, g);
+        *b = n;
+        *w = next.to_bits();
+        s = s.saturating_add(weighted(c.count, n));
+        f += c.count as f64 * g;
+        d += c.count as f64 * dg;
+    }
+    if s >= items {
+        return None;
+    }
+    // One more Newton step from the floors' pass: the `T*` reported.
+    let refined = t_lo - f / d;
+    let t_star = if d > 0.0 && refined.is_finite() && (refined - t_star).abs() <= t_star * 1e-6 {
+        refined
+    } else {
+        t_star
+    };
+    let t = place(classes, items, counts, state, items - s, t_lo, d)?;
+    Some((t, t_star))
+}
+
+/// Places `r ≥ 1` items over floors `bᵢ` (`counts[i]`, one per class) whose next items end
+/// at `vᵢ` (`state[i]`, bits) by the cost rule (§2's greedy): the least `T` with
+/// `Σ countᵢ·(cᵢ(T) − bᵢ) ≥ r` is found by halving `[min vᵢ, T_hi]` on bit patterns,
+/// moving every class whose next item fits below a probe that fits too few past it
+/// (its `bᵢ`, `vᵢ` and `r` updated). A probe reads one word a class and evaluates
+/// costs only for the classes whose next item it reaches. With `rate > 0` (items a
+/// second near `t_lo`) the first two probes bracket the estimate `t_lo + r/rate`.
+/// Writes `counts` (one per worker) and returns `T`; `None` (with `counts` and `state`
+/// spoiled) when `T` is not finite.
+fn place<C: Inverse>(
+    classes: &[Class<C>],
+    items: u64,
+    counts: &mut [u64],
+    state: &mut [u64],
+    mut r: u64,
+    t_lo: f64,
+    rate: f64,
+) -> Option<f64> {
+    let e = classes.len();
+    let state = state.get_mut(..e)?;
+    let unit = classes.iter().all(|c| c.count == 1);
+    // Items a class takes by `t` beyond its floor `b`, given that its next one fits.
+    // Items a class takes by `t ≥ v` beyond its floor `b` (`v`: its next item's finish),
+    // and the finish of the one after: the second item decides most classes; a class
+    // with more below `t` (a fast one) is searched from the chord through its next two.
+    let more = |c: &Class<C>, b: u64, v: f64, t: f64| -> (u64, f64) {
+        if b.saturating_add(1) >= items {
+            return (items - b, f64::INFINITY);
+        }
+        let second = c.cost.time(b + 2);
+        if second > t {
+            return (1, second);
+        }
+        let guess = (b + 2) as f64 + (t - second) / (second - v).max(f64::MIN_POSITIVE);
+        let n = c.cost.within_near(t, items, guess).max(b + 2);
+        let next = if n < items { c.cost.time(n + 1) } else { f64::INFINITY };
+        (n - b, next)
+    };
+    // Whether `r` more items fit by `t`, and then the latest finish among the items
+    // counted (they fit by it as well): first counting one item for each class whose
+    // next one fits (no cost evaluated), then every item.
+    let fits = |t: f64, counts: &[u64], state: &[u64], r: u64| -> Option<(u64, u64)> {
+        let bits = t.to_bits();
+        let (mut ones, mut last) = (0u64, 0u64);
+        if unit {
+            // One worker a class (distinct speeds): a count of the times, not of the classes.
+            for &v in state.iter() {
+                let below = v <= bits;
+                ones += u64::from(below);
+                last = last.max(if below { v } else { 0 });
+            }
+        } else {
+            for (c, &v) in classes.iter().zip(state.iter()) {
+                if v <= bits {
+                    ones = ones.saturating_add(c.count);
+                    last = last.max(v);
+                }
+            }
+        }
+        if ones >= r {
+            return Some((last, ones));
+        }
+        let mut total = 0u64;
+        for ((c, &b), &v) in classes.iter().zip(counts.iter()).zip(state.iter()) {
+            if v <= bits {
+                let (k, _) = more(c, b, f64::from_bits(v), t);
+                total = total.saturating_add(weighted(c.count, k));
+                if k > 1 {
+                    last = last.max(c.cost.time(b + k).to_bits());
+                }
+                if total >= r {
+                    return Some((last.min(bits), total));
+                }
+            }
+        }
+        None
+    };
+    let (mut low, mut high) = (u64::MAX, 0u64);
+    let infinite = f64::INFINITY.to_bits();
+    for &v in state.iter().take(e) {
+        low = low.min(v);
+        if v < infinite {
+            high = high.max(v);
+        }
+    }
+    // The first two probes bracket where the `r` items would end if they came at the
+    // rational optimum's rate `d` (items a second), give or take four standard
+    // deviations of a sum of Bernoulli variables: below it most classes move past their
+    // next item, above it counting the next items usually suffices. Then the count at
+    // the last fitting probe is interpolated while that halves `[low, hi]`, halved
+    // otherwise; `hi` starts at the largest next finish.
+    let rate = if rate > 0.0 && rate.is_finite() { rate } else { 0.0 };
+    let spread = 4.0 * libm::sqrt(r as f64) + 16.0;
+    let at = |items: f64| (t_lo + items.max(0.0) / rate).to_bits();
+    let mut planned =
+        [(rate > 0.0).then(|| at(r as f64 - spread)), (rate > 0.0).then(|| at(r as f64 + spread))];
+    let mut hi = infinite;
+    let mut at_hi = 0u64;
+    let mut halve = false;
+    while low < hi {
+        let next_planned = planned.iter_mut().find_map(|p| p.take().filter(|&m| m >= low && m < hi));
+        let m = match next_planned {
+            Some(m) => m,
+            None if hi == infinite => high.max(low),
+            None if halve || at_hi == 0 => low + (hi - low) / 2,
+            None => {
+                let part = (hi - low) as f64 * (r as f64 / at_hi as f64);
+                (low + part as u64).min(hi - 1)
+            }
+        };
+        let width = hi.saturating_sub(low);
+        let t = f64::from_bits(m);
+        if let Some((last, count)) = fits(t, counts, state, r) {
+            (hi, at_hi) = (last, count);
+        } else {
+            low = u64::MAX;
+            for ((c, b), v) in classes.iter().zip(counts.iter_mut()).zip(state.iter_mut()) {
+                if *v <= m {
+                    let (k, next) = more(c, *b, f64::from_bits(*v), t);
+                    *b += k;
+                    *v = next.to_bits();
+                    let taken = weighted(c.count, k);
+                    r = r.saturating_sub(taken);
+                    at_hi = at_hi.saturating_sub(taken);
+                }
+                low = low.min(*v);
+            }
+            if hi == infinite && m >= high {
+                // Every next item fits below the largest finite one and `r` is left:
+                // only classes that take every item remain (`vᵢ = ∞`).
+                break;
+            }
+        }
+        halve = next_planned.is_none() && hi.saturating_sub(low) > width / 2;
+    }
+    let t = f64::from_bits(hi);
+    if !t.is_finite() {
+        return None;
+    }
+    // Every class's next item ends at `T` or later: the floors are `cᵢ(pred T)`, and the
+    // classes whose next items end at `T` take the rest in index order (§2's greedy).
+    for ((c, &b), v) in classes.iter().zip(counts.iter()).zip(state.iter_mut()) {
+        let k = if *v <= hi { more(c, b, f64::from_bits(*v), t).0 } else { 0 };
+        let given = weighted(c.count, k).min(r);
+        r -= given;
+        *v = given;
+    }
+    write_back(classes, counts, state, &|c, b| more(c, b, c.cost.time(b + 1), t).0);
+    Some(t)
+}
+
+/// Writes each class's floor `bᵢ` (`counts[i]`) plus its `givenᵢ` extra items (`given[i]`)
+/// to its workers (`counts`, one per worker, classes in order), the first workers first,
+/// up to `each(class, bᵢ)` items a worker. Backwards, so that no class's worker overwrites
+/// a floor not yet read (class `i`'s workers start at or after `i`).
+fn write_back<C>(
+    classes: &[Class<C>],
+    counts: &mut [u64],
+    given: &[u64],
+    each: &dyn Fn(&Class<C>, u64) -> u64,
+) {
+    let mut end: usize =
+        classes.iter().map(|c| usize::try_from(c.count).unwrap_or(usize::MAX)).fold(0, usize::saturating_add);
+    for (j, c) in classes.iter().enumerate().rev() {
+        let n = usize::try_from(c.count).unwrap_or(usize::MAX);
+        let start = end.saturating_sub(n);
+        let (b, given) = (counts.get(j).copied().unwrap_or(0), given.get(j).copied().unwrap_or(0));
+        let each = if given > 0 && c.count > 1 { each(c, b) } else { given };
+        let mut left = given;
+        for slot in counts.get_mut(start..end).unwrap_or(&mut []) {
+            let k = each.min(left);
+            left -= k;
+            *slot = b + k;
+        }
+        end = start;
+    }
 }
 
 fn optimum_from<C: Inverse>(classes: &[Class<C>], items: u64, t_star: f64, counts: &mut [u64]) -> (f64, f64) {
@@ -573,24 +1063,25 @@ fn optimum_from<C: Inverse>(classes: &[Class<C>], items: u64, t_star: f64, count
 
 /// The exact integer optimum for uniformly related workers, or the paper's rounding of
 /// the same rational optimum (§2), written to `counts` (one per worker: each class's
-/// `count` workers in turn).
+/// `count` workers in turn); `scratch` is working memory, one word per class.
 ///
 /// # Errors
 ///
 /// [`ErrorCode::InvalidInput`](crate::ErrorCode::InvalidInput) for no workers, no items or
 /// a speed that is not finite and > 0 (naming the class); a makespan beyond `f64`
 /// ([`ErrorCode::InvalidInput`](crate::ErrorCode::InvalidInput), naming it);
-/// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) for short `counts`.
+/// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) for short `counts` or
+/// `scratch`.
 ///
 /// ```
 /// use divload::partition::related::{solve, Class, Rounding, Scaled, Shape, Uniform};
 /// let square = Uniform::<8>::new(Shape::Power(2.0), 1.0)?;
 /// let classes = [Class { cost: Scaled { cost: &square, speed: 1.0 }, count: 1 },
 ///                Class { cost: Scaled { cost: &square, speed: 2.0 }, count: 1 }];
-/// let mut counts = [0u64; 2];
-/// let plan = solve(&classes, 4, Rounding::Cost, &mut counts)?;
+/// let (mut counts, mut scratch) = ([0u64; 2], [0u64; 2]);
+/// let plan = solve(&classes, 4, Rounding::Cost, &mut counts, &mut scratch)?;
 /// assert_eq!((counts, plan.makespan), ([2, 2], 4.0));
-/// let paper = solve(&classes, 4, Rounding::Paper, &mut counts)?;
+/// let paper = solve(&classes, 4, Rounding::Paper, &mut counts, &mut scratch)?;
 /// assert_eq!((counts, paper.makespan, paper.lower_bound), ([1, 3], 4.5, 4.0)); // §2's table
 /// # Ok::<(), divload::Error>(())
 /// ```
@@ -599,10 +1090,12 @@ pub fn solve<const M: usize>(
     items: u64,
     rounding: Rounding,
     counts: &mut [u64],
+    scratch: &mut [u64],
 ) -> Result<Plan, Error> {
     check_speeds(classes)?;
     check(classes, items, counts)?;
-    let (t_int, t_star) = optimum(classes, items, counts);
+    check_scratch(classes, scratch)?;
+    let (t_int, t_star) = optimum(classes, items, counts, scratch);
     let plan = Plan { makespan: t_int, rational_makespan: t_star, lower_bound: t_int };
     let plan = match rounding {
         Rounding::Cost => plan,
@@ -640,6 +1133,14 @@ pub fn solve<const M: usize>(
     Ok(plan)
 }
 
+/// One word of `scratch` per class.
+pub(crate) fn check_scratch<C>(classes: &[Class<C>], scratch: &[u64]) -> Result<(), Error> {
+    if scratch.len() < classes.len() {
+        return Err(Error::buffer("scratch", classes.len(), scratch.len()));
+    }
+    Ok(())
+}
+
 /// Speeds finite and > 0.
 pub(crate) fn check_speeds<const M: usize>(classes: &[Class<Scaled<'_, M>>]) -> Result<(), Error> {
     for (i, c) in classes.iter().enumerate() {
@@ -653,12 +1154,15 @@ pub(crate) fn check_speeds<const M: usize>(classes: &[Class<Scaled<'_, M>>]) -> 
 /// Rounds real shares (one per class, clamped at 0) to an integer plan (§6, "approximation
 /// plans in core"): floors, the leftover by the cost rule; when the floors exceed `N`, items
 /// are taken back from the latest finishers. Writes `counts` (one per worker, as many as
-/// the classes' counts add up to; the caller checks) and returns the makespan.
-pub fn round_shares<C: CostFn<f64>>(
+/// the classes' counts add up to; the caller checks) and returns the makespan; `scratch`
+/// (one word per class) lets the leftover be placed by [`place`]'s selection, else a
+/// bisection evaluates every class's inverse at each step.
+pub fn round_shares<C: Inverse>(
     classes: &[Class<C>],
     items: u64,
     share: &dyn Fn(usize) -> f64,
     counts: &mut [u64],
+    scratch: &mut [u64],
 ) -> f64 {
     let base = |j: usize| {
         let x = share(j);
@@ -672,6 +1176,23 @@ pub fn round_shares<C: CostFn<f64>>(
     let mut s = 0u64;
     for (j, c) in classes.iter().enumerate() {
         s = s.saturating_add(weighted(c.count, base(j)));
+    }
+    let e = classes.len();
+    if s <= items && scratch.len() >= e && counts.len() >= e {
+        for (j, ((c, b), v)) in classes.iter().zip(counts.iter_mut()).zip(scratch.iter_mut()).enumerate() {
+            *b = base(j);
+            *v = if *b < items { c.cost.time(*b + 1) } else { f64::INFINITY }.to_bits();
+        }
+        let placed = if s == items {
+            scratch.iter_mut().for_each(|g| *g = 0);
+            write_back(classes, counts, scratch, &|_, _| 0);
+            true
+        } else {
+            place(classes, items, counts, scratch, items - s, 0.0, 0.0).is_some()
+        };
+        if placed {
+            return makespan_of(classes, counts);
+        }
     }
     let key = |f: &C, t: f64| within(f, t, items);
     if s <= items {
@@ -690,20 +1211,28 @@ pub fn round_shares<C: CostFn<f64>>(
 }
 
 /// The split by speed alone (cerin2006 §5's A.1): floors of `N·kᵢ/K`, the leftover by the
-/// cost rule. Returns its makespan; `counts` is scratch.
+/// cost rule. Returns its makespan; `counts` (one per worker) and `scratch` (one word per
+/// class) are working memory.
+///
+/// # Errors
+///
+/// As [`solve`].
 pub fn speed_makespan<const M: usize>(
     classes: &[Class<Scaled<'_, M>>],
     items: u64,
     counts: &mut [u64],
+    scratch: &mut [u64],
 ) -> Result<f64, Error> {
     check_speeds(classes)?;
     check(classes, items, counts)?;
+    check_scratch(classes, scratch)?;
     let total: f64 = classes.iter().map(|c| c.count as f64 * c.cost.speed).sum();
     Ok(round_shares(
         classes,
         items,
         &|j| classes.get(j).map_or(0.0, |c| items as f64 * c.cost.speed / total),
         counts,
+        scratch,
     ))
 }
 
@@ -720,4 +1249,77 @@ pub fn even_makespan<C: CostFn<f64>>(classes: &[Class<C>], items: u64) -> f64 {
         first = first.saturating_add(c.count);
     }
     m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::cost::Tabulated;
+
+    /// The selection (§2's fast path) against the bisection it replaced, on random
+    /// platforms of every shape, with spread speeds (fast classes take many items below a
+    /// slow one's next), weighted classes and item counts around the number of workers:
+    /// the same `T_int` to the bit and the same counts.
+    #[test]
+    fn the_selection_equals_the_bisection() {
+        let mut rnd = crate::num::xorshift(7);
+        let mut unit = || (rnd() >> 11) as f64 / (1u64 << 53) as f64;
+        let table = Tabulated::<f64, 8>::new(&[(1, 1.0), (10, 30.0), (1000, 9000.0)]).unwrap();
+        let shapes = [
+            Shape::Linear,
+            Shape::Power(2.0),
+            Shape::Power(0.5),
+            Shape::Power(1.7),
+            Shape::NLogN,
+            Shape::NLogN,
+            Shape::Table(table),
+        ];
+        let mut fast_paths = 0;
+        for case in 0..3000 {
+            let shape = shapes[case % shapes.len()].clone();
+            let cost = Uniform::<8>::new(shape, libm::exp(unit() * 20.0 - 18.0)).unwrap();
+            let e = 1 + (unit() * 30.0) as usize;
+            let spread = [2.0, 16.0, 1000.0][case % 3];
+            let classes: [Class<Scaled<'_, 8>>; 32] = core::array::from_fn(|_| Class {
+                cost: Scaled { cost: &cost, speed: libm::pow(spread, unit()) },
+                count: if case % 5 == 0 { 1 + (unit() * 4.0) as u64 } else { 1 },
+            });
+            let classes = &classes[..e];
+            let p: u64 = classes.iter().map(|c| c.count).sum();
+            let items = match case % 4 {
+                0 => 1 + (unit() * 2.0 * p as f64) as u64,
+                1 => 1 + (unit() * 1000.0) as u64,
+                _ => 1 + libm::exp(unit() * 16.0) as u64,
+            };
+            let (mut fast, mut slow, mut scratch) = ([0u64; 128], [0u64; 128], [0u64; 32]);
+            let (t, t_star) = optimum(classes, items, &mut fast, &mut scratch);
+            let (u, _) = optimum_from(classes, items, rational(classes, items, 0.0), &mut slow);
+            let p = p as usize;
+            assert_eq!(t.to_bits(), u.to_bits(), "case {case}: T_int {t:e} against {u:e}");
+            assert_eq!(fast[..p], slow[..p], "case {case}");
+            assert_eq!(fast[..p].iter().sum::<u64>(), items, "case {case}");
+            let (star, _) = (rational(classes, items, 0.0), 0);
+            assert!((t_star - star).abs() <= 1e-12 * star, "case {case}: T* {t_star:e} against {star:e}");
+            let mut state = [0u64; 32];
+            let (s, at) = rational_warm(classes, items, &mut state);
+            // Rounding real shares (the split by speed, and shares off by up to 30 %) by the
+            // selection and by the bisection it replaced.
+            let total: f64 = classes.iter().map(|c| c.count as f64 * c.cost.speed).sum();
+            let noise: [f64; 32] = core::array::from_fn(|_| 0.7 + 0.6 * unit());
+            let share = |j: usize| {
+                items as f64 * classes[j].cost.speed / total * if case % 2 == 0 { 1.0 } else { noise[j] }
+            };
+            let by_selection = round_shares(classes, items, &share, &mut fast, &mut scratch);
+            let by_bisection = round_shares(classes, items, &share, &mut slow, &mut []);
+            assert_eq!(by_selection.to_bits(), by_bisection.to_bits(), "case {case}: rounding");
+            assert_eq!(fast[..p], slow[..p], "case {case}: rounding");
+            // Only `T* = 0` (`n ln n` with no more items than workers: §0) falls back.
+            if select(classes, items, s, at, &mut slow, &mut state).is_some() {
+                fast_paths += 1;
+            } else {
+                assert_eq!(s, 0.0, "case {case}: the bisection's fallback with T* {s:e}");
+            }
+        }
+        assert!(fast_paths > 2500, "{fast_paths} of 3000 by the selection");
+    }
 }
