@@ -717,7 +717,7 @@ pub(crate) fn rational_warm<C: Inverse>(classes: &[Class<C>], items: u64, state:
     let scale = all / sampled.max(1.0);
     let sample = |t: f64| {
         let (mut s, mut d) = (-need, 0.0f64);
-        for c in classes.iter().step_by(stride) {
+        for (_, c) in classes.iter().enumerate().filter(|(j, _)| j % stride == 0) {
             let (g, dg) = c.cost.inverse(t, items);
             s += scale * c.count as f64 * g;
             d += scale * c.count as f64 * dg;
@@ -768,7 +768,8 @@ pub(crate) fn rational_warm<C: Inverse>(classes: &[Class<C>], items: u64, state:
             && (s <= 1.0 / (1u64 << 20) as f64
                 || (s <= 1.0 / 1024.0 && last_step.is_finite() && predicted <= 1.0 / (1u64 << 34) as f64))
         {
-            return (newton.clamp(lo, hi), t);
+            // Not `f64::clamp`, whose panic message would bring float formatting into the wasm.
+            return (newton.max(lo).min(hi), t);
         }
         last_step = s;
         // Newton's residual at least halves each pass where the cost is smooth; a kink
