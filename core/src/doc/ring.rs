@@ -18,7 +18,8 @@
 //! Instead of `cost_matrix`: `"routers": [{"name"}]` and `"links": [{"name", "from",
 //! "to", "bandwidth", "kind"}]`, ends named by processor or router (names unique across
 //! both), `bandwidth` in boundary units per second, `kind` `"bidirectional"` (default),
-//! `"directed"` or `"backbone"`; `sharing` `"greedy"` (default), `"max_min"` or
+//! `"directed"` or `"backbone"`; `sharing` `"greedy"` (default), `"max_min"` (each route
+//! its max-min fair share, what a fair network gives: the plan reports those) or
 //! `"optimal"`. Results then carry each route's links and bandwidth share in `paths`, and
 //! `sharing_gap`, the optimal sharing's certified relative gap. `divload example ring
 //! --machines N --seed S` generates such a platform (ring.md §9).
@@ -115,7 +116,11 @@ impl Model for Ring {
             "",
         ),
         field("cost_matrix", Kind::Json, "[[s per value from i to j]], p rows of p (or routers and links)"),
-        field("sharing", Kind::Choice(&SHARING), "how routes share links: greedy, max_min or optimal"),
+        field(
+            "sharing",
+            Kind::Choice(&SHARING),
+            "how routes share links: greedy, max_min (the fair shares a TCP-like network gives) or optimal",
+        ),
         field("routers", Kind::List(&[NAME]), "nodes that only relay (with links, instead of cost_matrix)"),
         field(
             "links",

@@ -11,9 +11,11 @@
 //!   bandwidth, and the scan stops when the bound passes the best value found: the same
 //!   choice as the literal greedy, with less work;
 //! * refinements after each insertion (§4.3, §6): max-min fair sharing (progressive
-//!   filling) or the optimal sharing (the convex problem of §6.2, by block-coordinate
-//!   ascent on its closed-form dual, which certifies the gap); a refinement is kept only
-//!   when it improves the ring (max-min ignores the weights and is often worse);
+//!   filling), which always replaces the greedy's shares (a max_min plan reports what a
+//!   fair network gives its routes, even when the greedy's own shares were better: it
+//!   ignores the weights), or the optimal sharing (the convex problem of §6.2, by
+//!   block-coordinate ascent on its closed-form dual, which certifies the gap), kept only
+//!   when it improves the ring;
 //! * the local search and the exhaustive search of the clique, each ring routed by widest
 //!   paths on the full capacities and shared as asked;
 //! * a lower bound from the full-capacity widest bandwidths (§4).
@@ -1498,8 +1500,8 @@ impl Net<'_> {
     }
 
     /// The refinement after an insertion (§4.3): every share of the ring recomputed on the
-    /// full capacities by max-min or the optimal sharing, kept when the ring improves;
-    /// the residual follows.
+    /// full capacities by max-min (always kept: the shares a fair network gives, ring.md
+    /// §6.1) or the optimal sharing (kept when the ring improves); the residual follows.
     fn refine(&mut self, problem: &Problem<'_>, ring: &[usize]) {
         if problem.sharing == Sharing::Greedy || ring.len() < 2 {
             return;
@@ -1526,19 +1528,13 @@ impl Net<'_> {
         let members =
             Members { w: self.wq.get(..q).unwrap_or(&[]), owner: self.owner.get(..2 * q).unwrap_or(&[]) };
         let (work, h) = (problem.work, problem.boundary);
-        let Some((dd, rest)) = self.opt.split_at_mut_checked(q) else { return };
+        let Some(dd) = self.opt.get_mut(..q) else { return };
         let before = value_of_shares(&members, work, h, self.eval_share, dd);
-        let after = match problem.sharing {
+        let adopt = match problem.sharing {
+            // Always: a max_min plan reports what a fair network gives its routes.
             Sharing::MaxMin => {
-                let x = rest.get_mut(..2 * q).unwrap_or(&mut []);
-                max_min(&self.cons, 2 * q, x, self.mark, self.load);
-                let v = value_of_shares(&members, work, h, x, dd);
-                if v < before {
-                    if let Some(e) = self.eval_share.get_mut(..2 * q) {
-                        copy(e, x);
-                    }
-                }
-                v
+                max_min(&self.cons, 2 * q, self.eval_share, self.mark, self.load);
+                true
             }
             _ => {
                 let (t, _) = optimal(
@@ -1553,10 +1549,10 @@ impl Net<'_> {
                     GROWTH_SWEEPS,
                     GROWTH_TOLERANCE,
                 );
-                t
+                t < before
             }
         };
-        if after < before {
+        if adopt {
             for k in 0..2 * q {
                 let x = self.eval_share.get(k).copied().unwrap_or(0.0);
                 if let Some(s) = self.slot_share.get_mut(at(k)) {
