@@ -584,9 +584,57 @@ fn the_generated_platform_plans_as_the_reference() {
     let optimal: serde_json::Value =
         serde_json::from_slice(&divload_host::plan_json(text.as_bytes()).unwrap()).unwrap();
     assert!(optimal["makespan"].as_f64().unwrap() <= plain["makespan"].as_f64().unwrap());
-    assert!(optimal["sharing_gap"].as_f64().unwrap() < 1e-8);
+    assert!(optimal["sharing_gap"].as_f64().unwrap() <= 1e-9);
     let counts: u64 = optimal["plan"].as_array().unwrap().iter().map(|m| m["count"].as_u64().unwrap()).sum();
     assert_eq!(counts, 10_000);
+}
+
+/// On generated platforms of 5 to 37 machines (three seeds each, H/W = 10⁻³ and 10⁻²,
+/// with and without the local search), the optimal sharing's sharing is certified to 1e-9,
+/// and its plan is at most the plain greedy's but for a hair: every ring size is valued
+/// with the greedy's own shares and with refined ones, but the plan's polish minimises the
+/// rational value, which can cost the integer makespan a little.
+#[test]
+fn optimal_sharing_against_the_greedy_on_generated_platforms() {
+    let (mut planned, mut never_worse, mut worst) = (0, 0, 1.0f64);
+    for machines in ["5", "10", "20", "37"] {
+        for seed in ["1", "2", "3"] {
+            for boundary in ["10", "100"] {
+                let params = [("machines", machines), ("seed", seed), ("boundary", boundary)];
+                let doc = divload_host::generate_json("ring", &params).unwrap();
+                let text = String::from_utf8(doc).unwrap();
+                for local in ["false", "true"] {
+                    let text = text.replacen('{', &format!("{{\"local_search\": {local},"), 1);
+                    let plain: serde_json::Value =
+                        serde_json::from_slice(&divload_host::plan_json(text.as_bytes()).unwrap()).unwrap();
+                    let text = text.replace("\"sharing\":\"greedy\"", "\"sharing\":\"optimal\"");
+                    let optimal: serde_json::Value =
+                        serde_json::from_slice(&divload_host::plan_json(text.as_bytes()).unwrap()).unwrap();
+                    let what =
+                        format!("{machines} machines, seed {seed}, H = {boundary}, local search {local}");
+                    let (o, g) = (optimal["makespan"].as_f64().unwrap(), plain["makespan"].as_f64().unwrap());
+                    if o > g * (1.0 + 1e-12) {
+                        println!("{what}: optimal {o} above the greedy's {g} ({:.2e})", o / g - 1.0);
+                        worst = worst.max(o / g);
+                    } else {
+                        never_worse += 1;
+                    }
+                    let gap = optimal["sharing_gap"].as_f64().unwrap();
+                    assert!(gap <= 1e-9 || optimal["ring_size"] == 1, "{what}: sharing gap {gap}");
+                    planned += 1;
+                }
+            }
+        }
+    }
+    println!(
+        "optimal's makespan at most the greedy's in {never_worse} of {planned} plans, worst ratio {worst:.6}"
+    );
+    assert_eq!(planned, 48);
+    // Measured: 43 of 48, worst 1.0000083 (5 machines, seed 1: the polish lowers the
+    // rational value, which can raise the integer makespan, the counts being integers with
+    // one column each; ring.md §6.2). The sharing before this change, grown from the
+    // refined shares, was above the greedy's in 9 of 48, worst 1.024.
+    assert!(never_worse >= 43 && worst < 1.00001, "{never_worse} of {planned}, worst {worst}");
 }
 
 /// A graph document's errors name the field: a bandwidth out of range, an unknown node, an
@@ -664,6 +712,7 @@ fn graph_heuristics_against_every_ring_on_the_derivations_trees() {
     let n = 40;
     let names = ["plain", "max_min", "optimal", "optimal + local search"];
     let (mut hits, mut worst) = ([0usize; 4], [1.0f64; 4]);
+    let mut never_worse = 0;
     for _ in 0..n {
         let p = 2 + rng.below(4) as usize;
         let ns = 1 + rng.below(3) as usize;
@@ -681,6 +730,7 @@ fn graph_heuristics_against_every_ring_on_the_derivations_trees() {
         let optimal = g.problem(100, h, Sharing::Optimal, Solver::Greedy, false);
         let single = g.w.iter().copied().fold(f64::INFINITY, f64::min) * 100.0;
         let opt = rings(p).iter().map(|r| g.fixed(&optimal, r).0).fold(single, f64::min);
+        let mut plain = f64::INFINITY;
         for (k, (sharing, ls)) in [
             (Sharing::Greedy, false),
             (Sharing::MaxMin, false),
@@ -700,6 +750,12 @@ fn graph_heuristics_against_every_ring_on_the_derivations_trees() {
             );
             let v = s.rational_makespan;
             assert!(v >= opt * (1.0 - 1e-8), "{}: {v} below the optimum {opt}", names[k]);
+            if k == 0 {
+                plain = s.report.makespan;
+            } else if k >= 2 {
+                assert!(s.sharing_gap <= 1e-9 || s.ring_size == 1, "{}: gap {}", names[k], s.sharing_gap);
+                never_worse += usize::from(s.report.makespan <= plain * (1.0 + 1e-12));
+            }
             hits[k] += usize::from(v <= opt * (1.0 + 1e-7));
             worst[k] = worst[k].max(v / opt);
         }
@@ -721,6 +777,9 @@ fn graph_heuristics_against_every_ring_on_the_derivations_trees() {
     assert!(hits[1] == 2 && (worst[1] - 1.06586).abs() < 1e-5, "max-min {hits:?} {worst:?}");
     assert!(hits[2] >= 36 && worst[2] < 1.001, "optimal {hits:?} {worst:?}");
     assert!(hits[3] >= 36, "{hits:?}");
+    println!("  optimal sharing's makespan at most the plain greedy's in {never_worse} of {} plans", 2 * n);
+    // Measured: 68 of 80 (the others by the polish's rational objective, as above).
+    assert!(never_worse >= 68, "{never_worse}");
 }
 
 /// The timeline of a graph plan (what `divload simulate` plays): the platform as the
