@@ -630,11 +630,11 @@ fn optimal_sharing_against_the_greedy_on_generated_platforms() {
         "optimal's makespan at most the greedy's in {never_worse} of {planned} plans, worst ratio {worst:.6}"
     );
     assert_eq!(planned, 48);
-    // Measured: 43 of 48, worst 1.0000083 (5 machines, seed 1: the polish lowers the
+    // Measured: 46 of 48, worst 1.0000083 (5 machines, seed 1: the polish lowers the
     // rational value, which can raise the integer makespan, the counts being integers with
     // one column each; ring.md §6.2). The sharing before this change, grown from the
     // refined shares, was above the greedy's in 9 of 48, worst 1.024.
-    assert!(never_worse >= 43 && worst < 1.00001, "{never_worse} of {planned}, worst {worst}");
+    assert!(never_worse >= 46 && worst < 1.00001, "{never_worse} of {planned}, worst {worst}");
 }
 
 /// A graph document's errors name the field: a bandwidth out of range, an unknown node, an
