@@ -168,7 +168,8 @@ impl Model for Ring {
             // A widest path costs about the graph's size; the greedy values up to p³/6
             // candidates with four each (fewer once bounded), the local search
             // `LOCAL_EVALUATIONS` rings with 2p each, the optimal sharing up to 20 000
-            // sweeps over 2p routes of up to n links.
+            // sweeps over 2p routes of up to n links, and its barrier method up to 960
+            // Newton steps on a dense system of 2p + 1 (at most 513) unknowns.
             (solver, Some(net)) => {
                 let size = p.saturating_add(net.routers as u64).saturating_add(net.links.len() as u64);
                 let rings = match solver {
@@ -178,7 +179,13 @@ impl Model for Ring {
                     Solver::Exhaustive => 218u64.saturating_mul(2 * p),
                 };
                 let sharing = match file.problem.sharing {
-                    Sharing::Optimal => 20_000u64.saturating_mul(2 * p).saturating_mul(size),
+                    Sharing::Optimal => {
+                        let unknowns = (2 * p + 1).min(513);
+                        20_000u64
+                            .saturating_mul(2 * p)
+                            .saturating_mul(size)
+                            .saturating_add(160u64.saturating_mul(unknowns.saturating_pow(3)))
+                    }
                     _ => 0,
                 };
                 rings.saturating_mul(size).saturating_add(sharing)
