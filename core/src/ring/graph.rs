@@ -999,10 +999,14 @@ fn barrier(
             None
         }
     };
+    // From a gap of 100 %: a start far from the optimum (max-min shares where a member's
+    // own time binds) with `t` too large makes Newton crawl (steps of 2 in φ where it has
+    // t·(T − T*) to go).
     let constraints = (1 + q + nc) as f64;
-    let mut t = constraints / (1e-2 * top);
+    let mut t = constraints / top;
     let mut dual = f64::NEG_INFINITY;
     for _ in 0..BARRIER_STAGES {
+        let mut centred = false;
         for _ in 0..NEWTON_STEPS {
             let Some(here) = phi(t, y, fi, r) else { break };
             let tt = *y.get(n)?;
@@ -1066,6 +1070,7 @@ fn barrier(
             cholesky_solve(hess, nn, step);
             let dec: f64 = -grad.iter().zip(step.iter()).map(|(g, s)| g * s).sum::<f64>();
             if dec <= BARRIER_DEC || dec.is_nan() {
+                centred = true;
                 break;
             }
             let mut alpha = 1.0;
@@ -1124,7 +1129,10 @@ fn barrier(
         if best - dual <= tol * best {
             break;
         }
-        t *= 10.0;
+        // A stage that ran out of steps goes on at the same `t`.
+        if centred {
+            t *= 10.0;
+        }
     }
     Some((best, dual))
 }
@@ -1161,11 +1169,11 @@ const POLISH_SWEEPS: usize = 20_000;
 
 const PLAN_TOLERANCE: f64 = 1e-9;
 
-/// Stages of [`barrier`] (`t` tenfold each: from a gap of 1 % to 10⁻¹² in eleven), Newton
-/// steps per stage, and the Newton decrement `λ²` that ends a stage: any multipliers give
-/// a valid bound (§6.2), so a centre found roughly only loosens the bound a little, and
-/// the next stage starts from it (80 steps for the 70-machine plan, 286 with `10⁻¹²`).
-const BARRIER_STAGES: usize = 16;
+/// Stages of [`barrier`] (`t` tenfold after each centred one: from a gap of 100 % to
+/// 10⁻¹² in thirteen), Newton steps per stage, and the Newton decrement `λ²` that ends a
+/// stage: any multipliers give a valid bound (§6.2), so a centre found roughly only
+/// loosens the bound a little, and the next stage starts from it.
+const BARRIER_STAGES: usize = 24;
 const NEWTON_STEPS: usize = 60;
 const BARRIER_DEC: f64 = 1e-6;
 
@@ -2315,5 +2323,86 @@ impl Net<'_> {
         let (t, dual) = self.share_eval(problem, ring, true);
         shares.get_mut(..2 * q)?.copy_from_slice(self.eval_share.get(..2 * q)?);
         Some((t, ((t - dual) / t).max(0.0)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec;
+    use std::vec::Vec;
+
+    use super::*;
+    use crate::num::xorshift;
+
+    /// Two algorithms for the optimal sharing of §6.2, the barrier method (what a plan's
+    /// sharing uses) and the block-coordinate ascent (its fallback, and the growth's
+    /// valuation), from the same max-min start on random rings over random platforms
+    /// (processors on a chain of routers by bidirectional links or directed pairs, a
+    /// backbone between two routers now and then, so that routes share links both ways):
+    /// each one's value is at least the other's certified bound, and the barrier reaches
+    /// 1e-9 by itself.
+    #[test]
+    fn the_barrier_and_the_ascent_agree() {
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+        let (mut cases, mut ascent_certified) = (0, 0);
+        for _ in 0..400 {
+            let p = 2 + (next() % 5) as usize;
+            let routers = 1 + (next() % 3) as usize;
+            let mut links = Vec::new();
+            for r in 1..routers {
+                let kind = if next() % 4 == 0 { LinkKind::Backbone } else { LinkKind::Bidirectional };
+                links.push(Link { from: p + r, to: p + r - 1, bandwidth: (2 + next() % 9) as f64, kind });
+            }
+            for i in 0..p {
+                let r = p + (next() % routers as u64) as usize;
+                let b = (1 + next() % 10) as f64;
+                if next() % 5 == 0 {
+                    links.push(Link { from: r, to: i, bandwidth: 2.0 * b, kind: LinkKind::Directed });
+                    links.push(Link { from: i, to: r, bandwidth: b, kind: LinkKind::Directed });
+                } else {
+                    links.push(Link { from: i, to: r, bandwidth: b, kind: LinkKind::Bidirectional });
+                }
+            }
+            let w: Vec<f64> = (0..p).map(|_| (1 + next() % 10) as f64).collect();
+            let h = [0.5, 5.0, 20.0, 60.0][(next() % 4) as usize];
+            let network = Network { routers, links: &links };
+            let problem = Problem {
+                cycle_times: &w,
+                costs: &[],
+                work: 100,
+                boundary: h,
+                solver: crate::ring::Solver::Greedy,
+                local_search: false,
+                network: Some(network),
+                sharing: Sharing::Optimal,
+            };
+            let s = sizes(p, &network).unwrap();
+            let (mut us, mut fs) = (vec![0usize; s.usizes], vec![0.0; s.f64s]);
+            let mut net = Net::new(p, &network, &mut us, &mut fs).unwrap();
+            let ring: Vec<usize> = (0..p).collect();
+            let mut shares = vec![0.0; 2 * p];
+            net.fixed(&problem, &ring, &mut shares).unwrap();
+            // `fixed` left the ring's constraints and members in place; both solvers start
+            // from the max-min shares.
+            let n = 2 * p;
+            let mut start = vec![0.0; n];
+            max_min(&net.cons, n, &mut start, net.mark, net.load);
+            let members = Members { w: &net.wq[..p], owner: &net.owner[..n] };
+            let mut x = start.clone();
+            let (tb, db) = barrier(&net.cons, &members, 100, h, &mut x, net.newton, net.lam, net.load, 1e-9)
+                .expect("the barrier method runs");
+            let mut y = start.clone();
+            let (ta, da) =
+                optimal(&net.cons, &members, 100, h, &mut y, net.opt, net.lam, net.order, 20_000, 1e-9);
+            assert!(tb - db <= 1e-9 * tb, "p = {p}: barrier {tb} bound {db}, ascent {ta} bound {da}");
+            assert!(tb >= da * (1.0 - 1e-12), "barrier value {tb} below the ascent's bound {da}");
+            assert!(ta >= db * (1.0 - 1e-12), "ascent value {ta} below the barrier's bound {db}");
+            ascent_certified += usize::from(ta - da <= 1e-9 * ta);
+            cases += 1;
+        }
+        std::println!("the ascent reached 1e-9 in {ascent_certified} of {cases} rings, the barrier in all");
+        // Measured: 393 of 400 for the ascent (the barrier is what plans use).
+        assert!(ascent_certified * 2 > cases);
     }
 }
