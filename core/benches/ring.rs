@@ -61,8 +61,22 @@ fn main() {
         "generated platform: {machines} machines, {} routers, {} links (seed 1), W = 10^4, H = 10",
         gen.routers, gen.links
     );
+    // `cargo bench -p divload --bench ring -- optimal` (or greedy, max_min): that sharing
+    // alone, without the local search and the cliques (for a profiler).
+    let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     for sharing in [Sharing::Greedy, Sharing::MaxMin, Sharing::Optimal] {
+        let name = match sharing {
+            Sharing::Greedy => "greedy",
+            Sharing::MaxMin => "max_min",
+            Sharing::Optimal => "optimal",
+        };
+        if only.as_deref().is_some_and(|o| o != name) {
+            continue;
+        }
         for local_search in [false, true] {
+            if only.is_some() && local_search {
+                continue;
+            }
             let problem = Problem {
                 cycle_times: &w,
                 costs: &[],
@@ -84,6 +98,9 @@ fn main() {
                 s.sharing_gap
             );
         }
+    }
+    if only.is_some() {
+        return;
     }
     // Cliques: every ring of 8 and of 10 processors.
     let mut x = 0x2545_f491_4f6c_dd1du64;

@@ -1,6 +1,6 @@
 """The shared-link ring against SimGrid's own bandwidth sharing (issues 31 and 33).
 
-    /usr/bin/python3 shared.py rates|reservation|report DIR [SimGrid --cfg options]
+    /usr/bin/python3 shared.py rates|reservation DIR [SimGrid --cfg options]
 
 DIR holds what `divload simulate FILE --export DIR` wrote (platform.xml: the document's
 graph as it is, its links shared by both directions or fatpipes for backbones, and the
@@ -15,7 +15,8 @@ bytes, so times are scaled until a byte is far below the tolerance:
    starting at 0. If SimGrid's max-min rates equal the bandwidths divload reports, every
    transfer ends at T and no rate changes before then; if any differs, the first to end
    does so before T and at least one measured rate bytes/end differs. Each path's
-   measured rate must equal divload's within 1e-6 relative.
+   measured rate must equal divload's within 1e-6 relative: a max_min plan reports the
+   max-min fair shares of its routes (ring.md §6.1), never the greedy's own.
 
 2. reservation: divload's T_step (legrand2003 eq. 1, ring.md §1.2) holds every route's
    share x for the whole iteration, idle or not: member i computes, then sends H to its
@@ -28,17 +29,12 @@ bytes, so times are scaled until a byte is far below the tolerance:
    shared out again, is `divload simulate`'s own comparison; the caller reports its
    deviation.)
 
-3. report (any plan, asserts nothing): SimGrid's max-min rate of every path with all the
-   paths busy (bytes moved in the first second of transfers too long to end), against
-   the bandwidth divload reports. A max_min plan keeps the greedy's own shares when they
-   give a better T_step than max-min's (ring.md §6.1), and those are not SimGrid's.
-
 Prints one line per run.
 """
 import json
 import sys
 
-from simgrid import Actor, Engine, Host, Mailbox, this_actor
+from simgrid import Actor, Engine, Host, Mailbox
 
 TOLERANCE = 1e-6
 # Bytes of the smallest long transfer, and seconds of the iteration as one second (with
@@ -136,44 +132,12 @@ def reservation(platform, options, plan, host):
           f"(worst {worst:.2e} relative)")
 
 
-def report(platform, options, plan, host):
-    paths = plan["paths"]
-    engine = Engine([sys.argv[0]] + options)
-    engine.load_platform(platform)
-    # Too long to end within the first second, short enough to read to 10⁻⁸ after it.
-    size = 10**15
-    comms, moved = {}, {}
-
-    def send(k, src_mailbox):
-        comms[k] = Mailbox.by_name(src_mailbox).put_async(k, size)
-        comms[k].wait()
-
-    def probe():
-        this_actor.sleep_for(1.0)
-        for k, comm in comms.items():
-            moved[k] = size - comm.remaining
-
-    def receive(mailbox):
-        Mailbox.by_name(mailbox).get()
-
-    for k, p in enumerate(paths):
-        Actor.create("s%d" % k, Host.by_name(host[p["from"]]), send, k, "f%d" % k)
-        Actor.create("r%d" % k, Host.by_name(host[p["to"]]), receive, "f%d" % k)
-    Actor.create("probe", Host.by_name(host[paths[0]["from"]]), probe)
-    engine.run()
-    value = plan["bytes_per_value"]
-    diffs = [abs(moved[k] / value - p["bandwidth"]) / p["bandwidth"] for k, p in enumerate(paths)]
-    differ = sum(1 for d in diffs if d > TOLERANCE)
-    print(f"  {plan['sharing']} plan, q = {plan['ring_size']}: {differ} of {len(paths)} paths' bandwidths "
-          f"differ from SimGrid's max-min rates (worst {max(diffs):.2e} relative)")
-
-
 def main():
     mode, directory, options = sys.argv[1], sys.argv[2], sys.argv[3:]
     plan, host = load(directory)
     assert len(plan["paths"]) >= 6, "the check needs a ring of three members or more (one route per pair)"
-    assert mode == "report" or plan["sharing"] == "max_min", "SimGrid's rates are max-min shares"
-    {"rates": rates, "reservation": reservation, "report": report}[mode](directory + "/platform.xml", options, plan, host)
+    assert plan["sharing"] == "max_min", "SimGrid's rates are max-min shares"
+    {"rates": rates, "reservation": reservation}[mode](directory + "/platform.xml", options, plan, host)
 
 
 if __name__ == "__main__":

@@ -584,9 +584,57 @@ fn the_generated_platform_plans_as_the_reference() {
     let optimal: serde_json::Value =
         serde_json::from_slice(&divload_host::plan_json(text.as_bytes()).unwrap()).unwrap();
     assert!(optimal["makespan"].as_f64().unwrap() <= plain["makespan"].as_f64().unwrap());
-    assert!(optimal["sharing_gap"].as_f64().unwrap() < 1e-8);
+    assert!(optimal["sharing_gap"].as_f64().unwrap() <= 1e-9);
     let counts: u64 = optimal["plan"].as_array().unwrap().iter().map(|m| m["count"].as_u64().unwrap()).sum();
     assert_eq!(counts, 10_000);
+}
+
+/// On generated platforms of 5 to 37 machines (three seeds each, H/W = 10⁻³ and 10⁻²,
+/// with and without the local search), the optimal sharing's sharing is certified to 1e-9,
+/// and its plan is at most the plain greedy's but for a hair: every ring size is valued
+/// with the greedy's own shares and with refined ones, but the plan's polish minimises the
+/// rational value, which can cost the integer makespan a little.
+#[test]
+fn optimal_sharing_against_the_greedy_on_generated_platforms() {
+    let (mut planned, mut never_worse, mut worst) = (0, 0, 1.0f64);
+    for machines in ["5", "10", "20", "37"] {
+        for seed in ["1", "2", "3"] {
+            for boundary in ["10", "100"] {
+                let params = [("machines", machines), ("seed", seed), ("boundary", boundary)];
+                let doc = divload_host::generate_json("ring", &params).unwrap();
+                let text = String::from_utf8(doc).unwrap();
+                for local in ["false", "true"] {
+                    let text = text.replacen('{', &format!("{{\"local_search\": {local},"), 1);
+                    let plain: serde_json::Value =
+                        serde_json::from_slice(&divload_host::plan_json(text.as_bytes()).unwrap()).unwrap();
+                    let text = text.replace("\"sharing\":\"greedy\"", "\"sharing\":\"optimal\"");
+                    let optimal: serde_json::Value =
+                        serde_json::from_slice(&divload_host::plan_json(text.as_bytes()).unwrap()).unwrap();
+                    let what =
+                        format!("{machines} machines, seed {seed}, H = {boundary}, local search {local}");
+                    let (o, g) = (optimal["makespan"].as_f64().unwrap(), plain["makespan"].as_f64().unwrap());
+                    if o > g * (1.0 + 1e-12) {
+                        println!("{what}: optimal {o} above the greedy's {g} ({:.2e})", o / g - 1.0);
+                        worst = worst.max(o / g);
+                    } else {
+                        never_worse += 1;
+                    }
+                    let gap = optimal["sharing_gap"].as_f64().unwrap();
+                    assert!(gap <= 1e-9 || optimal["ring_size"] == 1, "{what}: sharing gap {gap}");
+                    planned += 1;
+                }
+            }
+        }
+    }
+    println!(
+        "optimal's makespan at most the greedy's in {never_worse} of {planned} plans, worst ratio {worst:.6}"
+    );
+    assert_eq!(planned, 48);
+    // Measured: 46 of 48, worst 1.0000083 (5 machines, seed 1: the polish lowers the
+    // rational value, which can raise the integer makespan, the counts being integers with
+    // one column each; ring.md §6.2). The sharing before this change, grown from the
+    // refined shares, was above the greedy's in 7 of 48, worst 1.0024.
+    assert!(never_worse >= 46 && worst < 1.00001, "{never_worse} of {planned}, worst {worst}");
 }
 
 /// A graph document's errors name the field: a bandwidth out of range, an unknown node, an
@@ -664,6 +712,7 @@ fn graph_heuristics_against_every_ring_on_the_derivations_trees() {
     let n = 40;
     let names = ["plain", "max_min", "optimal", "optimal + local search"];
     let (mut hits, mut worst) = ([0usize; 4], [1.0f64; 4]);
+    let mut never_worse = 0;
     for _ in 0..n {
         let p = 2 + rng.below(4) as usize;
         let ns = 1 + rng.below(3) as usize;
@@ -681,6 +730,7 @@ fn graph_heuristics_against_every_ring_on_the_derivations_trees() {
         let optimal = g.problem(100, h, Sharing::Optimal, Solver::Greedy, false);
         let single = g.w.iter().copied().fold(f64::INFINITY, f64::min) * 100.0;
         let opt = rings(p).iter().map(|r| g.fixed(&optimal, r).0).fold(single, f64::min);
+        let mut plain = f64::INFINITY;
         for (k, (sharing, ls)) in [
             (Sharing::Greedy, false),
             (Sharing::MaxMin, false),
@@ -700,6 +750,12 @@ fn graph_heuristics_against_every_ring_on_the_derivations_trees() {
             );
             let v = s.rational_makespan;
             assert!(v >= opt * (1.0 - 1e-8), "{}: {v} below the optimum {opt}", names[k]);
+            if k == 0 {
+                plain = s.report.makespan;
+            } else if k >= 2 {
+                assert!(s.sharing_gap <= 1e-9 || s.ring_size == 1, "{}: gap {}", names[k], s.sharing_gap);
+                never_worse += usize::from(s.report.makespan <= plain * (1.0 + 1e-12));
+            }
             hits[k] += usize::from(v <= opt * (1.0 + 1e-7));
             worst[k] = worst[k].max(v / opt);
         }
@@ -710,13 +766,20 @@ fn graph_heuristics_against_every_ring_on_the_derivations_trees() {
     for k in 0..4 {
         println!("  {:<24} optimal {}/{n}, worst ratio {:.5}", names[k], hits[k], worst[k]);
     }
-    // Measured: plain 16/40 (worst 1.03177) and optimal 38/40 (worst 1.00017), the
-    // derivation's own numbers; max-min 16/40 (1.02520; the derivation's 2/40 took max-min
-    // even when worse, ours keeps the better); optimal + local search 39/40 (1.00059: the
-    // search improves the integer makespan first).
+    // Measured: plain 16/40 (worst 1.03177), max-min 2/40 (worst 1.06586) and optimal
+    // 38/40 (worst 1.00017), the derivation's own numbers; optimal + local search 39/40
+    // (1.00059: the search improves the integer makespan first). Max-min is the paper's
+    // §4.3 procedure: the fair shares replace the greedy's after every insertion, worse or
+    // not, since a max_min plan reports what a fair network gives (ring.md §6.1; it kept
+    // the better of the two before, 16/40, worst 1.02520, and reported shares no fair
+    // network gives).
     assert!(hits[0] == 16 && (worst[0] - 1.03177).abs() < 1e-5, "plain {hits:?} {worst:?}");
+    assert!(hits[1] == 2 && (worst[1] - 1.06586).abs() < 1e-5, "max-min {hits:?} {worst:?}");
     assert!(hits[2] >= 36 && worst[2] < 1.001, "optimal {hits:?} {worst:?}");
-    assert!(hits[1] >= hits[0] && hits[3] >= 36, "{hits:?}");
+    assert!(hits[3] >= 36, "{hits:?}");
+    println!("  optimal sharing's makespan at most the plain greedy's in {never_worse} of {} plans", 2 * n);
+    // Measured: 68 of 80 (the others by the polish's rational objective, as above).
+    assert!(never_worse >= 68, "{never_worse}");
 }
 
 /// The timeline of a graph plan (what `divload simulate` plays): the platform as the
@@ -821,4 +884,116 @@ fn graph_timelines_reserve_what_the_plan_shares() {
             assert!(sum <= cap * (1.0 + 1e-9), "{what}: link {} carries {sum} > {cap}", links[e]["name"]);
         }
     }
+}
+
+/// Max-min fair shares by progressive filling (test side, ring.md §6.1): every route not
+/// yet frozen rises at one rate; a shared link is full when its routes (either direction)
+/// sum to its bandwidth, a backbone caps each route by itself; the routes of a full link
+/// freeze. `routes[k]` lists route `k`'s links.
+fn fair_shares(links: &[(f64, bool)], routes: &[Vec<usize>]) -> Vec<f64> {
+    let mut x = vec![0.0; routes.len()];
+    let mut frozen = vec![false; routes.len()];
+    while frozen.iter().any(|f| !f) {
+        let mut rate = f64::INFINITY;
+        for (e, &(b, backbone)) in links.iter().enumerate() {
+            let on: Vec<usize> = (0..routes.len()).filter(|&k| routes[k].contains(&e)).collect();
+            let active = on.iter().filter(|&&k| !frozen[k]).count();
+            if active == 0 {
+                continue;
+            }
+            let free =
+                if backbone { b } else { b - on.iter().filter(|&&k| frozen[k]).map(|&k| x[k]).sum::<f64>() };
+            rate = rate.min(if backbone { free } else { free / active as f64 });
+        }
+        let mut freeze = vec![false; routes.len()];
+        for (e, &(b, backbone)) in links.iter().enumerate() {
+            let on: Vec<usize> = (0..routes.len()).filter(|&k| routes[k].contains(&e)).collect();
+            let active = on.iter().filter(|&&k| !frozen[k]).count();
+            if active == 0 {
+                continue;
+            }
+            let used = on.iter().map(|&k| if frozen[k] { x[k] } else { rate }).sum::<f64>();
+            for &k in &on {
+                let full = if backbone { rate >= b * (1.0 - 1e-12) } else { used >= b * (1.0 - 1e-12) };
+                if !frozen[k] && full {
+                    freeze[k] = true;
+                }
+            }
+        }
+        assert!(freeze.iter().any(|&f| f), "progressive filling stalled");
+        for k in 0..routes.len() {
+            if !frozen[k] {
+                x[k] = rate;
+                frozen[k] = freeze[k];
+            }
+        }
+    }
+    x
+}
+
+/// A `max_min` plan reports what a fair network gives (ring.md §6.1): every path's
+/// bandwidth is its max-min fair share among the plan's routes, and the members'
+/// communication times and `T_step` follow from those bandwidths; on the derivation's
+/// shared star, the generated platforms (with and without the local search) and the
+/// simulator's document. (`tests/simgrid/run` checks the same against SimGrid's sharing.)
+#[test]
+fn max_min_plans_report_the_fair_shares_of_their_routes() {
+    let mut docs =
+        vec![std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/simgrid/ring-shared.json")).unwrap()];
+    for machines in ["5", "10", "20", "37", "70"] {
+        for seed in ["1", "2", "3"] {
+            let params = [("machines", machines), ("seed", seed), ("sharing", "max_min")];
+            docs.push(divload_host::generate_json("ring", &params).unwrap());
+        }
+    }
+    let (mut planned, mut differ) = (0, 0);
+    for (n, text) in docs.iter().enumerate() {
+        for local in ["true", "false"] {
+            let text = String::from_utf8(text.clone()).unwrap();
+            let text =
+                if n == 0 { text } else { text.replacen('{', &format!("{{\"local_search\": {local},"), 1) };
+            let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let plan: serde_json::Value =
+                serde_json::from_slice(&divload_host::plan_json(text.as_bytes()).unwrap()).unwrap();
+            assert_eq!(plan["sharing"], "max_min");
+            let links = doc["links"].as_array().unwrap();
+            let caps: Vec<(f64, bool)> =
+                links.iter().map(|l| (l["bandwidth"].as_f64().unwrap(), l["kind"] == "backbone")).collect();
+            let link_of = |name: &serde_json::Value| links.iter().position(|l| &l["name"] == name).unwrap();
+            let paths = plan["paths"].as_array().unwrap();
+            let routes: Vec<Vec<usize>> =
+                paths.iter().map(|p| p["links"].as_array().unwrap().iter().map(link_of).collect()).collect();
+            let fair = fair_shares(&caps, &routes);
+            let what = format!("document {n}, local search {local}, q = {}", plan["ring_size"]);
+            for (p, &x) in paths.iter().zip(&fair) {
+                let b = p["bandwidth"].as_f64().unwrap();
+                assert!(
+                    (b - x).abs() <= 1e-12 * x,
+                    "{what}: {}->{} has {b}, its fair share is {x}",
+                    p["from"],
+                    p["to"]
+                );
+            }
+            // Each member's communication time from its two paths, and T_step from the counts.
+            let rows = plan["plan"].as_array().unwrap();
+            let h = plan["boundary"].as_f64().unwrap();
+            let mut t_step = 0.0f64;
+            for (k, row) in rows.iter().enumerate() {
+                let comm = if paths.is_empty() { 0.0 } else { h / fair[2 * k] + h / fair[2 * k + 1] };
+                let got = row["comm_time"].as_f64().unwrap();
+                assert!(
+                    (got - comm).abs() <= 1e-12 * comm.max(1e-300),
+                    "{what}: {} comm {got} vs {comm}",
+                    row["name"]
+                );
+                t_step = t_step.max(row["compute_time"].as_f64().unwrap() + comm);
+            }
+            let makespan = plan["makespan"].as_f64().unwrap();
+            assert!((makespan - t_step).abs() <= 1e-12 * t_step, "{what}: T_step {makespan} vs {t_step}");
+            planned += 1;
+            differ += usize::from(paths.len() >= 6);
+        }
+    }
+    // Every document but the smallest ones plans a ring of three or more (routes shared).
+    assert!(differ * 2 > planned, "{differ} of {planned} plans with three members or more");
 }

@@ -18,7 +18,8 @@
 //! Instead of `cost_matrix`: `"routers": [{"name"}]` and `"links": [{"name", "from",
 //! "to", "bandwidth", "kind"}]`, ends named by processor or router (names unique across
 //! both), `bandwidth` in boundary units per second, `kind` `"bidirectional"` (default),
-//! `"directed"` or `"backbone"`; `sharing` `"greedy"` (default), `"max_min"` or
+//! `"directed"` or `"backbone"`; `sharing` `"greedy"` (default), `"max_min"` (each route
+//! its max-min fair share, what a fair network gives: the plan reports those) or
 //! `"optimal"`. Results then carry each route's links and bandwidth share in `paths`, and
 //! `sharing_gap`, the optimal sharing's certified relative gap. `divload example ring
 //! --machines N --seed S` generates such a platform (ring.md §9).
@@ -115,7 +116,11 @@ impl Model for Ring {
             "",
         ),
         field("cost_matrix", Kind::Json, "[[s per value from i to j]], p rows of p (or routers and links)"),
-        field("sharing", Kind::Choice(&SHARING), "how routes share links: greedy, max_min or optimal"),
+        field(
+            "sharing",
+            Kind::Choice(&SHARING),
+            "how routes share links: greedy, max_min (the fair shares a TCP-like network gives) or optimal",
+        ),
         field("routers", Kind::List(&[NAME]), "nodes that only relay (with links, instead of cost_matrix)"),
         field(
             "links",
@@ -180,7 +185,8 @@ impl Model for Ring {
             // A widest path costs about the graph's size; the greedy values up to p³/6
             // candidates with four each (fewer once bounded), the local search
             // `LOCAL_EVALUATIONS` rings with 2p each, the optimal sharing up to 20 000
-            // sweeps over 2p routes of up to n links.
+            // sweeps over 2p routes of up to n links, and its barrier method up to 960
+            // Newton steps on a dense system of 2p + 1 (at most 513) unknowns.
             (solver, Some(net)) => {
                 let size = p.saturating_add(net.routers as u64).saturating_add(net.links.len() as u64);
                 let rings = match solver {
@@ -190,7 +196,13 @@ impl Model for Ring {
                     Solver::Exhaustive => 218u64.saturating_mul(2 * p),
                 };
                 let sharing = match file.problem.sharing {
-                    Sharing::Optimal => 20_000u64.saturating_mul(2 * p).saturating_mul(size),
+                    Sharing::Optimal => {
+                        let unknowns = (2 * p + 1).min(513);
+                        20_000u64
+                            .saturating_mul(2 * p)
+                            .saturating_mul(size)
+                            .saturating_add(160u64.saturating_mul(unknowns.saturating_pow(3)))
+                    }
                     _ => 0,
                 };
                 rings.saturating_mul(size).saturating_add(sharing)

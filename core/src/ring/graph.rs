@@ -11,9 +11,12 @@
 //!   bandwidth, and the scan stops when the bound passes the best value found: the same
 //!   choice as the literal greedy, with less work;
 //! * refinements after each insertion (§4.3, §6): max-min fair sharing (progressive
-//!   filling) or the optimal sharing (the convex problem of §6.2, by block-coordinate
-//!   ascent on its closed-form dual, which certifies the gap); a refinement is kept only
-//!   when it improves the ring (max-min ignores the weights and is often worse);
+//!   filling), which always replaces the greedy's shares (a max_min plan reports what a
+//!   fair network gives its routes, even when the greedy's own shares were better: it
+//!   ignores the weights); or the optimal sharing (the convex problem of §6.2), which
+//!   values each ring size by a few sweeps of a block-coordinate ascent on its closed-form
+//!   dual while the ring grows on from the greedy's own shares, and shares the plan's ring
+//!   by a barrier method (Newton steps; the centres' multipliers certify the gap);
 //! * the local search and the exhaustive search of the clique, each ring routed by widest
 //!   paths on the full capacities and shared as asked;
 //! * a lower bound from the full-capacity widest bandwidths (§4).
@@ -148,6 +151,9 @@ impl Layout {
             4 * p,
             candidates,
             p,
+            barrier_words(slots, p)?,
+            e,
+            slots, // the growth's residual and shares, kept across a refinement
         ]
         .iter()
         .try_fold(0usize, |a, &b| a.checked_add(b))
@@ -378,7 +384,11 @@ impl Constraints<'_> {
     ) {
         let mut count = 0usize;
         let mut seen = 0usize;
-        for s in self.start.iter_mut() {
+        // At most one constraint per route–link incidence: clearing the counts of those
+        // alone (the buffer holds every route's longest path, 2p·n words; clearing it all
+        // was 14 % of the greedy's time at 70 machines).
+        let incidences: usize = (0..routes).map(|k| route(k).len()).sum();
+        for s in self.start.iter_mut().take(incidences.saturating_add(2)) {
             *s = 0;
         }
         for k in 0..routes {
@@ -798,6 +808,375 @@ fn optimal(
     (best, dual)
 }
 
+/// Routes the interior-point solve takes at most: its Newton system is dense, `(routes +
+/// 1)²` numbers (2 MiB at this bound). Beyond, the block-coordinate ascent alone.
+const NEWTON_ROUTES: usize = 512;
+
+/// The working numbers of [`barrier`] for `routes` routes and `members` members.
+fn barrier_words(routes: usize, members: usize) -> Option<usize> {
+    let n = routes.min(NEWTON_ROUTES).checked_add(1)?;
+    n.checked_mul(n)?.checked_add(n.checked_mul(4)?)?.checked_add(members.checked_mul(2)?)
+}
+
+/// The point `y = (x, T)` of [`barrier`]: each member's communication time into `fi`,
+/// each constraint's slack into `r`, and `f₀ = T₄(x)`; `None` outside the domain (a share
+/// or a slack not positive).
+fn barrier_point(
+    cons: &Constraints<'_>,
+    m: &Members<'_>,
+    (a, wc, h): (f64, f64, f64),
+    y: &[f64],
+    fi: &mut [f64],
+    r: &mut [f64],
+) -> Option<f64> {
+    for v in fi.iter_mut() {
+        *v = 0.0;
+    }
+    let mut f0 = a;
+    for (k, &o) in m.owner.iter().enumerate() {
+        let xk = *y.get(k)?;
+        if xk <= 0.0 || xk.is_nan() {
+            return None;
+        }
+        *fi.get_mut(o)? += h / xk;
+        f0 += h * (wc / m.w.get(o)?) / xk;
+    }
+    for (c, rc) in r.iter_mut().enumerate().take(cons.count) {
+        let used: f64 = cons.routes(c).iter().map(|&k| y.get(k).copied().unwrap_or(f64::INFINITY)).sum();
+        *rc = cons.capacity(c) - used;
+        if *rc <= 0.0 || rc.is_nan() {
+            return None;
+        }
+    }
+    Some(f0)
+}
+
+/// `D(z, λ) = A·min_i z_i/ρ_i + Σ_k 2√(H z_{o(k)} Λ_k) − Σ_c λ_c b_c` (§6.2), a lower bound
+/// on `T` for every `z` in the simplex and `λ ≥ 0`; `big[k] = Λ_k`.
+fn dual_value(
+    cons: &Constraints<'_>,
+    m: &Members<'_>,
+    (a, wc, h): (f64, f64, f64),
+    z: &[f64],
+    lam: &[f64],
+    big: &[f64],
+) -> f64 {
+    let floor = z.iter().zip(m.w).map(|(&zi, &w)| zi / (wc / w)).fold(f64::INFINITY, f64::min);
+    let mut dv = a * floor;
+    for (k, &o) in m.owner.iter().enumerate() {
+        dv += 2.0 * libm::sqrt(h * z.get(o).copied().unwrap_or(0.0) * big.get(k).copied().unwrap_or(0.0));
+    }
+    for c in 0..cons.count {
+        dv -= lam.get(c).copied().unwrap_or(0.0) * cons.capacity(c);
+    }
+    dv
+}
+
+/// Cholesky factor of the symmetric `n × n` matrix whose lower triangle `h` holds (row
+/// major), in place; `false` when it is not numerically positive definite.
+fn cholesky(h: &mut [f64], n: usize) -> bool {
+    for j in 0..n {
+        let mut d = h.get(j * n + j).copied().unwrap_or(0.0);
+        for k in 0..j {
+            let l = h.get(j * n + k).copied().unwrap_or(0.0);
+            d -= l * l;
+        }
+        if !(d > 0.0 && d.is_finite()) {
+            return false;
+        }
+        let d = libm::sqrt(d);
+        if let Some(x) = h.get_mut(j * n + j) {
+            *x = d;
+        }
+        for i in j + 1..n {
+            let (Some(ri), Some(rj)) = (h.get(i * n..i * n + j), h.get(j * n..j * n + j)) else {
+                return false;
+            };
+            let dot: f64 = ri.iter().zip(rj).map(|(a, b)| a * b).sum();
+            if let Some(x) = h.get_mut(i * n + j) {
+                *x = (*x - dot) / d;
+            }
+        }
+    }
+    true
+}
+
+/// Solves `L Lᵀ s = b` with the factor of [`cholesky`], `b` in `s` on entry.
+fn cholesky_solve(l: &[f64], n: usize, s: &mut [f64]) {
+    for i in 0..n {
+        let row = l.get(i * n..i * n + i).unwrap_or(&[]);
+        let dot: f64 = row.iter().zip(s.iter()).map(|(a, b)| a * b).sum();
+        let d = l.get(i * n + i).copied().unwrap_or(1.0);
+        if let Some(x) = s.get_mut(i) {
+            *x = (*x - dot) / d;
+        }
+    }
+    for i in (0..n).rev() {
+        let mut v = s.get(i).copied().unwrap_or(0.0);
+        for k in i + 1..n {
+            v -= l.get(k * n + i).copied().unwrap_or(0.0) * s.get(k).copied().unwrap_or(0.0);
+        }
+        if let Some(x) = s.get_mut(i) {
+            *x = v / l.get(i * n + i).copied().unwrap_or(1.0);
+        }
+    }
+}
+
+/// Adds `v` to the lower triangle of the `n × n` matrix `h` at `(i, j)` or `(j, i)`.
+fn add_sym(h: &mut [f64], n: usize, i: usize, j: usize, v: f64) {
+    let (r, c) = if i >= j { (i, j) } else { (j, i) };
+    if let Some(x) = h.get_mut(r * n + c) {
+        *x += v;
+    }
+}
+
+/// The optimal sharing of a fixed ring and routes (§6.2) by a barrier method: the primal
+/// `min T` over `y = (x, T)` with `f₀(x) = A + H Σ_k ρ_{o(k)}/x_k ≤ T` (eq. 4), each
+/// member's `f_i(x) = H Σ_{k∈out(i)} 1/x_k ≤ T` and the capacities `Σ_{k∈c} x_k ≤ b_c`;
+/// for `t` growing tenfold, damped Newton steps on `t·T − log(T − f₀) − Σ_i log(T − f_i) −
+/// Σ_c log(b_c − Σ_{k∈c} x_k)` (dense Cholesky of the `(2q + 1)²` system). Each centre's
+/// multipliers `1/(t·slack)`, scaled so that those of `T`'s constraints sum to one, are
+/// a point `(z, λ)` of §6.2's dual, and `D(z, λ)` after one λ-sweep (which only raises
+/// it) is a certified bound. Newton converges where the block-coordinate ascent crawls
+/// (links coupling many routes, a member's own time binding). Starts from the feasible
+/// `x` and returns the best value seen and the best bound, `x` the best point; `None`
+/// when the buffers are short or the ring has no routes.
+#[allow(clippy::too_many_arguments)]
+fn barrier(
+    cons: &Constraints<'_>,
+    m: &Members<'_>,
+    work: u64,
+    h: f64,
+    x: &mut [f64],
+    f: &mut [f64],
+    lam: &mut [f64],
+    slack: &mut [f64],
+    tol: f64,
+) -> Option<(f64, f64)> {
+    let q = m.w.len();
+    let n = m.owner.len();
+    let nn = n + 1;
+    if q < 2 || n == 0 || n > NEWTON_ROUTES || h <= 0.0 || h.is_nan() {
+        return None;
+    }
+    let (hess, f) = f.split_at_mut_checked(nn * nn)?;
+    let (grad, f) = f.split_at_mut_checked(nn)?;
+    let (step, f) = f.split_at_mut_checked(nn)?;
+    let (y, f) = f.split_at_mut_checked(nn)?;
+    let (yt, f) = f.split_at_mut_checked(nn)?;
+    let (fi, f) = f.split_at_mut_checked(q)?;
+    let (z, _) = f.split_at_mut_checked(q)?;
+    let x = x.get_mut(..n)?;
+    let nc = cons.count;
+    let r = slack.get_mut(..nc)?;
+    let lam = lam.get_mut(..nc)?;
+    let wc = 1.0 / m.w.iter().map(|&w| 1.0 / w).sum::<f64>();
+    let consts = (work as f64 * wc, wc, h);
+    let rho = |i: usize| wc / m.w.get(i).copied().unwrap_or(f64::INFINITY);
+    let owner = |k: usize| m.owner.get(k).copied().unwrap_or(0);
+    let mut best = value_of_shares(m, work, h, x, fi);
+    // A strictly feasible start: the shares a little inside every capacity, T above
+    // every f.
+    for (yk, &xk) in y.iter_mut().zip(x.iter()) {
+        *yk = xk * (1.0 - 1e-3);
+    }
+    let f0 = barrier_point(cons, m, consts, y, fi, r)?;
+    let top = fi.iter().fold(f0, |a, &b| a.max(b));
+    *y.get_mut(n)? = top * (1.0 + 1e-3);
+    let phi = |t: f64, y: &[f64], fi: &mut [f64], r: &mut [f64]| -> Option<f64> {
+        let f0 = barrier_point(cons, m, consts, y, fi, r)?;
+        let tt = *y.get(n)?;
+        let mut v = t * tt - libm::log(tt - f0);
+        for &fv in fi.iter() {
+            v -= libm::log(tt - fv);
+        }
+        for &rc in r.iter() {
+            v -= libm::log(rc);
+        }
+        if (tt - f0) > 0.0 && fi.iter().all(|&fv| tt - fv > 0.0) && v.is_finite() {
+            Some(v)
+        } else {
+            None
+        }
+    };
+    // From a gap of 100 %: a start far from the optimum (max-min shares where a member's
+    // own time binds) with `t` too large makes Newton crawl (steps of 2 in φ where it has
+    // t·(T − T*) to go).
+    let constraints = (1 + q + nc) as f64;
+    let mut t = constraints / top;
+    let mut dual = f64::NEG_INFINITY;
+    for _ in 0..BARRIER_STAGES {
+        let mut centred = false;
+        for _ in 0..NEWTON_STEPS {
+            let Some(here) = phi(t, y, fi, r) else { break };
+            let tt = *y.get(n)?;
+            let f0 = barrier_point(cons, m, consts, y, fi, r)?;
+            let s0 = tt - f0;
+            hess.fill(0.0);
+            let mut gt = t - 1.0 / s0;
+            for &fv in fi.iter() {
+                gt -= 1.0 / (tt - fv);
+            }
+            // f₀'s gradient (as (∂f₀/∂x, −1)/s₀) in `step`, for its rank-one term.
+            for k in 0..n {
+                let xk = *y.get(k)?;
+                let o = owner(k);
+                let si = tt - *fi.get(o)?;
+                let (c0, ci) = (h * rho(o) / (xk * xk), h / (xk * xk));
+                *grad.get_mut(k)? = -c0 / s0 - ci / si;
+                *step.get_mut(k)? = -c0 / s0;
+                add_sym(hess, nn, k, k, 2.0 * c0 / (xk * s0) + 2.0 * ci / (xk * si));
+                // The member's own term: (∂f_o/∂x, −1)/s_o, rank one over its routes and T.
+                add_sym(hess, nn, n, k, ci / (si * si));
+                for l in 0..=k {
+                    if owner(l) == o {
+                        let cl = h / (y.get(l)? * y.get(l)?);
+                        add_sym(hess, nn, k, l, ci * cl / (si * si));
+                    }
+                }
+            }
+            *grad.get_mut(n)? = gt;
+            *step.get_mut(n)? = -1.0 / s0;
+            for i in 0..nn {
+                let vi = *step.get(i)?;
+                for j in 0..=i {
+                    add_sym(hess, nn, i, j, vi * step.get(j)?);
+                }
+            }
+            for c in 0..nc {
+                let rc = *r.get(c)?;
+                let ks = cons.routes(c);
+                for (a, &k) in ks.iter().enumerate() {
+                    *grad.get_mut(k)? += 1.0 / rc;
+                    for &l in ks.get(..=a)? {
+                        add_sym(hess, nn, k, l, 1.0 / (rc * rc));
+                    }
+                }
+            }
+            add_sym(hess, nn, n, n, {
+                let mut v = 0.0;
+                for &fv in fi.iter() {
+                    let si = tt - fv;
+                    v += 1.0 / (si * si);
+                }
+                v
+            });
+            if !cholesky(hess, nn) {
+                break;
+            }
+            for (s, &g) in step.iter_mut().zip(grad.iter()) {
+                *s = -g;
+            }
+            cholesky_solve(hess, nn, step);
+            let dec: f64 = -grad.iter().zip(step.iter()).map(|(g, s)| g * s).sum::<f64>();
+            if dec <= BARRIER_DEC || dec.is_nan() {
+                centred = true;
+                break;
+            }
+            let mut alpha = 1.0;
+            let mut moved = false;
+            for _ in 0..60 {
+                for ((a, &b), &s) in yt.iter_mut().zip(y.iter()).zip(step.iter()) {
+                    *a = b + alpha * s;
+                }
+                if phi(t, yt, fi, r).is_some_and(|v| v <= here - 0.25 * alpha * dec) {
+                    moved = true;
+                    break;
+                }
+                alpha *= 0.5;
+            }
+            if !moved {
+                break;
+            }
+            copy(y, yt);
+        }
+        // The centre's multipliers as a dual point, and its shares as a primal one.
+        let tt = *y.get(n)?;
+        let Some(f0) = barrier_point(cons, m, consts, y, fi, r) else { break };
+        let u0 = 1.0 / (t * (tt - f0));
+        let mut total = u0;
+        for (zi, &fv) in z.iter_mut().zip(fi.iter()) {
+            *zi = 1.0 / (t * (tt - fv));
+            total += *zi;
+        }
+        for (i, zi) in z.iter_mut().enumerate() {
+            *zi = (u0 * rho(i) + *zi) / total;
+        }
+        for (l, &rc) in lam.iter_mut().zip(r.iter()) {
+            *l = 1.0 / (t * rc * total);
+        }
+        // `grad` and `step` as v and Λ for the λ-sweep.
+        for g in grad.iter_mut() {
+            *g = 0.0;
+        }
+        for c in 0..nc {
+            let l = *lam.get(c)?;
+            for &k in cons.routes(c) {
+                *grad.get_mut(k)? += l;
+            }
+        }
+        dual = dual.max(dual_value(cons, m, consts, z, lam, grad));
+        for (k, v) in step.iter_mut().enumerate().take(n) {
+            *v = h * z.get(owner(k)).copied().unwrap_or(0.0);
+        }
+        lambda_sweep(cons, step, lam, grad);
+        dual = dual.max(dual_value(cons, m, consts, z, lam, grad));
+        let v = value_of_shares(m, work, h, y.get(..n)?, fi);
+        if v < best {
+            best = v;
+            copy(x, y);
+        }
+        if best - dual <= tol * best {
+            break;
+        }
+        // A stage that ran out of steps goes on at the same `t`.
+        if centred {
+            t *= 10.0;
+        }
+    }
+    Some((best, dual))
+}
+
+/// The optimal sharing to the relative gap `tol`: the barrier method, then (beyond
+/// [`NEWTON_ROUTES`], or should it stop short of `tol`) the block-coordinate ascent from
+/// its best point; the best value and the best bound of the two.
+#[allow(clippy::too_many_arguments)]
+fn optimal_certified(
+    cons: &Constraints<'_>,
+    m: &Members<'_>,
+    work: u64,
+    h: f64,
+    x: &mut [f64],
+    bufs: (&mut [f64], &mut [f64], &mut [f64], &mut [f64]),
+    order: &mut [usize],
+    tol: f64,
+) -> (f64, f64) {
+    let (opt, newton, lam, load) = bufs;
+    let mut bound = f64::NEG_INFINITY;
+    if let Some((t, dual)) = barrier(cons, m, work, h, x, newton, lam, load, tol) {
+        if t - dual <= tol * t {
+            return (t, dual);
+        }
+        bound = dual;
+    }
+    let (t, dual) = optimal(cons, m, work, h, x, opt, lam, order, POLISH_SWEEPS, tol);
+    (t, dual.max(bound))
+}
+
+/// Sweeps of the block-coordinate ascent when it certifies a plan's sharing alone, and
+/// the relative gap a plan's sharing is certified to.
+const POLISH_SWEEPS: usize = 20_000;
+
+const PLAN_TOLERANCE: f64 = 1e-9;
+
+/// Stages of [`barrier`] (`t` tenfold after each centred one: from a gap of 100 % to
+/// 10⁻¹² in thirteen), Newton steps per stage, and the Newton decrement `λ²` that ends a
+/// stage: any multipliers give a valid bound (§6.2), so a centre found roughly only
+/// loosens the bound a little, and the next stage starts from it.
+const BARRIER_STAGES: usize = 24;
+const NEWTON_STEPS: usize = 60;
+const BARRIER_DEC: f64 = 1e-6;
+
 /// The z-block (§6.2): maximise `A·m + Σ K_i √z_i` over the simplex with `z_i ≥ m ρ_i`;
 /// for a floor `m`, `z_i = max(m ρ_i, K_i² t)` with `Σ z = 1` (piecewise linear in `t`,
 /// breakpoints in the order of `ρ_i/K_i²` whatever `m`); concave in `m`, searched by
@@ -984,6 +1363,11 @@ pub(crate) struct Net<'b> {
     load: &'b mut [f64],
     opt: &'b mut [f64],
     lam: &'b mut [f64],
+    /// The barrier method's Newton system and vectors.
+    newton: &'b mut [f64],
+    /// The plain growth's residual and route shares while a ring size is refined.
+    kept_resid: &'b mut [f64],
+    kept_share: &'b mut [f64],
     wq: &'b mut [f64],
     order: &'b mut [usize],
     /// The certified relative gap of the last optimal sharing kept.
@@ -1053,6 +1437,9 @@ impl<'b> Net<'b> {
             load: take(&mut fs, l.constraints),
             opt: take(&mut fs, 6 * slots),
             lam: take(&mut fs, l.constraints),
+            newton: take(&mut fs, barrier_words(slots, p)?),
+            kept_resid: take(&mut fs, e),
+            kept_share: take(&mut fs, slots),
             wq: take(&mut fs, p),
             order: take(&mut us, p),
             gap: 0.0,
@@ -1317,9 +1704,7 @@ impl Net<'_> {
         self.commit([(2 * i, 4), (2 * i + 1, 5), (2 * j, 6), (2 * j + 1, 7)]);
         let mut q = 2;
         let cur = ring.get(..q).unwrap_or(&[]);
-        self.refine(problem, cur);
-        self.slot_comms(h, cur, d);
-        self.record(search, cur, d, best);
+        self.refine_and_record(problem, search, cur, d, best);
         while q < p {
             let Some(cur) = ring.get(..q) else { break };
             let member = |t: usize| cur.get(t % q).copied().unwrap_or(0);
@@ -1443,9 +1828,43 @@ impl Net<'_> {
             insert_at(ring, q, pos + 1, k);
             q += 1;
             let cur = ring.get(..q).unwrap_or(&[]);
-            self.refine(problem, cur);
-            self.slot_comms(h, cur, d);
-            self.record(search, cur, d, best);
+            self.refine_and_record(problem, search, cur, d, best);
+        }
+    }
+
+    /// Refines the ring just grown (§4.3) and values it in `search`; `d` receives the
+    /// members' communication times the growth goes on with. Max-min's shares stay (the
+    /// paper's procedure, ring.md §6.1). The optimal sharing only values the ring: the
+    /// growth goes on from the greedy's own shares, and each ring size is valued by a few
+    /// sweeps of the ascent from them (a feasible sharing, so an achieved value), the
+    /// plan's ring polished to the certified gap at the end. (Growing from the refined
+    /// shares, as the paper does, cost 100 sweeps after each insertion and gave no better
+    /// plan on the generated platforms: BENCHMARKS.md.)
+    fn refine_and_record(
+        &mut self,
+        problem: &Problem<'_>,
+        search: &mut Search<'_>,
+        ring: &[usize],
+        d: &mut [f64],
+        best: &mut Paths<'_>,
+    ) {
+        let h = problem.boundary;
+        let keep = problem.sharing == Sharing::Optimal;
+        if keep {
+            copy(self.kept_resid, self.resid);
+            copy(self.kept_share, self.slot_share);
+            // The greedy's own shares are a candidate too: the refinement lowers the
+            // rational value, and plans are compared by their integer makespan first.
+            self.slot_comms(h, ring, d);
+            self.record(search, ring, d, best);
+        }
+        self.refine(problem, ring);
+        self.slot_comms(h, ring, d);
+        self.record(search, ring, d, best);
+        if keep {
+            copy(self.resid, self.kept_resid);
+            copy(self.slot_share, self.kept_share);
+            self.slot_comms(h, ring, d);
         }
     }
 
@@ -1498,8 +1917,8 @@ impl Net<'_> {
     }
 
     /// The refinement after an insertion (§4.3): every share of the ring recomputed on the
-    /// full capacities by max-min or the optimal sharing, kept when the ring improves;
-    /// the residual follows.
+    /// full capacities by max-min (always kept: the shares a fair network gives, ring.md
+    /// §6.1) or the optimal sharing (kept when the ring improves); the residual follows.
     fn refine(&mut self, problem: &Problem<'_>, ring: &[usize]) {
         if problem.sharing == Sharing::Greedy || ring.len() < 2 {
             return;
@@ -1526,19 +1945,13 @@ impl Net<'_> {
         let members =
             Members { w: self.wq.get(..q).unwrap_or(&[]), owner: self.owner.get(..2 * q).unwrap_or(&[]) };
         let (work, h) = (problem.work, problem.boundary);
-        let Some((dd, rest)) = self.opt.split_at_mut_checked(q) else { return };
+        let Some(dd) = self.opt.get_mut(..q) else { return };
         let before = value_of_shares(&members, work, h, self.eval_share, dd);
-        let after = match problem.sharing {
+        let adopt = match problem.sharing {
+            // Always: a max_min plan reports what a fair network gives its routes.
             Sharing::MaxMin => {
-                let x = rest.get_mut(..2 * q).unwrap_or(&mut []);
-                max_min(&self.cons, 2 * q, x, self.mark, self.load);
-                let v = value_of_shares(&members, work, h, x, dd);
-                if v < before {
-                    if let Some(e) = self.eval_share.get_mut(..2 * q) {
-                        copy(e, x);
-                    }
-                }
-                v
+                max_min(&self.cons, 2 * q, self.eval_share, self.mark, self.load);
+                true
             }
             _ => {
                 let (t, _) = optimal(
@@ -1550,13 +1963,13 @@ impl Net<'_> {
                     self.opt,
                     self.lam,
                     self.order,
-                    GROWTH_SWEEPS,
+                    ESTIMATE_SWEEPS,
                     GROWTH_TOLERANCE,
                 );
-                t
+                t < before
             }
         };
-        if after < before {
+        if adopt {
             for k in 0..2 * q {
                 let x = self.eval_share.get(k).copied().unwrap_or(0.0);
                 if let Some(s) = self.slot_share.get_mut(at(k)) {
@@ -1635,10 +2048,13 @@ fn sort_candidates(keys: &mut [f64], idx: &mut [usize], n: usize) {
 /// sharing (BENCHMARKS.md).
 pub const LOCAL_EVALUATIONS: usize = 500;
 
-/// Sweeps and relative gap of the optimal sharing while the ring grows and in the local
-/// search (ring.md §5: a loose tolerance while growing, 1e-9 on the plan returned; each
-/// refinement is kept only when it improves the ring, so stopping early never harms).
-const GROWTH_SWEEPS: usize = 100;
+/// Sweeps and relative gap of the optimal sharing that values a ring while it grows and
+/// in the local search (ring.md §5: a few sweeps from the greedy's or max-min's shares, a
+/// feasible sharing whose value is achieved; the plan returned is shared to 1e-9; each
+/// refinement is kept only when it improves the ring, so stopping early never harms). With
+/// 100 sweeps, the 70-machine plan took 0.87 s, and its local search 0.67 s instead of
+/// 0.38 s, for the same plan.
+const ESTIMATE_SWEEPS: usize = 5;
 const GROWTH_TOLERANCE: f64 = 1e-6;
 
 /// Golden-section steps of the z-block: the floor to `0.618⁶⁰ ≈ 3·10⁻¹³`.
@@ -1672,7 +2088,7 @@ impl Net<'_> {
                 }
             }
         }
-        self.share_eval(problem, ring, GROWTH_SWEEPS, GROWTH_TOLERANCE);
+        self.share_eval(problem, ring, false);
         let h = problem.boundary;
         for (t, dk) in d.iter_mut().enumerate().take(q) {
             let x = |k: usize| self.eval_share.get(k).copied().unwrap_or(0.0);
@@ -1684,7 +2100,7 @@ impl Net<'_> {
     /// Shares the evaluation store's `2q` routes (full capacities): max-min, then the
     /// optimal sharing from there for `optimal`. Returns the value and the optimal
     /// sharing's dual bound (the value itself otherwise).
-    fn share_eval(&mut self, problem: &Problem<'_>, ring: &[usize], sweeps: usize, tol: f64) -> (f64, f64) {
+    fn share_eval(&mut self, problem: &Problem<'_>, ring: &[usize], certify: bool) -> (f64, f64) {
         let q = ring.len();
         let (links, len) = (self.links, self.len);
         let (el, en) = (&*self.eval_links, &*self.eval_len);
@@ -1706,12 +2122,36 @@ impl Net<'_> {
             return (v, v);
         }
         max_min(&self.cons, 2 * q, self.eval_share, self.mark, self.load);
-        optimal(&self.cons, &members, work, h, self.eval_share, self.opt, self.lam, self.order, sweeps, tol)
+        if certify {
+            let bufs = (&mut *self.opt, &mut *self.newton, &mut *self.lam, &mut *self.load);
+            return optimal_certified(
+                &self.cons,
+                &members,
+                work,
+                h,
+                self.eval_share,
+                bufs,
+                self.order,
+                PLAN_TOLERANCE,
+            );
+        }
+        optimal(
+            &self.cons,
+            &members,
+            work,
+            h,
+            self.eval_share,
+            self.opt,
+            self.lam,
+            self.order,
+            ESTIMATE_SWEEPS,
+            GROWTH_TOLERANCE,
+        )
     }
 
     /// The plan's routes by position into the evaluation store, shared again: for the
-    /// optimal sharing to the certified gap `1e-9` (§6.2), kept only when better than the
-    /// shares in `best`, whose certified relative gap goes to [`Net::gap`].
+    /// optimal sharing to the certified gap `1e-9` (§6.2), its rational value never worse
+    /// than the shares in `best`; the certified relative gap goes to [`Net::gap`].
     #[inline(never)]
     pub(crate) fn polish(&mut self, problem: &Problem<'_>, ring: &[usize], best: &mut Paths<'_>) {
         let q = ring.len();
@@ -1737,17 +2177,15 @@ impl Net<'_> {
         }
         let members =
             Members { w: self.wq.get(..q).unwrap_or(&[]), owner: self.owner.get(..2 * q).unwrap_or(&[]) };
-        let (t, dual) = optimal(
+        let (t, dual) = optimal_certified(
             &self.cons,
             &members,
             problem.work,
             problem.boundary,
             self.eval_share,
-            self.opt,
-            self.lam,
+            (self.opt, self.newton, self.lam, self.load),
             self.order,
-            20_000,
-            1e-9,
+            PLAN_TOLERANCE,
         );
         self.gap = ((t - dual) / t).max(0.0);
         if let (Some(b), Some(e)) = (best.share.get_mut(..2 * q), self.eval_share.get(..2 * q)) {
@@ -1882,8 +2320,89 @@ impl Net<'_> {
                 *self.eval_len.get_mut(k)? = n;
             }
         }
-        let (t, dual) = self.share_eval(problem, ring, 20_000, 1e-9);
+        let (t, dual) = self.share_eval(problem, ring, true);
         shares.get_mut(..2 * q)?.copy_from_slice(self.eval_share.get(..2 * q)?);
         Some((t, ((t - dual) / t).max(0.0)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec;
+    use std::vec::Vec;
+
+    use super::*;
+    use crate::num::xorshift;
+
+    /// Two algorithms for the optimal sharing of §6.2, the barrier method (what a plan's
+    /// sharing uses) and the block-coordinate ascent (its fallback, and the growth's
+    /// valuation), from the same max-min start on random rings over random platforms
+    /// (processors on a chain of routers by bidirectional links or directed pairs, a
+    /// backbone between two routers now and then, so that routes share links both ways):
+    /// each one's value is at least the other's certified bound, and the barrier reaches
+    /// 1e-9 by itself.
+    #[test]
+    fn the_barrier_and_the_ascent_agree() {
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+        let (mut cases, mut ascent_certified) = (0, 0);
+        for _ in 0..400 {
+            let p = 2 + (next() % 5) as usize;
+            let routers = 1 + (next() % 3) as usize;
+            let mut links = Vec::new();
+            for r in 1..routers {
+                let kind = if next() % 4 == 0 { LinkKind::Backbone } else { LinkKind::Bidirectional };
+                links.push(Link { from: p + r, to: p + r - 1, bandwidth: (2 + next() % 9) as f64, kind });
+            }
+            for i in 0..p {
+                let r = p + (next() % routers as u64) as usize;
+                let b = (1 + next() % 10) as f64;
+                if next() % 5 == 0 {
+                    links.push(Link { from: r, to: i, bandwidth: 2.0 * b, kind: LinkKind::Directed });
+                    links.push(Link { from: i, to: r, bandwidth: b, kind: LinkKind::Directed });
+                } else {
+                    links.push(Link { from: i, to: r, bandwidth: b, kind: LinkKind::Bidirectional });
+                }
+            }
+            let w: Vec<f64> = (0..p).map(|_| (1 + next() % 10) as f64).collect();
+            let h = [0.5, 5.0, 20.0, 60.0][(next() % 4) as usize];
+            let network = Network { routers, links: &links };
+            let problem = Problem {
+                cycle_times: &w,
+                costs: &[],
+                work: 100,
+                boundary: h,
+                solver: crate::ring::Solver::Greedy,
+                local_search: false,
+                network: Some(network),
+                sharing: Sharing::Optimal,
+            };
+            let s = sizes(p, &network).unwrap();
+            let (mut us, mut fs) = (vec![0usize; s.usizes], vec![0.0; s.f64s]);
+            let mut net = Net::new(p, &network, &mut us, &mut fs).unwrap();
+            let ring: Vec<usize> = (0..p).collect();
+            let mut shares = vec![0.0; 2 * p];
+            net.fixed(&problem, &ring, &mut shares).unwrap();
+            // `fixed` left the ring's constraints and members in place; both solvers start
+            // from the max-min shares.
+            let n = 2 * p;
+            let mut start = vec![0.0; n];
+            max_min(&net.cons, n, &mut start, net.mark, net.load);
+            let members = Members { w: &net.wq[..p], owner: &net.owner[..n] };
+            let mut x = start.clone();
+            let (tb, db) = barrier(&net.cons, &members, 100, h, &mut x, net.newton, net.lam, net.load, 1e-9)
+                .expect("the barrier method runs");
+            let mut y = start.clone();
+            let (ta, da) =
+                optimal(&net.cons, &members, 100, h, &mut y, net.opt, net.lam, net.order, 20_000, 1e-9);
+            assert!(tb - db <= 1e-9 * tb, "p = {p}: barrier {tb} bound {db}, ascent {ta} bound {da}");
+            assert!(tb >= da * (1.0 - 1e-12), "barrier value {tb} below the ascent's bound {da}");
+            assert!(ta >= db * (1.0 - 1e-12), "ascent value {ta} below the barrier's bound {db}");
+            ascent_certified += usize::from(ta - da <= 1e-9 * ta);
+            cases += 1;
+        }
+        std::println!("the ascent reached 1e-9 in {ascent_certified} of {cases} rings, the barrier in all");
+        // Measured: 393 of 400 for the ascent (the barrier is what plans use).
+        assert!(ascent_certified * 2 > cases);
     }
 }

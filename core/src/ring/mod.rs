@@ -62,11 +62,14 @@ pub enum Sharing {
     /// the others leave.
     #[default]
     Greedy,
-    /// After each insertion, max-min fair shares of every route (§4.3 method 1), kept
-    /// when better.
+    /// After each insertion, max-min fair shares of every route (§4.3 method 1), in place
+    /// of the greedy's even when worse: the plan's shares, communication times and
+    /// `T_step` are those of the max-min fair sharing of its routes (ring.md §6.1), what
+    /// a fair network (TCP-like, SimGrid's CM02) gives.
     MaxMin,
-    /// After each insertion, the optimal shares for the ring and its routes (§4.3
-    /// method 2, the convex problem of §6.2), and to a certified gap of 1e-9 at the end.
+    /// After each insertion, the ring valued with shares nearer the optimum for its routes
+    /// (§4.3 method 2, the convex problem of §6.2; the growth goes on from the greedy's
+    /// own), and the plan's ring shared optimally to a certified gap of 1e-9 at the end.
     Optimal,
 }
 
