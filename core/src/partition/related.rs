@@ -699,28 +699,32 @@ pub(crate) fn rational_warm<C: Inverse>(classes: &[Class<C>], items: u64, state:
         return (rational(classes, items, 0.0), 0.0);
     }
     let need = items as f64;
-    let mut f0 = -need;
+    let (mut f0, mut all) = (-need, 0.0f64);
     for c in classes {
         f0 += c.count as f64 * c.cost.inverse(0.0, items).0;
+        all += c.count as f64;
     }
     if f0 >= 0.0 {
         return (0.0, 0.0);
     }
     let stride = classes.len().div_ceil(SAMPLE).max(1);
-    let (mut sampled, mut all) = (0.0f64, 0.0f64);
-    for (j, c) in classes.iter().enumerate() {
-        all += c.count as f64;
-        if j % stride == 0 {
-            sampled += c.count as f64;
-        }
+    let mut sampled = 0.0f64;
+    let mut j = 0;
+    while let Some(c) = classes.get(j) {
+        sampled += c.count as f64;
+        j += stride;
     }
     let scale = all / sampled.max(1.0);
     let sample = |t: f64| {
         let (mut s, mut d) = (-need, 0.0f64);
-        for (_, c) in classes.iter().enumerate().filter(|(j, _)| j % stride == 0) {
+        // Every `stride`-th class (not `step_by`, whose zero-step panic the no-panic
+        // proof would have to see through).
+        let mut j = 0;
+        while let Some(c) = classes.get(j) {
             let (g, dg) = c.cost.inverse(t, items);
             s += scale * c.count as f64 * g;
             d += scale * c.count as f64 * dg;
+            j += stride;
         }
         (s, d)
     };
@@ -801,6 +805,7 @@ fn select<C: Inverse>(
     let step = if at > 0.0 { Warm::Step(libm::log(t_lo / at)) } else { Warm::Cold };
     let mut s = 0u64;
     let (mut f, mut d) = (-(items as f64), 0.0f64);
+    let mut unit = true;
     for ((c, b), w) in classes.iter().zip(counts.iter_mut()).zip(state.iter_mut()) {
         let mut x = f64::from_bits(*w);
         let (g, dg) = c.cost.inverse_warm(t_lo, items, step, &mut x);
@@ -808,6 +813,7 @@ fn select<C: Inverse>(
         *b = n;
         *w = next.to_bits();
         s = s.saturating_add(weighted(c.count, n));
+        unit &= c.count == 1;
         f += c.count as f64 * g;
         d += c.count as f64 * dg;
     }
@@ -821,7 +827,7 @@ fn select<C: Inverse>(
     } else {
         t_star
     };
-    let t = place(classes, items, counts, state, items - s, t_lo, d)?;
+    let t = place(classes, items, counts, state, items - s, Some((t_lo, d)), unit)?;
     Some((t, t_star))
 }
 
@@ -830,8 +836,10 @@ fn select<C: Inverse>(
 /// `Σ countᵢ·(cᵢ(T) − bᵢ) ≥ r` is found by halving `[min vᵢ, T_hi]` on bit patterns,
 /// moving every class whose next item fits below a probe that fits too few past it
 /// (its `bᵢ`, `vᵢ` and `r` updated). A probe reads one word a class and evaluates
-/// costs only for the classes whose next item it reaches. With `rate > 0` (items a
-/// second near `t_lo`) the first two probes bracket the estimate `t_lo + r/rate`.
+/// costs only for the classes whose next item it reaches. With an `estimate`
+/// `(t_lo, rate)` (items a second near `t_lo`) the first two probes bracket
+/// `t_lo + r/rate`; `unit`:
+/// every class is one worker.
 /// Writes `counts` (one per worker) and returns `T`; `None` (with `counts` and `state`
 /// spoiled) when `T` is not finite.
 fn place<C: Inverse>(
@@ -840,12 +848,12 @@ fn place<C: Inverse>(
     counts: &mut [u64],
     state: &mut [u64],
     mut r: u64,
-    t_lo: f64,
-    rate: f64,
+    estimate: Option<(f64, f64)>,
+    unit: bool,
 ) -> Option<f64> {
+    let (t_lo, rate) = estimate.unwrap_or((0.0, 0.0));
     let e = classes.len();
     let state = state.get_mut(..e)?;
-    let unit = classes.iter().all(|c| c.count == 1);
     // Items a class takes by `t` beyond its floor `b`, given that its next one fits.
     // Items a class takes by `t ≥ v` beyond its floor `b` (`v`: its next item's finish),
     // and the finish of the one after: the second item decides most classes; a class
@@ -1189,7 +1197,8 @@ pub fn round_shares<C: Inverse>(
             write_back(classes, counts, scratch, &|_, _| 0);
             true
         } else {
-            place(classes, items, counts, scratch, items - s, 0.0, 0.0).is_some()
+            let unit = classes.iter().all(|c| c.count == 1);
+            place(classes, items, counts, scratch, items - s, None, unit).is_some()
         };
         if placed {
             return makespan_of(classes, counts);
