@@ -975,7 +975,9 @@ fn read_workers<'a>(
             check_table(t, n, "comp_table", e.repair)?;
         }
         e.first_rank = ranks;
-        ranks = ranks.checked_add(e.count).ok_or(Error::json("total worker count overflows", at("count")))?;
+        ranks = ranks
+            .checked_add(e.count)
+            .ok_or_else(|| Error::json("total worker count overflows", at("count")))?;
         if let Some(slot) = buf.get_mut(n) {
             *slot = e;
         }

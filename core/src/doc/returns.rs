@@ -577,7 +577,9 @@ fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [ReturnEntry<'a>]) -> Result<(usi
             return Err(Error::json("must be a non-empty name", at("name")));
         }
         e.first_rank = ranks;
-        ranks = ranks.checked_add(e.count).ok_or(Error::json("total worker count overflows", at("count")))?;
+        ranks = ranks
+            .checked_add(e.count)
+            .ok_or_else(|| Error::json("total worker count overflows", at("count")))?;
         if let Some(slot) = buf.get_mut(n) {
             *slot = e;
         }

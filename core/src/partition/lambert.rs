@@ -51,7 +51,7 @@ pub(crate) fn fritsch(x: f64, w: f64) -> f64 {
     let z = libm::log(x / w) - w;
     let w1 = 1.0 + w;
     let q = 2.0 * w1 * (w1 + z * (2.0 / 3.0));
-    let e = z / w1 * (q - z) / (q - 2.0 * z);
+    let e = z * (q - z) / (w1 * (q - 2.0 * z));
     if e.is_finite() {
         w + w * e
     } else {

@@ -468,7 +468,7 @@ pub(crate) fn check<C: CostFn<f64>>(
         if c.count == 0 {
             return Err(Error::entry_value("workers", i, "count", "at least 1", 0.0));
         }
-        p = p.checked_add(c.count).ok_or(Error::too_large("workers", u64::MAX, u64::MAX))?;
+        p = p.checked_add(c.count).ok_or_else(|| Error::too_large("workers", u64::MAX, u64::MAX))?;
     }
     let p = usize::try_from(p).map_err(|_| Error::too_large("workers", usize::MAX as u64, p))?;
     crate::platform::check_sizes::<f64>(p, items)?;
