@@ -1164,7 +1164,7 @@ pub(crate) fn check_speeds<const M: usize>(classes: &[Class<Scaled<'_, M>>]) -> 
 /// plans in core"): floors, the leftover by the cost rule; when the floors exceed `N`, items
 /// are taken back from the latest finishers. Writes `counts` (one per worker, as many as
 /// the classes' counts add up to; the caller checks) and returns the makespan; `scratch`
-/// (one word per class) lets the leftover be placed by [`place`]'s selection, else a
+/// (one word per class) lets the leftover be placed by a selection (`place`), else a
 /// bisection evaluates every class's inverse at each step.
 pub fn round_shares<C: Inverse>(
     classes: &[Class<C>],
