@@ -113,6 +113,15 @@ static inline void *divload_mpi_alloc_(size_t count, size_t size) {
     return calloc(count, size);
 }
 
+/* Whether `ok` holds on every rank of `comm` (collective): what each rank allocated is
+   agreed on before any rank goes on, so that all take the same branch and none waits in
+   a collective the others left. */
+static inline int divload_mpi_all_ok_(int ok, MPI_Comm comm) {
+    int all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
+    return all_ok;
+}
+
 /* Plans the scatter of `items` items held by `root` over all ranks of `comm`.
  *
  * `my_costs` are this rank's costs. The root's comm_latency and comm_per_item are
@@ -889,8 +898,7 @@ static inline int divload_mpi_multicluster_calibrate(MPI_Comm comm, int colour,
     cal->cluster_sizes = (int *)divload_mpi_alloc_(n, sizeof(int));
     int ok = keys && sorted && group && cluster_of_group && offset && fast_pair && slow_pair && cal->cluster_of &&
              cal->index_of && cal->processor_rank && cal->cluster_sizes;
-    int all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
+    int all_ok = divload_mpi_all_ok_(ok, comm);
     if (all_ok) MPI_Allgather(key, (int)len, MPI_CHAR, keys, (int)len, MPI_CHAR, comm);
 
     /* Equal keys meet in sorted order: O(P log P) for any number of clusters. */
@@ -955,7 +963,7 @@ static inline int divload_mpi_multicluster_calibrate(MPI_Comm comm, int colour,
     char *buf = (char *)divload_mpi_alloc_((size_t)opt[1], 1);
     MPI_Comm dup = MPI_COMM_NULL;
     ok = all_ok && cal->names && raw && samples && work && buf;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
+    all_ok = divload_mpi_all_ok_(ok, comm);
     if (all_ok) MPI_Comm_dup(comm, &dup);
     for (int p = 0; all_ok && p < pairs; p++) {
         const int *ab = p < fast ? fast_pair + 2 * p : slow_pair + 2 * (p - fast);
@@ -1231,8 +1239,7 @@ static inline int divload_mpi_multicluster_plan_create(const divload_mpi_multicl
     divload_multicluster_processor *procs =
         rank == root ? (divload_multicluster_processor *)divload_mpi_alloc_(n, sizeof *procs) : NULL;
     int ok = plan->counts && plan->displs && plan->step_times && plan->participates && (rank != root || procs);
-    int all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, cal->comm);
+    int all_ok = divload_mpi_all_ok_(ok, cal->comm);
     if (!all_ok) {
         free(procs);
         divload_mpi_multicluster_plan_free(plan);
@@ -1395,8 +1402,8 @@ static inline int divload_mpi_ring_calibrate(MPI_Comm comm, int sample_columns, 
     double *samples = (double *)divload_mpi_alloc_(2 * (size_t)opt[2], sizeof(double));
     double *work = (double *)divload_mpi_alloc_(5, sizeof(double));
     char *buf = (char *)divload_mpi_alloc_((size_t)opt[1], 1);
-    int ok = cal->cycle_times && cal->costs && raw && samples && work && buf, all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
+    int ok = cal->cycle_times && cal->costs && raw && samples && work && buf;
+    int all_ok = divload_mpi_all_ok_(ok, comm);
     if (!all_ok) {
         free(raw);
         free(samples);
@@ -1604,8 +1611,7 @@ static inline int divload_mpi_ring_create(const divload_mpi_ring_calibration *ca
     ring->ring_ranks = (int *)divload_mpi_alloc_(n, sizeof(int));
     divload_share *shares = rank == root ? (divload_share *)divload_mpi_alloc_(n, sizeof *shares) : NULL;
     int ok = ring->counts && ring->displs && ring->positions && ring->ring_ranks && (rank != root || shares);
-    int all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, cal->comm);
+    int all_ok = divload_mpi_all_ok_(ok, cal->comm);
     if (!all_ok) {
         free(shares);
         divload_mpi_ring_release_(ring);
