@@ -1332,4 +1332,39 @@ mod tests {
         }
         assert!(fast_paths > 2500, "{fast_paths} of 3000 by the selection");
     }
+
+    /// As above on platforms of 3 000 classes, where the first two probes bracket an
+    /// estimate and the selection moves many classes at once.
+    #[test]
+    fn the_selection_equals_the_bisection_on_large_platforms() {
+        use std::{vec, vec::Vec};
+        let mut rnd = crate::num::xorshift(11);
+        let mut unit = || (rnd() >> 11) as f64 / (1u64 << 53) as f64;
+        let table = Tabulated::<f64, 8>::new(&[(1, 1.0), (10, 30.0), (1000, 9000.0)]).unwrap();
+        let shapes = [Shape::NLogN, Shape::Power(2.0), Shape::Power(0.5), Shape::Linear, Shape::Table(table)];
+        for case in 0..10 {
+            let cost = Uniform::<8>::new(shapes[case % shapes.len()].clone(), 1e-8).unwrap();
+            let spread = [16.0, 1000.0][case % 2];
+            let classes: Vec<_> = (0..3000)
+                .map(|_| Class {
+                    cost: Scaled { cost: &cost, speed: libm::pow(spread, unit()) },
+                    count: if case % 3 == 0 { 1 + (unit() * 3.0) as u64 } else { 1 },
+                })
+                .collect();
+            let p: u64 = classes.iter().map(|c| c.count).sum();
+            let items = p * [1_000, 1_000_000, 37][case % 3] + (unit() * p as f64) as u64;
+            let p = p as usize;
+            let (mut fast, mut slow, mut scratch) = (vec![0u64; p], vec![0u64; p], vec![0u64; classes.len()]);
+            let (t, _) = optimum(&classes, items, &mut fast, &mut scratch);
+            let (u, _) = optimum_from(&classes, items, rational(&classes, items, 0.0), &mut slow);
+            assert_eq!(t.to_bits(), u.to_bits(), "case {case}: T_int {t:e} against {u:e}");
+            assert!(fast == slow, "case {case}: counts differ");
+            let total: f64 = classes.iter().map(|c| c.count as f64 * c.cost.speed).sum();
+            let share = |j: usize| items as f64 * classes[j].cost.speed / total;
+            let by_selection = round_shares(&classes, items, &share, &mut fast, &mut scratch);
+            let by_bisection = round_shares(&classes, items, &share, &mut slow, &mut []);
+            assert_eq!(by_selection.to_bits(), by_bisection.to_bits(), "case {case}: rounding");
+            assert!(fast == slow, "case {case}: rounded counts differ");
+        }
+    }
 }
