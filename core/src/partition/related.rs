@@ -788,7 +788,8 @@ pub(crate) fn rational_warm<C: Inverse>(classes: &[Class<C>], items: u64, state:
 /// The exact integer optimum by a selection over the classes' next items (§2, the fast
 /// path): the floors `bᵢ = cᵢ(T_lo)` go to `counts[i]`, the finish time `vᵢ` of each
 /// class's next item to `state[i]` (bits), and [`place`] puts the rest. `None` when the
-/// floors leave nothing to place (or place it all). Returns `T_int` and `T*` refined.
+/// floors already hold `N` items or more (`T* = 0`, or a `T*` too high): the caller falls
+/// back to the bisection. Returns `T_int` and `T*` refined by one more Newton step.
 fn select<C: Inverse>(
     classes: &[Class<C>],
     items: u64,
@@ -1308,7 +1309,7 @@ mod tests {
             assert_eq!(t.to_bits(), u.to_bits(), "case {case}: T_int {t:e} against {u:e}");
             assert_eq!(fast[..p], slow[..p], "case {case}");
             assert_eq!(fast[..p].iter().sum::<u64>(), items, "case {case}");
-            let (star, _) = (rational(classes, items, 0.0), 0);
+            let star = rational(classes, items, 0.0);
             assert!((t_star - star).abs() <= 1e-12 * star, "case {case}: T* {t_star:e} against {star:e}");
             let mut state = [0u64; 32];
             let (s, at) = rational_warm(classes, items, &mut state);
