@@ -271,16 +271,18 @@ fn solved<R, M: Memory>(
         // The solvers' working memory (a word per entry) and the split by speed's counts.
         let scratch = memory.slice("plan scratch", file.entries, 0u64)?;
         let spare = memory.slice("speed split counts", file.workers, 0u64)?;
-        if let Some(learning) = &file.learning {
-            let model = teach(&file, learning, &uniform, entries, speeds)?;
-            let one = Class { cost: Chords(LearnedAt { model: &model, speed: 1.0 }), count: 1 };
+        let model = match &file.learning {
+            Some(learning) => Some(teach(&file, learning, &uniform, entries, speeds)?),
+            None => None,
+        };
+        let (plan, method, approximation, even, speed) = if let Some(model) = &model {
+            let one = Class { cost: Chords(LearnedAt { model, speed: 1.0 }), count: 1 };
             let taught = memory.slice("learned classes", file.entries, one)?;
             for ((c, e), &speed) in taught.iter_mut().zip(entries).zip(speeds) {
-                *c = Class { cost: Chords(LearnedAt { model: &model, speed }), count: e.count };
+                *c = Class { cost: Chords(LearnedAt { model, speed }), count: e.count };
             }
             let taught: &[_] = taught;
             let plan = learned::plan(taught, file.items, counts, scratch)?;
-            let even = related::even_makespan(taught, file.items);
             let total: f64 = taught.iter().map(|c| c.count as f64 * c.cost.0.speed).sum();
             let items = file.items as f64;
             let speed = related::round_shares(
@@ -290,46 +292,27 @@ fn solved<R, M: Memory>(
                 spare,
                 scratch,
             );
-            let report = Report {
-                method: Method::LEARNED,
-                makespan: plan.makespan,
-                lower_bound: plan.lower_bound,
-                exact: plan.exact(),
+            (plan, Method::LEARNED, None, related::even_makespan(taught, file.items), speed)
+        } else {
+            let (plan, method, approximation) = match file.solver {
+                None => (
+                    related::solve(classes, file.items, Rounding::Cost, counts, scratch)?,
+                    Method::THRESHOLD,
+                    None,
+                ),
+                Some(solver) => {
+                    let a = approximate(classes, file.items, solver, counts, scratch)?;
+                    let method = match solver {
+                        Solver::Theorem1 => Method::THEOREM1,
+                        Solver::Eq5 => Method::EQ5,
+                        Solver::Theorem2 => Method::THEOREM2,
+                    };
+                    (a.plan, method, Some((solver, a.error)))
+                }
             };
-            let s = Solved {
-                file: &file,
-                entries,
-                speeds,
-                costs: &[],
-                uniform: Some(&uniform),
-                learned: Some(&model),
-                counts,
-                report,
-                rational: plan.rational_makespan,
-                even,
-                speed: Some(speed),
-                approximation: None,
-            };
-            return finish(&s);
-        }
-        let (plan, method, approximation) = match file.solver {
-            None => (
-                related::solve(classes, file.items, Rounding::Cost, counts, scratch)?,
-                Method::THRESHOLD,
-                None,
-            ),
-            Some(solver) => {
-                let a = approximate(classes, file.items, solver, counts, scratch)?;
-                let method = match solver {
-                    Solver::Theorem1 => Method::THEOREM1,
-                    Solver::Eq5 => Method::EQ5,
-                    Solver::Theorem2 => Method::THEOREM2,
-                };
-                (a.plan, method, Some((solver, a.error)))
-            }
+            let speed = related::speed_makespan(classes, file.items, spare, scratch)?;
+            (plan, method, approximation, related::even_makespan(classes, file.items), speed)
         };
-        let speed = related::speed_makespan(classes, file.items, spare, scratch)?;
-        let even = related::even_makespan(classes, file.items);
         let report =
             Report { method, makespan: plan.makespan, lower_bound: plan.lower_bound, exact: plan.exact() };
         let s = Solved {
@@ -338,7 +321,7 @@ fn solved<R, M: Memory>(
             speeds,
             costs: &[],
             uniform: Some(&uniform),
-            learned: None,
+            learned: model.as_ref(),
             counts,
             report,
             rational: plan.rational_makespan,
