@@ -176,8 +176,11 @@ fn main() -> ExitCode {
 fn fields(args: &PlanArgs) -> Result<Vec<(&'static str, Vec<u8>)>, String> {
     let mut fields = Vec::new();
     for set in &args.set {
+        // Taken as written, as a document's value is: ` 5` is not the number 5 there either.
         let (key, value) = set.split_once('=').ok_or_else(|| format!("--set {set}: expected KEY=VALUE"))?;
-        let value = value.trim();
+        if value.trim() != value || key.trim() != key {
+            return Err(format!("--set {set:?}: KEY and VALUE may not begin or end with white space"));
+        }
         let json = if value.starts_with(|c: char| c.is_ascii_digit() || "-[{\"".contains(c))
             || ["true", "false", "null"].contains(&value)
         {
@@ -186,7 +189,7 @@ fn fields(args: &PlanArgs) -> Result<Vec<(&'static str, Vec<u8>)>, String> {
             format!("\"{value}\"").into_bytes()
         };
         // The command line lives as long as the process: its keys may too.
-        fields.push((&*Box::leak(key.trim().to_string().into_boxed_str()), json));
+        fields.push((&*Box::leak(key.to_string().into_boxed_str()), json));
     }
     Ok(fields)
 }
@@ -242,8 +245,10 @@ fn field_flags(args: impl Iterator<Item = std::ffi::OsString>) -> Result<Vec<std
                 .ok_or_else(|| format!("--{name}: expected a value (the document's \"{key}\")"))?,
         };
         // A number stays a number where the field is one; the model's reader names the
-        // field when the value does not fit it.
-        let json = if numeric && serde_json::from_str::<serde_json::Number>(&value).is_ok() {
+        // field when the value does not fit it. serde_json allows whitespace around a
+        // number, a document does not: ` 5` is a string, refused as the document would.
+        let bare = value.trim() == value;
+        let json = if numeric && bare && serde_json::from_str::<serde_json::Number>(&value).is_ok() {
             value
         } else if choice {
             serde_json::to_string(&value.replace('-', "_")).unwrap_or_default()

@@ -155,6 +155,21 @@ fn bad_input_gives_one_clear_line() {
     );
 }
 
+/// Issue 41: a flag's number is read as strictly as the document's (`" 5"` is no number
+/// there), whether given as `--items VALUE`, `--items=VALUE` or `--set items=VALUE`.
+#[test]
+fn flags_take_numbers_as_strictly_as_documents() {
+    for v in [" 5", "5 ", "\t5", "5\n", "+5", "0x5", "5."] {
+        for args in [vec!["--items", v], vec!["--set"]] {
+            let set = format!("items={v}");
+            let args: Vec<&str> = if args.len() == 1 { vec!["--set", &set] } else { args };
+            assert_clean_error(&with_file(GOOD, &args), "items");
+        }
+    }
+    let out = with_file(GOOD, &["--items", "5", "--counts"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 #[test]
 fn four_thousand_workers_and_more() {
     let mut doc = String::from(r#"{"items": 10000000, "root": "w0", "workers": ["#);

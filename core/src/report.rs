@@ -54,22 +54,22 @@ impl<N: Real> Report<N> {
 }
 
 /// How many times faster than the even split a plan is, `even / makespan` (1 when both
-/// take no time; a plan of no time against an even split that takes some is the largest
-/// ratio), at most the largest `f64`: a ratio beyond it (an even split of
-/// 10³⁰⁰ s against a plan of 10⁻²⁹⁹ s) is still a number in a result document, not the
-/// `null` JSON has for an infinity. Every model's documents report it so.
+/// take no time). A ratio beyond `f64` (an even split of 10³⁰⁰ s against a plan of
+/// 10⁻²⁹⁹ s, or a plan of no time against an even split that takes some) is infinite:
+/// a result document refuses it as an overflow naming `speedup` (`json::Writer::end`)
+/// rather than writing `null` or the largest `f64` in its place.
 ///
 /// ```
 /// assert_eq!(divload::report::speedup(3.0, 2.0), 1.5);
-/// assert_eq!(divload::report::speedup(5e300, 1e-299), f64::MAX);
-/// assert_eq!(divload::report::speedup(50.0, 0.0), f64::MAX);
+/// assert_eq!(divload::report::speedup(5e300, 1e-299), f64::INFINITY);
+/// assert_eq!(divload::report::speedup(50.0, 0.0), f64::INFINITY);
 /// assert_eq!(divload::report::speedup(0.0, 0.0), 1.0);
 /// ```
 pub fn speedup(even: f64, makespan: f64) -> f64 {
     if makespan > 0.0 {
-        (even / makespan).min(f64::MAX)
+        even / makespan
     } else if even > 0.0 {
-        f64::MAX
+        f64::INFINITY
     } else {
         1.0
     }

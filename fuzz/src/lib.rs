@@ -75,9 +75,15 @@ pub fn result_total(doc: &[u8]) -> Option<u64> {
 /// Keys whose value may be `null` in a result: a worker outside a scenario's return order.
 const MAY_BE_NULL: [&str; 1] = ["return_position"];
 
+/// Ratios of a result (the even split's makespan over the plan's, an approximation's
+/// error): the largest `f64` there would stand for "infinite" (issue 41), while a time may
+/// be that large when a cost given is.
+const RATIOS: [&str; 2] = ["speedup", "error"];
+
 /// Reads any value, failing on a `null` under another key: the writer's text for NaN and
 /// infinities, so a time or count beyond `f64` that a model let through instead of
-/// reporting it (a multi-cluster makespan of 10³⁴⁵ s, 2026-11-24).
+/// reporting it (a multi-cluster makespan of 10³⁴⁵ s, 2026-11-24); and on a ratio at the
+/// largest `f64`.
 fn no_null(r: &mut divload::doc::json::Reader<'_>, key: &str) {
     use divload::doc::json::Kind;
     match r.peek().expect("a value") {
@@ -96,6 +102,10 @@ fn no_null(r: &mut divload::doc::json::Reader<'_>, key: &str) {
             while r.next_element().expect("element") {
                 no_null(r, key);
             }
+        }
+        Kind::Number if RATIOS.contains(&key) => {
+            let x = r.f64().expect("number");
+            assert!(x.abs() < f64::MAX, "{key}: {x} (an infinite ratio written as the largest f64)");
         }
         _ => r.skip_value().expect("value"),
     }

@@ -12,6 +12,7 @@
 #[cfg(any(target_arch = "wasm32", target_os = "none", fuzzing))]
 use crate::num::parse;
 use crate::num::{Plain, Sci};
+use crate::Error;
 use core::fmt::{self, Write as _};
 
 /// Deepest nesting of arrays and objects the reader accepts, counted over the
@@ -761,6 +762,11 @@ pub struct Writer<'b> {
     /// comma. Levels beyond 64 are not tracked (callers never nest that deep).
     commas: u64,
     after_key: bool,
+    /// The last key written: what a number that follows it is called.
+    key: &'static str,
+    /// The key of the first number that was not finite (NaN or an infinity), which
+    /// [`Writer::end`] turns into an error rather than a `null` in the document.
+    beyond: Option<&'static str>,
 }
 
 /// Lets `core::fmt` format numbers straight into the counting buffer.
@@ -780,7 +786,7 @@ fn hex_digit(n: u8) -> u8 {
 impl<'b> Writer<'b> {
     /// A writer into `buf`.
     pub fn new(buf: &'b mut [u8]) -> Self {
-        Writer { buf, len: 0, depth: 0, commas: 0, after_key: false }
+        Writer { buf, len: 0, depth: 0, commas: 0, after_key: false, key: "", beyond: None }
     }
 
     fn put(&mut self, bytes: &[u8]) {
@@ -847,7 +853,8 @@ impl<'b> Writer<'b> {
     }
 
     /// Writes an escaped key and `:`, after a comma when needed.
-    pub fn key(&mut self, k: &str) {
+    pub fn key(&mut self, k: &'static str) {
+        self.key = k;
         self.separate();
         self.put_quoted(k);
         self.put(b":");
@@ -885,7 +892,7 @@ impl<'b> Writer<'b> {
     }
 
     /// Writes `"key": number` for each pair, in order.
-    pub fn numbers(&mut self, fields: &[(&str, f64)]) {
+    pub fn numbers(&mut self, fields: &[(&'static str, f64)]) {
         for &(k, x) in fields {
             self.key(k);
             self.f64(x);
@@ -893,7 +900,12 @@ impl<'b> Writer<'b> {
     }
 
     /// Shortest round-trip text; plain notation only where it stays short ([`NumberText`]).
+    /// NaN and the infinities are written as `null`, and [`Writer::end`] reports the
+    /// first of them as an error naming its key.
     pub fn f64(&mut self, x: f64) {
+        if !x.is_finite() && self.beyond.is_none() {
+            self.beyond = Some(self.key);
+        }
         self.before_value();
         let _ = write!(Sink(self), "{}", NumberText(x));
     }
@@ -924,6 +936,23 @@ impl<'b> Writer<'b> {
     /// `true` before anything is written.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The length of a document `what` (a result, a timeline) that keeps the promise of
+    /// every result: no number is `null`. A time or ratio beyond `f64` is
+    /// [`ErrorCode::Overflow`](crate::ErrorCode::Overflow) naming its key; a buffer too
+    /// small is [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) with the
+    /// exact length needed.
+    ///
+    /// # Errors
+    ///
+    /// As above.
+    pub fn end(self, what: &'static str) -> Result<usize, Error> {
+        if let Some(key) = self.beyond {
+            return Err(Error::time_overflow(key, "give smaller costs or times in a larger unit"));
+        }
+        let got = self.buf.len();
+        self.finish().map_err(|needed| Error::buffer(what, needed, got))
     }
 
     /// `Ok(len)` if everything fit, otherwise `Err(exact size needed)`.
@@ -1592,21 +1621,22 @@ mod tests {
         let pool = ['a', '"', '\\', '\n', '\u{0}', '\u{1f}', '\u{7f}', 'é', '☕', '😀', '/', ' ', '\u{2028}'];
         for _ in 0..2000 {
             let len = rng.below(12);
-            let s: String = (0..len).map(|_| pool[rng.below(pool.len())]).collect();
+            // Keys are `'static` (an overflow error names its key): 2 000 small leaks.
+            let s: &'static str = String::leak((0..len).map(|_| pool[rng.below(pool.len())]).collect());
             let mut buf = [0u8; 256];
             let mut w = Writer::new(&mut buf);
             w.begin_object();
-            w.key(&s);
+            w.key(s);
             w.begin_array();
-            w.str(&s);
-            w.str(&s);
+            w.str(s);
+            w.str(s);
             w.end_array();
             w.end_object();
             let n = w.finish().unwrap();
             let mut r = Reader::new(&buf[..n]);
             r.begin_object().unwrap();
             let (k, _) = r.next_key().unwrap().unwrap();
-            assert!(k.eq_str(&s));
+            assert!(k.eq_str(s));
             assert_eq!(k.decoded_len(), s.len());
             r.begin_array().unwrap();
             r.next_element().unwrap();

@@ -220,7 +220,6 @@ pub fn set_fields(text: &[u8], fields: &[(&'static str, &[u8])], out: &mut [u8])
         }
     }
     let mut d = Doc::new(text);
-    let got = out.len();
     let mut w = Writer::new(out);
     let mut set = [false; MAX_SET_FIELDS];
     d.object()?;
@@ -249,7 +248,7 @@ pub fn set_fields(text: &[u8], fields: &[(&'static str, &[u8])], out: &mut [u8])
         }
     }
     w.end_object();
-    w.finish().map_err(|needed| Error::buffer("document", needed, got))
+    w.end("document")
 }
 
 /// `bytes` without its leading JSON whitespace.
@@ -385,7 +384,6 @@ pub fn model(name: &str) -> Option<&'static ModelInfo> {
 /// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) with the exact length
 /// needed.
 pub fn write_models(out: &mut [u8]) -> Result<usize, Error> {
-    let got = out.len();
     let mut w = Writer::new(out);
     w.begin_array();
     for m in MODELS {
@@ -405,7 +403,7 @@ pub fn write_models(out: &mut [u8]) -> Result<usize, Error> {
         w.end_object();
     }
     w.end_array();
-    w.finish().map_err(|needed| Error::buffer("models JSON", needed, got))
+    w.end("models JSON")
 }
 
 /// The keys one kind of JSON object may hold, and how an error lists them.

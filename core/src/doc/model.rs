@@ -224,12 +224,11 @@ pub(crate) fn timeline_document<M: Memory>(
     body: impl Fn(&mut Timeline<'_, '_>),
 ) -> Result<&[u8], Error> {
     written(memory, |buf| {
-        let got = buf.len();
         let mut w = Writer::new(buf);
         w.begin_object();
         body(&mut Timeline(&mut w));
         w.end_object();
-        w.finish().map_err(|needed| Error::buffer("timeline JSON", needed, got))
+        w.end("timeline JSON")
     })
 }
 

@@ -1339,7 +1339,6 @@ pub fn write_result(
     planned: &Written<'_, '_>,
     out: &mut [u8],
 ) -> Result<usize, Error> {
-    let got = out.len();
     let mut w = Writer::new(out);
     let name = |c: usize| planned.lists.clusters.get(c).map_or(Str::EMPTY, |e| e.name);
     begin_result(&mut w, "multicluster");
@@ -1435,7 +1434,7 @@ pub fn write_result(
     }
     w.end_array();
     w.end_object();
-    w.finish().map_err(|needed| Error::buffer("result JSON", needed, got))
+    w.end("result JSON")
 }
 
 #[cfg(test)]

@@ -1020,7 +1020,6 @@ impl PartitionFile<'_> {
 ///
 /// [`ErrorCode::BufferTooSmall`](crate::ErrorCode::BufferTooSmall) with the exact length needed.
 pub fn write_result(s: &Solved<'_, '_>, out: &mut [u8]) -> Result<usize, Error> {
-    let got = out.len();
     let r = &s.report;
     let mut w = Writer::new(out);
     begin_result(&mut w, "partition");
@@ -1109,7 +1108,7 @@ pub fn write_result(s: &Solved<'_, '_>, out: &mut [u8]) -> Result<usize, Error> 
     }
     w.end_array();
     w.end_object();
-    w.finish().map_err(|needed| Error::buffer("result JSON", needed, got))
+    w.end("result JSON")
 }
 
 #[cfg(test)]

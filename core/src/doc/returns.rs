@@ -90,7 +90,8 @@ impl Model for Returns {
             9..=32 => 4_000,
             _ => 0,
         };
-        let work = lps.saturating_mul((32 * p).saturating_pow(2)).saturating_add(p.saturating_mul(64));
+        let work =
+            lps.saturating_mul(p.saturating_mul(32).saturating_pow(2)).saturating_add(p.saturating_mul(64));
         Ok(Effort { workers: p, work })
     }
 
@@ -110,7 +111,6 @@ impl Model for Returns {
         };
         let (lifo, fifo) = (copy(Schedule::Lifo)?, copy(Schedule::Fifo)?);
         written(memory, |buf| {
-            let got = buf.len();
             let mut w = Writer::new(buf);
             w.begin_object();
             for (key, (rows, makespan)) in [("lifo", lifo), ("fifo", fifo)] {
@@ -139,7 +139,7 @@ impl Model for Returns {
                 w.end_object();
             }
             w.end_object();
-            w.finish().map_err(|needed| Error::buffer("baselines", needed, got))
+            w.end("baselines")
         })
     }
 
@@ -786,7 +786,6 @@ pub fn write_result(
     out: &mut [u8],
 ) -> Result<usize, Error> {
     let entries = entries.get(..file.entries).unwrap_or(entries);
-    let got = out.len();
     let mut w = Writer::new(out);
     let s = summary;
     let report = s.report();
@@ -880,7 +879,7 @@ pub fn write_result(
     }
     w.end_array();
     w.end_object();
-    w.finish().map_err(|needed| Error::buffer("result JSON", needed, got))
+    w.end("result JSON")
 }
 
 #[cfg(test)]

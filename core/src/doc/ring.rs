@@ -31,7 +31,8 @@ use crate::doc::model::{
 use crate::doc::names::Names;
 use crate::doc::scatter::NAME;
 use crate::doc::schema::{
-    field, Chart, ChartKind, Field as Key, Graph, Kind, Phase, AT_LEAST_ONE, NON_NEGATIVE, POSITIVE,
+    field, Chart, ChartKind, Field as Key, Graph, Kind, Phase, AT_LEAST_ONE, INVERTIBLE, NON_NEGATIVE,
+    POSITIVE,
 };
 use crate::doc::{begin_result, begin_row, check_workers, missing, unique_names, Doc, Keys};
 use crate::error::{Detail, Error};
@@ -128,7 +129,7 @@ impl Model for Ring {
                 NAME,
                 field("from", Kind::Text, "a processor or router"),
                 field("to", Kind::Text, "a processor or router"),
-                Key { unit: "values/s", ..field("bandwidth", Kind::Number(POSITIVE), "") },
+                Key { unit: "values/s", ..field("bandwidth", Kind::Number(INVERTIBLE), "") },
                 field("kind", Kind::Choice(&LINK_KIND), "bidirectional, directed or backbone"),
             ]),
             "instead of cost_matrix",
@@ -306,7 +307,6 @@ fn generated<'m, M: Memory>(params: &[(&str, &str)], memory: &'m M) -> Result<&'
     let routers = routers.get(..g.routers).unwrap_or(&[]);
     let links = links.get(..g.links).unwrap_or(&[]);
     written(memory, |out| {
-        let got = out.len();
         let mut w = Writer::new(out);
         let mut label = Label { buf: [0; 32] };
         w.begin_object();
@@ -360,7 +360,7 @@ fn generated<'m, M: Memory>(params: &[(&str, &str)], memory: &'m M) -> Result<&'
         }
         w.end_array();
         w.end_object();
-        w.finish().map_err(|needed| Error::buffer("generated JSON", needed, got))
+        w.end("generated JSON")
     })
 }
 
@@ -874,8 +874,14 @@ fn read_links<'a>(d: &mut Doc<'a>, links: &mut [RawLink<'a>]) -> Result<usize, E
                 "to" => (link.to, has_to) = (d.string()?, true),
                 "bandwidth" => {
                     let b = d.f64()?;
-                    if !(b.is_finite() && b > 0.0) {
-                        return Err(Error::entry_value("links", n, "bandwidth", "finite and > 0", b));
+                    if !INVERTIBLE.contains(b) {
+                        return Err(Error::entry_value(
+                            "links",
+                            n,
+                            "bandwidth",
+                            "finite and >= 5.56268464626801e-309 (its inverse, the cost per value, finite)",
+                            b,
+                        ));
                     }
                     (link.bandwidth, has_bw) = (b, true);
                 }
@@ -952,12 +958,13 @@ fn read_matrix(
         let mut j = 0usize;
         while d.element()? {
             let c = d.f64()?;
-            if i != j && !(c.is_finite() && c > 0.0) {
+            // A cost whose inverse (the path's bandwidth) leaves `f64` is no platform.
+            if i != j && !(c.is_finite() && c >= crate::num::MIN_INVERTIBLE) {
                 return Err(Error::entry_value(
                     "cost_matrix",
                     i,
                     "cost",
-                    "finite and > 0 off the diagonal",
+                    "finite and >= 5.56268464626801e-309 off the diagonal (its inverse, the bandwidth, finite)",
                     c,
                 ));
             }
@@ -999,7 +1006,6 @@ pub(crate) fn write_result(
     routes: &Routes<'_>,
     out: &mut [u8],
 ) -> Result<usize, Error> {
-    let got = out.len();
     let mut w = Writer::new(out);
     let name = |i: usize| file.names.get(i).copied().unwrap_or(Str::EMPTY);
     let r = s.report;
@@ -1066,11 +1072,11 @@ pub(crate) fn write_result(
             ("finish", m.compute_time + m.comm_time),
         ]);
         w.end_object();
-        offset += m.count;
+        offset = offset.saturating_add(m.count);
     }
     w.end_array();
     w.end_object();
-    w.finish().map_err(|needed| Error::buffer("result JSON", needed, got))
+    w.end("result JSON")
 }
 
 /// `"paths": [{"from", "to", "role", "links": [names], "bandwidth", "cost_per_unit"}]`,

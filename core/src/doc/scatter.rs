@@ -140,7 +140,7 @@ impl Model for Scatter {
         let file = parse_platform(text, entries, candidates)?;
         let p = file.workers as u64;
         let work = match file.solver(None) {
-            Solver::Exact => p.saturating_mul((file.items + 1).saturating_pow(2)),
+            Solver::Exact => p.saturating_mul(file.items.saturating_add(1).saturating_pow(2)),
             Solver::Sampled => p.saturating_mul((limits::SAMPLES as u64).pow(2)).saturating_mul(4),
             _ => p.saturating_mul(64).saturating_mul(file.candidates.max(1) as u64),
         };
@@ -270,7 +270,6 @@ impl Model for Scatter {
         }
         let (even, reversed): (&[Assignment<f64>], &[Assignment<f64>]) = (even, reversed);
         written(memory, |buf| {
-            let got = buf.len();
             let mut w = Writer::new(buf);
             w.begin_object();
             for (key, rows) in [("even", even), ("reversed", reversed)] {
@@ -293,7 +292,7 @@ impl Model for Scatter {
                 w.end_object();
             }
             w.end_object();
-            w.finish().map_err(|needed| Error::buffer("baselines JSON", needed, got))
+            w.end("baselines JSON")
         })
     }
 }
@@ -1496,7 +1495,6 @@ pub fn write_result<N: Real>(
     out: &mut [u8],
 ) -> Result<usize, Error> {
     let entries = entries.get(..file.entries).unwrap_or(entries);
-    let got = out.len();
     let mut w = Writer::new(out);
     let m = summary;
     let report = m.report();
@@ -1555,7 +1553,7 @@ pub fn write_result<N: Real>(
     }
     w.end_array();
     w.end_object();
-    w.finish().map_err(|needed| Error::buffer("result JSON", needed, got))
+    w.end("result JSON")
 }
 
 #[cfg(test)]

@@ -78,6 +78,10 @@ pub const NON_NEGATIVE: &Range = &Range { min: 0.0, max: f64::INFINITY, min_open
 /// Computing costs and speeds: finite and > 0 (a worker that computes in no time would
 /// take every item).
 pub const POSITIVE: &Range = &Range { min: 0.0, max: f64::INFINITY, min_open: true, max_open: true };
+/// Rates and costs that are inverted (a link's bandwidth, a path's cost per value): finite
+/// and at least the least `f64` whose inverse is finite, `5.56268464626801e-309`.
+pub const INVERTIBLE: &Range =
+    &Range { min: crate::num::MIN_INVERTIBLE, max: f64::INFINITY, min_open: false, max_open: true };
 /// Counts of items and of identical workers.
 pub const AT_LEAST_ONE: &Range = &Range { min: 1.0, max: f64::INFINITY, min_open: false, max_open: true };
 
@@ -177,7 +181,7 @@ pub(crate) fn write_fields(w: &mut Writer<'_>, fields: &[Field]) {
 /// `"key": "text"`, left out when the text is empty. Not inlined: one copy serves every
 /// member of the schemas and timelines (the wasm module's size).
 #[inline(never)]
-fn member(w: &mut Writer<'_>, key: &str, text: &str) {
+fn member(w: &mut Writer<'_>, key: &'static str, text: &str) {
     if !text.is_empty() {
         w.key(key);
         w.str(text);

@@ -4,7 +4,7 @@
 #![cfg_attr(not(feature = "json"), allow(dead_code))]
 
 use super::{Error, Kind};
-use crate::num::Plain;
+use crate::num::Short;
 use core::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -107,20 +107,20 @@ impl fmt::Display for Document {
                 write!(f, "platform JSON: {field}: {message}, got {value}")
             }
             Detail::Number { list, index: usize::MAX, field, value } => {
-                write!(f, "platform JSON: {list}.{field}: {message}, got {value}", value = Plain(value))
+                write!(f, "platform JSON: {list}.{field}: {message}, got {value}", value = Short(value))
             }
             Detail::Number { list, index, field, value } => {
                 write!(
                     f,
                     "platform JSON: {list}[{index}].{field}: {message}, got {value}",
-                    value = Plain(value)
+                    value = Short(value)
                 )
             }
             Detail::Point { list, index, field, point, value } => {
                 write!(
                     f,
                     "platform JSON: {list}[{index}].{field}[{point}]: {message}, got {value}",
-                    value = Plain(value)
+                    value = Short(value)
                 )
             }
             Detail::Syntax { offset, list, outer, index, field } => {
@@ -136,7 +136,7 @@ impl fmt::Display for Document {
                 write_place(f, list, outer, index, field)?;
                 write!(f, ": {message}")?;
                 match value {
-                    Some(v) => write!(f, ", got {}", Plain(v)),
+                    Some(v) => write!(f, ", got {}", Short(v)),
                     None => Ok(()),
                 }
             }

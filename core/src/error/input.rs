@@ -2,7 +2,7 @@
 //! naming the value and its valid range.
 
 use super::{Error, Kind};
-use crate::num::Plain;
+use crate::num::Short;
 use core::fmt;
 
 /// Which cost field of a worker an error is about.
@@ -126,29 +126,29 @@ impl fmt::Display for Input {
             Input::NoWorkers => f.write_str("workers: at least one worker is needed, got 0"),
             Input::NoItems => f.write_str("items: must be at least 1, got 0"),
             Input::Cost { worker, field, value } => {
-                write!(f, "worker {worker}: {} must be {}, got {value}", field.name(), field.range(), value = Plain(value))
+                write!(f, "worker {worker}: {} must be {}, got {value}", field.name(), field.range(), value = Short(value))
             }
             Input::NotRepresentable { worker, field, value, numeric } => write!(
                 f,
                 "worker {worker}: {} = {value} does not fit the {numeric} number type",
                 field.name(),
-                value = Plain(value)
+                value = Short(value)
             ),
             Input::EntryCost { list, index, field, value } => write!(
                 f,
                 "platform JSON: {list}[{index}].{} must be {}, got {value}",
                 field.name(),
                 field.range(),
-                value = Plain(value)
+                value = Short(value)
             ),
             Input::Point { index, what, value } => {
-                write!(f, "tabulated cost: point {index}: {what}, got {value}", value = Plain(value))
+                write!(f, "tabulated cost: point {index}: {what}, got {value}", value = Short(value))
             }
-            Input::Parameter { name, range, value } => write!(f, "{name}: must be {range}, got {value}", value = Plain(value)),
+            Input::Parameter { name, range, value } => write!(f, "{name}: must be {range}, got {value}", value = Short(value)),
             Input::TimeValue { worker, part, items, value } => write!(
                 f,
                 "worker {worker}: {part} time of {items} items must be finite and >= 0 (0 for 0 items), got {value}",
-                value = Plain(value)
+                value = Short(value)
             ),
             Input::Decreasing { worker, part, items } => write!(
                 f,
@@ -157,7 +157,7 @@ impl fmt::Display for Input {
                 items.saturating_sub(1)
             ),
             Input::EntryValue { list, index, field, range, value } => {
-                write!(f, "{list}[{index}].{field}: must be {range}, got {value}", value = Plain(value))
+                write!(f, "{list}[{index}].{field}: must be {range}, got {value}", value = Short(value))
             }
             Input::LpIterations { iterations } => write!(
                 f,

@@ -232,12 +232,13 @@ impl Writer<'_> {
         if !(a.is_finite() && b.is_finite()) {
             return Err(Error::numeric_overflow("f64"));
         }
-        if a <= 0.0 {
+        // The split weighs each class by 1/a: an `a` whose inverse leaves `f64` is no plan.
+        if a < crate::num::MIN_INVERTIBLE {
             return Err(Error::entry_value(
                 "clusters",
                 cluster,
                 "step time per load",
-                "> 0 in f64 after dividing by speed (inputs too small)",
+                ">= 5.56268464626801e-309 in f64 after dividing by speed (inputs too small)",
                 a,
             ));
         }

@@ -31,6 +31,22 @@ use core::fmt;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Plain(pub f64);
 
+/// A number as a person reads it in a message: [`Plain`] from 10⁻⁵ to 10¹⁶ (and for
+/// zero, NaN and the infinities), [`Sci`] beyond, so that `5e-324` is not 324 zeros.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Short(pub f64);
+
+impl fmt::Display for Short {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let x = self.0;
+        if !x.is_finite() || x == 0.0 || (1e-5..1e16).contains(&x.abs()) {
+            fmt::Display::fmt(&Plain(x), f)
+        } else {
+            fmt::Display::fmt(&Sci(x), f)
+        }
+    }
+}
+
 /// As [`Plain`], laid out as Rust's `LowerExp` (`1e16`, `2.5e-7`, `0e0`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Sci(pub f64);

@@ -21,6 +21,7 @@ pub(crate) use decimal::parse;
 pub(crate) use decimal::Plain;
 #[cfg(feature = "json")]
 pub(crate) use decimal::Sci;
+pub(crate) use decimal::Short;
 
 pub(crate) mod sealed {
     use core::ops::{Div, Mul};
@@ -77,6 +78,10 @@ fn subnormal_significand(a: f64, b: f64) -> Option<f64> {
     let m = a.to_bits();
     (m.wrapping_sub(1) < (1 << 52) - 1 && b > 0.0 && b <= f64::MAX).then_some(m as f64)
 }
+
+/// The least `f64` whose inverse is finite (a subnormal just above `1/f64::MAX`): the
+/// smallest cost per unit whose rate (a bandwidth, a share's weight) is a number.
+pub(crate) const MIN_INVERTIBLE: f64 = 5.56268464626801e-309;
 
 /// `a · b`, bit for bit, without the FPU's slow path when `a` is subnormal.
 ///

@@ -46,7 +46,7 @@ fn level(members: &[Member], sorted: &mut [usize], free: f64) -> f64 {
 /// The optimal integer counts of a ring, every member at least one column (§3), into
 /// `members`, whose `comm_time` holds each member's `d` on entry; returns `T_int`, or
 /// `None` when the ring has more members than columns or a buffer is short. `sorted`
-/// holds `q` indices of working memory. O(q log q + q²).
+/// holds `q` indices of working memory. O(q log q + q²), whatever `work` is.
 pub(crate) fn counts(
     w: &[f64],
     ring: &[usize],
@@ -65,15 +65,23 @@ pub(crate) fn counts(
         m.processor = i;
         m.compute_time = *w.get(i)?;
     }
-    let level = level(members, sorted, (work - q as u64) as f64);
+    let free = work - q as u64;
+    let level = level(members, sorted, free as f64);
     let mut total = 0u64;
     for m in members.iter_mut() {
         let y = ((level - m.comm_time - m.compute_time) / m.compute_time).max(0.0);
         m.share = 1.0 + y;
-        m.count = 1 + (y as u64).min(work);
+        m.count = 1 + (y as u64).min(free);
         total = total.saturating_add(m.count);
     }
-    let finish = |m: &Member, extra: u64| (m.count + extra) as f64 * m.compute_time + m.comm_time;
+    // In exact arithmetic the floors of the level miss fewer than q columns. Where the
+    // level is lost in rounding (a cycle time of 10⁻³⁰⁰ beside communications of 1 s,
+    // 2⁵³ columns) they can miss nearly all of them, and one column a step would take
+    // `work` steps: then the least time that holds them all, by bisection.
+    if total.abs_diff(work) > q as u64 {
+        return filled(members, work);
+    }
+    let finish = |m: &Member, extra: u64| m.count.saturating_add(extra) as f64 * m.compute_time + m.comm_time;
     // Rounding may overshoot by a column or two: take them from the latest finishers.
     while total > work {
         let (k, _) = members
@@ -91,10 +99,53 @@ pub(crate) fn counts(
         members.get_mut(k)?.count += 1;
         total += 1;
     }
+    Some(finished(members))
+}
+
+/// The members' compute times from their counts, and the ring's integer makespan.
+fn finished(members: &mut [Member]) -> f64 {
     let mut makespan = 0.0f64;
     for m in members.iter_mut() {
         m.compute_time *= m.count as f64;
         makespan = makespan.max(m.compute_time + m.comm_time);
     }
-    Some(makespan)
+    makespan
+}
+
+/// The optimal counts (each member's `w` in `compute_time`, `d` in `comm_time`) as the
+/// least `T` at which `Σ min(work, ⌊(T − dᵢ)/wᵢ⌋) ≥ work` with every member one column
+/// at least (`kernel::search`, 65 passes of q), each member then filled up to its
+/// columns by `T` in ring order; returns `T_int` (infinite when it is beyond `f64`).
+fn filled(members: &mut [Member], work: u64) -> Option<f64> {
+    let columns = |m: &Member, t: f64| -> u64 {
+        let n = (t - m.comm_time) / m.compute_time;
+        if n >= work as f64 {
+            work
+        } else if n >= 1.0 {
+            n as u64
+        } else {
+            0
+        }
+    };
+    let fit = |t: f64| {
+        let mut sum = 0u64;
+        for m in members.iter() {
+            match columns(m, t) {
+                0 => return 0,
+                n => sum = sum.saturating_add(n),
+            }
+        }
+        sum
+    };
+    // Any member alone holds everything by `d + work·w` (at most the largest `f64`).
+    let hi = members.iter().map(|m| m.comm_time + work as f64 * m.compute_time).fold(0.0, f64::max);
+    let t = crate::kernel::search::smallest_reaching(work, hi.min(f64::MAX), fit);
+    let mut left = work.checked_sub(members.len() as u64)?;
+    for m in members.iter_mut() {
+        let more = columns(m, t).saturating_sub(1).min(left);
+        m.count = 1 + more;
+        left -= more;
+    }
+    // Columns left over mean the ring's time leaves `f64`: the caller's overflow error.
+    Some(if left == 0 { finished(members) } else { f64::INFINITY })
 }
