@@ -59,8 +59,12 @@ pub const ROOT_MODE: Names<RootMode> = Names {
 /// The send order ([`OrderPolicy`]).
 pub const ORDER: Names<OrderPolicy> = Names {
     key: "order",
-    table: &[("bandwidth", OrderPolicy::Bandwidth), ("given", OrderPolicy::Given)],
-    expected: "must be \"bandwidth\" or \"given\"",
+    table: &[
+        ("bandwidth", OrderPolicy::Bandwidth),
+        ("given", OrderPolicy::Given),
+        ("search", OrderPolicy::Search),
+    ],
+    expected: "must be \"bandwidth\", \"given\" or \"search\"",
 };
 
 /// The rounding scheme ([`Rounding`]).
@@ -143,6 +147,18 @@ impl Model for Scatter {
             Solver::Exact => p.saturating_mul(file.items.saturating_add(1).saturating_pow(2)),
             Solver::Sampled => p.saturating_mul((limits::SAMPLES as u64).pow(2)).saturating_mul(4),
             _ => p.saturating_mul(64).saturating_mul(file.candidates.max(1) as u64),
+        };
+        // The order search: 2^(p−1) sets, each line extended by every worker left, each
+        // kept among a set's lines (`scatter::search`).
+        let q = p.saturating_sub(1);
+        let work = match file.options.order {
+            OrderPolicy::Search if q as usize <= crate::scatter::search::MAX_EXACT_WORKERS => work
+                .saturating_add(
+                    (1u64 << q)
+                        .saturating_mul(q)
+                        .saturating_mul(crate::scatter::search::LINES_PER_SET.pow(2) as u64),
+                ),
+            _ => work,
         };
         Ok(Effort { workers: p, work })
     }
@@ -359,6 +375,7 @@ fn run<'s, M: Memory>(text: &'s [u8], memory: &'s M) -> Result<Run<'s>, Error> {
         }
         _ => None,
     };
+    let search = memory.slice("order search", needs.search, crate::scatter::search::Line::EMPTY)?;
     let buffers = Buffers {
         workers: &mut *workers,
         candidates: roots,
@@ -368,6 +385,7 @@ fn run<'s, M: Memory>(text: &'s [u8], memory: &'s M) -> Result<Run<'s>, Error> {
         dp_choices,
         dp_costs,
         sampled,
+        search,
     };
     let solved =
         solve(&file, entries, candidates, solver, buffers, |done, total| memory.progress(done, total))?;
@@ -1218,6 +1236,10 @@ pub struct Needs {
     pub dp_choices: usize,
     /// See `dp_choices`.
     pub dp_costs: usize,
+    /// [`Buffers::search`]: the order search's lines with `"order": "search"` and at most
+    /// [`MAX_EXACT_WORKERS`](crate::scatter::search::MAX_EXACT_WORKERS) workers besides
+    /// the root in the closed form, else 0.
+    pub search: usize,
 }
 
 impl Needs {
@@ -1246,6 +1268,8 @@ pub struct Buffers<'b, N, const K: usize, const P: usize> {
     pub dp_costs: &'b mut [N],
     /// Working memory of the sampled DP (`None` if the caller does not offer it).
     pub sampled: Option<SampledMemory<'b, N, K, P>>,
+    /// The order search's lines (empty: the bandwidth order).
+    pub search: &'b mut [crate::scatter::search::Line],
 }
 
 /// The sampled DP's working memory as two arrays (a [`Sampled`]'s, or taken from an
@@ -1312,6 +1336,12 @@ impl PlatformFile<'_> {
             costs: if solver == Solver::ClosedForm { 0 } else { self.workers },
             dp_choices: dp.choices,
             dp_costs: dp.costs,
+            search: match self.options.order {
+                OrderPolicy::Search if closed => {
+                    crate::scatter::search::search_memory(self.workers).unwrap_or(0)
+                }
+                _ => 0,
+            },
         })
     }
 }
@@ -1359,7 +1389,7 @@ pub fn solve<'a, N: Real, const K: usize, const P: usize>(
             return Err(Error::buffer("scratch", needs.workers, buf.scratch.len()));
         }
         let problem = file.problem_in(entries, candidates, buf.workers, buf.candidates, buf.scratch)?;
-        Some(crate::plan(&problem, buf.out, buf.scratch)?)
+        Some(crate::scatter::plan_searched(&problem, buf.out, buf.scratch, buf.search)?)
     } else {
         None
     };
@@ -1563,7 +1593,10 @@ mod tests {
     #[test]
     fn every_option_has_one_name_and_is_listed() {
         crate::doc::names::complete(&ROOT_MODE, &[RootMode::AfterSend, RootMode::Overlap]);
-        crate::doc::names::complete(&ORDER, &[OrderPolicy::Given, OrderPolicy::Bandwidth]);
+        crate::doc::names::complete(
+            &ORDER,
+            &[OrderPolicy::Given, OrderPolicy::Bandwidth, OrderPolicy::Search],
+        );
         crate::doc::names::complete(
             &ROUNDING,
             &[Rounding::Paper, Rounding::LargestRemainder, Rounding::Greedy],

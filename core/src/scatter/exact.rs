@@ -265,7 +265,8 @@ pub(crate) fn prepare<N: Real, C: CostFn<N>, D: CostFn<N>>(
         };
         *a = Assignment { worker, ..Assignment::EMPTY };
     }
-    if problem.order == OrderPolicy::Bandwidth {
+    // The DP searches no orders: `search` serves it the bandwidth order.
+    if problem.order != OrderPolicy::Given {
         let key = |w: usize| {
             problem.workers.get(w).map_or((0.0, 0.0), |c| (c.comm.time(n).to_f64(), c.comp.time(n).to_f64()))
         };

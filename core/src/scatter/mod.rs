@@ -20,6 +20,7 @@ pub(crate) mod order;
 mod root;
 mod round;
 pub mod sampled;
+pub mod search;
 mod star;
 pub mod types;
 
@@ -42,6 +43,9 @@ impl Method {
     /// The dynamic program over sampled sizes with a bounded memory, finished item by
     /// item ([`sampled`]); `lower_bound` certifies its distance to the optimum.
     pub const SAMPLED_DP: Method = Method::new("sampled_dp");
+    /// Rational shares of the best send order and participation found by the exact search
+    /// over every order and subset ([`search`]), then rounded.
+    pub const ORDER_SEARCH: Method = Method::new("order_search");
 }
 
 /// Plans a scatter: how many items each worker gets, in which order, and when it finishes.
@@ -88,6 +92,57 @@ pub fn plan<N: Real>(
     out: &mut [Assignment<N>],
     scratch: &mut [Scratch<N>],
 ) -> Result<Summary<N>, Error> {
+    plan_with(problem, out, scratch, &mut [])
+}
+
+/// [`plan`] with the memory of the order search: with [`OrderPolicy::Search`] and at most
+/// [`search::MAX_EXACT_WORKERS`] workers besides the root, the send order and the workers
+/// taking part are the best over every order and subset (the exact rational optimum,
+/// [`search`]), then rounded; `lines` holds [`search::search_memory`] of them. Otherwise,
+/// or with `lines` short, it is [`plan`]. The report's `lower_bound` holds for every order
+/// the options leave free.
+///
+/// # Errors
+///
+/// As [`plan`].
+///
+/// # Example
+///
+/// ```
+/// use divload::scatter::search::{search_memory, Line};
+/// use divload::{Assignment, Options, OrderPolicy, Problem, Root, Scratch, Worker};
+///
+/// // Startup costs make the bandwidth order (fastest link first) a poor one here.
+/// let workers = [
+///     Worker::linear(0.0, 1.0),
+///     Worker::affine(5.0, 0.01, 0.0, 1.0),
+///     Worker::affine(0.0, 0.02, 0.0, 1.0),
+/// ];
+/// let options = Options { order: OrderPolicy::Search, ..Options::default() };
+/// let problem = Problem { workers: &workers, root: Root::Fixed(0), items: 100, options };
+/// let (mut out, mut scratch) = ([Assignment::EMPTY; 3], [Scratch::EMPTY; 3]);
+/// let mut lines = vec![Line::EMPTY; search_memory(3).unwrap()];
+/// let best = divload::scatter::plan_searched(&problem, &mut out, &mut scratch, &mut lines).unwrap();
+/// let bandwidth = Problem { options: Options::default(), ..problem };
+/// let first = divload::plan(&bandwidth, &mut out, &mut scratch).unwrap();
+/// assert!(best.rational_makespan < first.rational_makespan);
+/// assert!(best.lower_bound <= first.makespan.min(best.makespan));
+/// ```
+pub fn plan_searched<N: Real>(
+    problem: &Problem<'_, N>,
+    out: &mut [Assignment<N>],
+    scratch: &mut [Scratch<N>],
+    lines: &mut [search::Line],
+) -> Result<Summary<N>, Error> {
+    plan_with(problem, out, scratch, lines)
+}
+
+fn plan_with<N: Real>(
+    problem: &Problem<'_, N>,
+    out: &mut [Assignment<N>],
+    scratch: &mut [Scratch<N>],
+    lines: &mut [search::Line],
+) -> Result<Summary<N>, Error> {
     let p = problem.workers.len();
     validate(problem.workers, problem.items, out.len(), scratch.len())?;
     // `validate` checked both lengths; the checked slices keep the no-panic proof whole
@@ -110,7 +165,50 @@ pub fn plan<N: Real>(
     let costs = Costs::new(problem.workers, root);
 
     order::send_order(problem.workers, root, opts.root_mode, opts.order, &mut cols);
-    let rational = star::solve(&costs, items, &mut cols, Some(out));
+    let mut rational = star::solve(&costs, items, &mut cols, Some(out));
+    let n_ops = chain_ops(p);
+    let mut method = Method::CLOSED_FORM;
+    // The exact search over orders and subsets, where latencies make the order matter
+    // (with linear costs Thm 3 already gives the best order). Its plan replaces the
+    // bandwidth order's only when better: the heuristic participation may reach it too.
+    let (mut proven, mut relaxed) = (None, None);
+    if opts.order == OrderPolicy::Search && !costs.linear {
+        let n = problem.items as f64;
+        if let Some(found) = search::search(problem.workers, root, opts.root_mode, n, lines) {
+            proven = found.exact.then_some(found.makespan);
+            if found.makespan < rational.makespan.to_f64() {
+                if !found.exact {
+                    // The bound over every order is taken in the bandwidth order, which the
+                    // columns hold until the searched one replaces it.
+                    let upper = fp::exact_at_most(rational.makespan, n_ops);
+                    relaxed = Some(star::lower_bound(
+                        p,
+                        |k| costs.at(&cols, k, || out.get(k).map_or(0, |a| a.worker)),
+                        problem.items,
+                        upper,
+                        true,
+                    ));
+                }
+                place_searched(
+                    &costs,
+                    problem.workers,
+                    root,
+                    opts.root_mode,
+                    n,
+                    lines,
+                    &found,
+                    &mut cols,
+                    out,
+                );
+                let makespan = N::from_f64(found.makespan).unwrap_or(rational.makespan);
+                rational = star::Rational { makespan, exact: found.exact };
+                method = Method::ORDER_SEARCH;
+            } else {
+                // No better than the bandwidth order's plan, the optimum proven: that plan is it.
+                rational.exact |= found.exact;
+            }
+        }
+    }
     round::round(opts.rounding, &costs, problem.items, out, &mut cols);
     let done = finish(&costs, &cols, out, problem.items);
     if !done.shares_rounded {
@@ -121,14 +219,23 @@ pub fn plan<N: Real>(
     // Bounds in floating point (issue 11): the lower bound is computed in f64 below the
     // exact optimum, then lowered by what `N` may lose when it evaluates a plan's chain, so
     // `lower_bound ≤ makespan ≤ bound` holds for the values as computed.
-    let n_ops = chain_ops(p);
     let upper = fp::exact_at_most(makespan.max_of(rational.makespan), n_ops);
-    let lower = star::lower_bound(
-        p,
-        |k| costs.at(&cols, k, || out.get(k).map_or(0, |a| a.worker)),
-        problem.items,
-        upper,
-    );
+    // The bound holds for every order the options leave free: the given one, or any.
+    let mut lower = match relaxed {
+        Some(bound) => bound,
+        None => star::lower_bound(
+            p,
+            |k| costs.at(&cols, k, || out.get(k).map_or(0, |a| a.worker)),
+            problem.items,
+            upper,
+            opts.order != OrderPolicy::Given,
+        ),
+    };
+    if let Some(t) = proven {
+        // The exact optimum over every order and subset, computed in f64: a few roundings
+        // per worker along the chain behind it.
+        lower = lower.max(fp::below(t, 8 * p as u64 + 8).min(upper));
+    }
     let lower_bound = fp::lower_for::<N>(lower, 0, n_ops);
     let bound = fp::upper_for::<N>(done.rounding_bound, 2 * p as u64 + 8, n_ops);
     let uniform_makespan = done.uniform_makespan;
@@ -144,12 +251,54 @@ pub fn plan<N: Real>(
         bound,
         uniform_makespan,
         participating: done.participating,
-        method: Method::CLOSED_FORM,
+        method,
     };
     if ![makespan, rational.makespan, bound, uniform_makespan, root_transfer].iter().all(|t| t.is_finite()) {
         return Err(Error::numeric_overflow(N::NAME));
     }
     Ok(summary)
+}
+
+/// Writes the searched plan's send order into the columns (`col::WORKER`, `LAMBDA`, `MU`)
+/// and its rational shares into `out`: the root where its mode puts it, the chain's
+/// participants in order, then the workers left out, with no share.
+#[allow(clippy::too_many_arguments)]
+fn place_searched<N: Real>(
+    costs: &Costs<'_, N>,
+    workers: &[Worker<N>],
+    root: usize,
+    mode: RootMode,
+    n: f64,
+    lines: &[search::Line],
+    found: &search::Found,
+    cols: &mut Columns<'_, Scratch<N>>,
+    out: &mut [Assignment<N>],
+) {
+    let p = out.len();
+    let mut place = |k: usize, i: usize, x: f64| {
+        let w = costs.of(i);
+        cols.set(col::WORKER, k, i as u64);
+        cols.set(col::LAMBDA, k, w.comm_per_item.sort_key());
+        cols.set_real(col::MU, k, w.comp_per_item);
+        if let Some(a) = out.get_mut(k) {
+            *a = Assignment { worker: i, share: N::from_f64(x).unwrap_or(N::ZERO), ..Assignment::EMPTY };
+        }
+    };
+    let (mut used, mut root_share, mut k) = (0u64, 0.0, usize::from(mode == RootMode::Overlap));
+    search::shares(workers, root, n, lines, found, |i, x| {
+        if i == root {
+            root_share = x;
+        } else {
+            place(k, i, x);
+            used |= 1 << (i - usize::from(i > root)).min(63);
+            k += 1;
+        }
+    });
+    for i in (0..p).filter(|&i| i != root && used & 1 << (i - usize::from(i > root)).min(63) == 0) {
+        place(k, i, 0.0);
+        k += 1;
+    }
+    place(if mode == RootMode::Overlap { 0 } else { p - 1 }, root, root_share);
 }
 
 fn validate<N: Real>(workers: &[Worker<N>], items: u64, out: usize, scratch: usize) -> Result<(), Error> {

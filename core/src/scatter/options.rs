@@ -30,6 +30,13 @@ pub enum OrderPolicy {
     /// ties by `comm_latency`, then faster computation first, then input order.
     #[default]
     Bandwidth,
+    /// The best order and participation under startup costs: the exact rational optimum
+    /// over every order of every subset of the workers, for at most
+    /// [`MAX_EXACT_WORKERS`](crate::scatter::search::MAX_EXACT_WORKERS) besides the root
+    /// with the search's memory ([`plan_searched`](crate::scatter::plan_searched));
+    /// otherwise the bandwidth order. With linear costs the bandwidth order is already
+    /// optimal (Thm 3). Either way the plan's `lower_bound` holds for every order.
+    Search,
 }
 
 /// How rational shares become integer counts. Every scheme gives counts that add up to the

@@ -46,7 +46,8 @@ pub(crate) fn send_order<N: Real>(
                 cols.set_real(col::MU, base + j, x.comp_per_item);
             }
         }
-        OrderPolicy::Bandwidth => by_bandwidth(workers, p - 1, base, root, cols),
+        // The search starts from (and without its memory, stays with) the bandwidth order.
+        OrderPolicy::Bandwidth | OrderPolicy::Search => by_bandwidth(workers, p - 1, base, root, cols),
     }
     cols.set(col::WORKER, root_pos, root as u64);
     cols.set(col::LAMBDA, root_pos, N::ZERO.sort_key());

@@ -221,7 +221,7 @@ fn makespan_of_shares<N: Real>(costs: &Costs<'_, N>, cols: &Columns<'_, Scratch<
 }
 
 /// A certified lower bound on the makespan of *any* plan, rational or integer, that serves
-/// the workers in the order `order(0..len)` and whose exact makespan is at most `upper`
+/// the workers in the order `order(0..len)` (or in any order, below) and whose exact makespan is at most `upper`
 /// (an upper bound on the exact makespan of a plan we have, see [`fp::exact_at_most`]).
 ///
 /// Relaxing `a + λx` (for `x > 0`, 0 at 0) to its convex envelope on `[0, u]`, the line
@@ -230,6 +230,13 @@ fn makespan_of_shares<N: Real>(costs: &Costs<'_, N>, cols: &Columns<'_, Scratch<
 /// costs, so the exact backward recursion solves it: the suffix throughput is
 /// `max(r, (μ·r + 1)/(λ + μ))`, which is Thm 2's choice (`λ·r < 1`) written without a test
 /// that rounding could tip. With no latencies the bound is the rational optimum.
+///
+/// With `any_order` the bound holds for every order of the same workers (the root where
+/// its mode puts it), taken in the bandwidth order: both latencies are spread over the
+/// worker's own items, `(μ + (a + b)/u)·x`, and the port is left at `λ·x`. Every finish
+/// time only drops again (the port frees earlier, and `(a + b)·x/u ≤ a + b`), and for the
+/// linear relaxation the bandwidth order is optimal (Thm 3), so its value bounds the
+/// relaxation, hence the problem, in any order.
 ///
 /// Computed in `f64` whatever `N` is, and safe in floating point: `u` is rounded up and the
 /// relaxed rates down (a weaker relaxation is still a relaxation), the recursion uses only
@@ -242,6 +249,7 @@ pub(crate) fn lower_bound<N: Real>(
     at: impl Fn(usize) -> Worker<N>,
     items: u64,
     upper: f64,
+    any_order: bool,
 ) -> f64 {
     let items = items as f64;
     let mut r = 0.0f64;
@@ -258,7 +266,14 @@ pub(crate) fn lower_bound<N: Real>(
                 continue; // cannot take part in a plan that finishes by `upper`
             }
             let u = fp::above(room / fp::below(lambda + mu, 1), 2).min(items);
-            (fp::below(lambda + a / u, 2), fp::below(mu + b / u, 2))
+            if any_order {
+                // Over every order: both latencies spread over the worker's own items, the
+                // port left linear, so that the bandwidth order is the relaxation's best
+                // (Thm 3) and the recursion in it bounds every order.
+                (lambda, fp::below(mu + fp::below(a + b, 1) / u, 3))
+            } else {
+                (fp::below(lambda + a / u, 2), fp::below(mu + b / u, 2))
+            }
         };
         r = r.max((mu * r + 1.0) / (lambda + mu));
     }
