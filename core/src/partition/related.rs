@@ -965,7 +965,12 @@ fn place<C: Inverse>(
         if let Some((last, count)) = fits(t, counts, state, r) {
             (hi, at_hi) = (last, count);
         } else {
-            low = u64::MAX;
+            // Every class moved ends past `m`, so `low` grows; the largest finite next
+            // finish is taken again for the probe above them all while `hi` is infinite
+            // (a probe past the old one used to end the search with `hi` infinite, and the
+            // caller fell back to the bisection, issue 43). Only when every next item is
+            // infinite (classes that take every item) does the search end without `T`.
+            (low, high) = (u64::MAX, 0);
             for ((c, b), v) in classes.iter().zip(counts.iter_mut()).zip(state.iter_mut()) {
                 if *v <= m {
                     let (k, next) = more(c, *b, f64::from_bits(*v), t);
@@ -976,11 +981,9 @@ fn place<C: Inverse>(
                     at_hi = at_hi.saturating_sub(taken);
                 }
                 low = low.min(*v);
-            }
-            if hi == infinite && m >= high {
-                // Every next item fits below the largest finite one and `r` is left:
-                // only classes that take every item remain (`vᵢ = ∞`).
-                break;
+                if *v < infinite {
+                    high = high.max(*v);
+                }
             }
         }
         halve = next_planned.is_none() && hi.saturating_sub(low) > width / 2;
@@ -1348,6 +1351,26 @@ mod tests {
             }
         }
         assert!(fast_paths > 2500, "{fast_paths} of 3000 by the selection");
+    }
+
+    /// The selection from a `T*` estimate 1.4·10⁻⁷ low (what the warm Newton reported in
+    /// issue 43): the first probes, planned from it, fit nothing, and the search goes on
+    /// from the largest next finish instead of giving up to the bisection; the same plan.
+    #[test]
+    fn the_selection_places_from_a_low_estimate() {
+        let cost = Uniform::<8>::new(Shape::NLogN, 1.0).unwrap();
+        let classes =
+            [1.0, 2.0, 3.0, 4.0].map(|speed| Class { cost: Scaled { cost: &cost, speed }, count: 1 });
+        for items in [300_000_000, 1_000_000_000, 10_000_000_000] {
+            let (mut fast, mut slow, mut state) = ([0u64; 4], [0u64; 4], [0u64; 4]);
+            let (t_star, at) = rational_warm(&classes, items, &mut state);
+            let mut low = t_star * (1.0 - 1.4e-7);
+            let t = select(&classes, items, &mut low, at, &mut fast, &mut state);
+            let (u, _) = optimum_from(&classes, items, rational(&classes, items, 0.0), &mut slow);
+            assert_eq!(t.map(f64::to_bits), Some(u.to_bits()), "N {items}");
+            assert_eq!(fast, slow, "N {items}");
+            assert!((low - t_star).abs() <= 1e-14 * t_star, "N {items}: T* {low:e} against {t_star:e}");
+        }
     }
 
     /// As above on platforms of 3 000 classes, where the first two probes bracket an
