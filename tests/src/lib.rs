@@ -2,6 +2,8 @@
 
 use divload::Worker;
 
+pub mod dd;
+
 /// genaud2003 Table 1: the 16 processors of the paper's experiment, root `dinadan` first
 /// (λ = `comm_per_item`, μ = `comp_per_item`, seconds per ray).
 pub fn table1() -> Vec<Worker<f64>> {

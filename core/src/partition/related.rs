@@ -677,9 +677,9 @@ pub(crate) fn optimum<C: Inverse>(
     scratch: &mut [u64],
 ) -> (f64, f64) {
     let state = scratch.get_mut(..classes.len()).unwrap_or(&mut []);
-    let (t_star, at) = rational_warm(classes, items, state);
-    if let Some(found) = select(classes, items, t_star, at, counts, state) {
-        return found;
+    let (mut t_star, at) = rational_warm(classes, items, state);
+    if let Some(t) = select(classes, items, &mut t_star, at, counts, state) {
+        return (t, t_star);
     }
     optimum_from(classes, items, t_star, counts)
 }
@@ -691,9 +691,10 @@ const SAMPLE: usize = 64;
 /// `T*` as [`rational`], but each pass over the classes warm (§1): every class keeps its
 /// last inverse's state in `state` (one word each, as `f64` bits), and Newton's method
 /// starts from the optimum of a sample, its first pass seeded by one class's `W₀`, so
-/// that each pass costs at most one `log` a class (the last ones none). Stops when
-/// Newton's step is below `2⁻²⁰·T`, leaving `T*` within some 10⁻¹⁴ (the plan needs 2⁻³⁰,
-/// §2). Returns `T*` and the time at which `state` was left.
+/// that each pass costs at most one `log` a class (the last ones none). Stops, after a
+/// pass of exact inverses (never the seeded one), when Newton's step is below `2⁻²⁰·T`,
+/// leaving `T*` within some 10⁻¹⁴ (the plan needs 2⁻³⁰, §2). Returns `T*` and the time at
+/// which `state` was left.
 pub(crate) fn rational_warm<C: Inverse>(classes: &[Class<C>], items: u64, state: &mut [u64]) -> (f64, f64) {
     if state.len() < classes.len() {
         return (rational(classes, items, 0.0), 0.0);
@@ -752,12 +753,27 @@ pub(crate) fn rational_warm<C: Inverse>(classes: &[Class<C>], items: u64, state:
         }
         v += carry;
         prev = Some(t);
+        let newton = t - v / d;
+        if matches!(step, Warm::Seed { .. }) {
+            // The seeded pass's inverses are Taylor steps from another class's `W₀`, each
+            // up to 10⁻⁴ off (`inverse_warm`): its step moves `t` from the sample's root, but
+            // near `T*` its sign and size are those errors' as much as Newton's (issue 43:
+            // from a sample's root already at `T*`, a step of 1.4·10⁻⁷, below 2⁻²⁰, was taken
+            // for convergence and `T*` reported that far low). So it neither closes the
+            // bracket nor stops Newton. Its size is kept for the prediction below, which
+            // only decides when the estimate is good enough for the floors: the `T*`
+            // reported is the floors' pass's Newton step, from exact inverses (`select`).
+            if d > 0.0 && newton > lo && newton < hi {
+                last_step = ((newton - t) / t).abs();
+                t = newton;
+            }
+            continue;
+        }
         if v >= 0.0 {
             hi = t;
         } else {
             lo = t;
         }
-        let newton = t - v / d;
         if v == 0.0 || hi.to_bits().saturating_sub(lo.to_bits()) <= 2 {
             return (hi, t);
         }
@@ -789,20 +805,22 @@ pub(crate) fn rational_warm<C: Inverse>(classes: &[Class<C>], items: u64, state:
 /// path): the floors `bᵢ = cᵢ(T_lo)` go to `counts[i]`, the finish time `vᵢ` of each
 /// class's next item to `state[i]` (bits), and [`place`] puts the rest. `None` when the
 /// floors already hold `N` items or more (`T* = 0`, or a `T*` too high): the caller falls
-/// back to the bisection. Returns `T_int` and `T*` refined by one more Newton step.
+/// back to the bisection. Returns `T_int`; `t_star` is refined by one more Newton step
+/// from the floors' pass, whose inverses are exact, whether or not the selection succeeds.
 fn select<C: Inverse>(
     classes: &[Class<C>],
     items: u64,
-    t_star: f64,
+    t_star: &mut f64,
     at: f64,
     counts: &mut [u64],
     state: &mut [u64],
-) -> Option<(f64, f64)> {
+) -> Option<f64> {
     let e = classes.len();
-    if state.len() < e || counts.len() < e || t_star.is_nan() || t_star <= 0.0 {
+    let guess = *t_star;
+    if state.len() < e || counts.len() < e || guess.is_nan() || guess <= 0.0 {
         return None;
     }
-    let t_lo = t_star * (1.0 - 1.0 / (1u64 << 30) as f64);
+    let t_lo = guess * (1.0 - 1.0 / (1u64 << 30) as f64);
     let step = if at > 0.0 { Warm::Step(libm::log(t_lo / at)) } else { Warm::Cold };
     let mut s = 0u64;
     let (mut f, mut d) = (-(items as f64), 0.0f64);
@@ -818,18 +836,16 @@ fn select<C: Inverse>(
         f += c.count as f64 * g;
         d += c.count as f64 * dg;
     }
+    // One more Newton step from the floors' pass: the `T*` reported, also when the
+    // bisection places the items instead (issue 43: it reported the estimate).
+    let refined = t_lo - f / d;
+    if d > 0.0 && refined.is_finite() && (refined - guess).abs() <= guess * 1e-6 {
+        *t_star = refined;
+    }
     if s >= items {
         return None;
     }
-    // One more Newton step from the floors' pass: the `T*` reported.
-    let refined = t_lo - f / d;
-    let t_star = if d > 0.0 && refined.is_finite() && (refined - t_star).abs() <= t_star * 1e-6 {
-        refined
-    } else {
-        t_star
-    };
-    let t = place(classes, items, counts, state, items - s, Some((t_lo, d)), unit)?;
-    Some((t, t_star))
+    place(classes, items, counts, state, items - s, Some((t_lo, d)), unit)
 }
 
 /// Places `r ≥ 1` items over floors `bᵢ` (`counts[i]`, one per class) whose next items end
@@ -949,7 +965,12 @@ fn place<C: Inverse>(
         if let Some((last, count)) = fits(t, counts, state, r) {
             (hi, at_hi) = (last, count);
         } else {
-            low = u64::MAX;
+            // Every class moved ends past `m`, so `low` grows; the largest finite next
+            // finish is taken again for the probe above them all while `hi` is infinite
+            // (a probe past the old one used to end the search with `hi` infinite, and the
+            // caller fell back to the bisection, issue 43). Only when every next item is
+            // infinite (classes that take every item) does the search end without `T`.
+            (low, high) = (u64::MAX, 0);
             for ((c, b), v) in classes.iter().zip(counts.iter_mut()).zip(state.iter_mut()) {
                 if *v <= m {
                     let (k, next) = more(c, *b, f64::from_bits(*v), t);
@@ -960,11 +981,9 @@ fn place<C: Inverse>(
                     at_hi = at_hi.saturating_sub(taken);
                 }
                 low = low.min(*v);
-            }
-            if hi == infinite && m >= high {
-                // Every next item fits below the largest finite one and `r` is left:
-                // only classes that take every item remain (`vᵢ = ∞`).
-                break;
+                if *v < infinite {
+                    high = high.max(*v);
+                }
             }
         }
         halve = next_planned.is_none() && hi.saturating_sub(low) > width / 2;
@@ -1312,7 +1331,7 @@ mod tests {
             let star = rational(classes, items, 0.0);
             assert!((t_star - star).abs() <= 1e-12 * star, "case {case}: T* {t_star:e} against {star:e}");
             let mut state = [0u64; 32];
-            let (s, at) = rational_warm(classes, items, &mut state);
+            let (mut s, at) = rational_warm(classes, items, &mut state);
             // Rounding real shares (the split by speed, and shares off by up to 30 %) by the
             // selection and by the bisection it replaced.
             let total: f64 = classes.iter().map(|c| c.count as f64 * c.cost.speed).sum();
@@ -1325,13 +1344,33 @@ mod tests {
             assert_eq!(by_selection.to_bits(), by_bisection.to_bits(), "case {case}: rounding");
             assert_eq!(fast[..p], slow[..p], "case {case}: rounding");
             // Only `T* = 0` (`n ln n` with no more items than workers: §0) falls back.
-            if select(classes, items, s, at, &mut slow, &mut state).is_some() {
+            if select(classes, items, &mut s, at, &mut slow, &mut state).is_some() {
                 fast_paths += 1;
             } else {
                 assert_eq!(s, 0.0, "case {case}: the bisection's fallback with T* {s:e}");
             }
         }
         assert!(fast_paths > 2500, "{fast_paths} of 3000 by the selection");
+    }
+
+    /// The selection from a `T*` estimate 1.4·10⁻⁷ low (what the warm Newton reported in
+    /// issue 43): the first probes, planned from it, fit nothing, and the search goes on
+    /// from the largest next finish instead of giving up to the bisection; the same plan.
+    #[test]
+    fn the_selection_places_from_a_low_estimate() {
+        let cost = Uniform::<8>::new(Shape::NLogN, 1.0).unwrap();
+        let classes =
+            [1.0, 2.0, 3.0, 4.0].map(|speed| Class { cost: Scaled { cost: &cost, speed }, count: 1 });
+        for items in [300_000_000, 1_000_000_000, 10_000_000_000] {
+            let (mut fast, mut slow, mut state) = ([0u64; 4], [0u64; 4], [0u64; 4]);
+            let (t_star, at) = rational_warm(&classes, items, &mut state);
+            let mut low = t_star * (1.0 - 1.4e-7);
+            let t = select(&classes, items, &mut low, at, &mut fast, &mut state);
+            let (u, _) = optimum_from(&classes, items, rational(&classes, items, 0.0), &mut slow);
+            assert_eq!(t.map(f64::to_bits), Some(u.to_bits()), "N {items}");
+            assert_eq!(fast, slow, "N {items}");
+            assert!((low - t_star).abs() <= 1e-14 * t_star, "N {items}: T* {low:e} against {t_star:e}");
+        }
     }
 
     /// As above on platforms of 3 000 classes, where the first two probes bracket an
