@@ -118,7 +118,9 @@ def scatter_counts(
     sent), so its ``comm_*`` values are ignored, NaN included.
 
     Options, as in documents: ``order`` ``"bandwidth"`` (decreasing bandwidth, root last;
-    optimal for linear costs) or ``"given"`` (rank order, root last); ``rounding``
+    optimal for linear costs), ``"given"`` (rank order, root last) or ``"search"`` (with
+    startup costs, the best order and set of ranks over every order, up to 16 ranks besides
+    the root); ``rounding``
     ``"greedy"``, ``"largest_remainder"`` or ``"paper"``; ``root_mode`` ``"after_send"``
     (the root computes after sending everything, as ``MPI_Scatterv`` does) or
     ``"overlap"``.

@@ -125,8 +125,14 @@ fn solve(
     let mut plan = host::filled("plan", p, Assignment::EMPTY)?;
     let mut scratch = host::filled("scratch", p, Scratch::EMPTY)?;
     let problem = Problem { workers, root: Root::Fixed(root), items, options };
-    let summary = divload::plan(&problem, &mut plan, &mut scratch)?;
-    drop(scratch);
+    // `"order": "search"` takes the search's lines (none past its size: the bandwidth order).
+    let lines = match options.order {
+        divload::OrderPolicy::Search => divload::scatter::search::search_memory(p).unwrap_or(0),
+        _ => 0,
+    };
+    let mut lines = host::filled("order search", lines, divload::scatter::search::Line::EMPTY)?;
+    let summary = divload::scatter::plan_searched(&problem, &mut plan, &mut scratch, &mut lines)?;
+    drop((scratch, lines));
     let mut by_rank = ByRank {
         counts: host::filled("counts", p, 0i64)?,
         displs: host::filled("displacements", p, 0i64)?,

@@ -199,6 +199,21 @@ def test_scatter_counts_is_the_documents_plan(root, options):
     assert s["order"][-1] == root or options.get("root_mode") == "overlap"
 
 
+def test_order_search_under_startup_costs():
+    # Startup costs make the fastest link first a poor order: "search" finds the best one,
+    # as the document does, and proves it.
+    comm, comp, lat = [0.0, 0.01, 0.02], [1.0, 1.0, 1.0], [0.0, 5.0, 0.0]
+    counts, _, s = divload.scatter_counts(comm, comp, 100, comm_latency=lat, order="search")
+    _, _, b = divload.scatter_counts(comm, comp, 100, comm_latency=lat)
+    doc = as_document(comm, comp, 100, order="search")
+    for w, a in zip(doc["workers"], lat):
+        w["comm_latency"] = a
+    result = divload.plan(doc)
+    assert s["method"] == "order_search" == result["method"] and s["rational_exact"]
+    assert counts.sum() == 100 and s["makespan"] == result["makespan"]
+    assert s["rational_makespan"] < b["rational_makespan"] and s["lower_bound"] <= b["makespan"]
+
+
 def test_numpy_and_sequences_agree():
     base = divload.scatter_counts(np.array(COMM), np.array(COMP), 10**6)
     strided = np.zeros((5, 3))
@@ -276,7 +291,7 @@ def test_fewer_items_than_ranks():
         ({"comp_per_item": {"a": 1}}, 2, r"comp_per_item: must be"),
         ({"comp_per_item": [[1e-3, 1e-3]]}, 2, r"comp_per_item: must be one-dimensional \(one value per rank\), got 2"),
         ({"comm_per_item": 0.5}, 2, r"comm_per_item: must be one-dimensional"),
-        ({"order": "fastest"}, 2, r'order: must be "bandwidth" or "given", got "fastest"'),
+        ({"order": "fastest"}, 2, r'order: must be "bandwidth", "given" or "search", got "fastest"'),
         ({"rounding": "up"}, 2, r'rounding: must be "greedy", "largest_remainder" or "paper", got "up"'),
         ({"root_mode": "never"}, 2, r'root_mode: must be "after_send" or "overlap", got "never"'),
         ({"order": 1}, 2, r"order: must be a string, got int"),

@@ -317,7 +317,7 @@ fn choices_defaults_and_timelines_match_the_documents() {
     }
     let scatter = &models[0]["fields"];
     let order = scatter.as_array().unwrap().iter().find(|f| f["key"] == "order").unwrap();
-    assert_eq!(order["choices"], serde_json::json!(["bandwidth", "given"]));
+    assert_eq!(order["choices"], serde_json::json!(["bandwidth", "given", "search"]));
     let comp =
         &scatter[6]["fields"].as_array().unwrap().iter().find(|f| f["key"] == "comp_per_item").unwrap();
     assert_eq!((comp["min"].as_f64(), comp["min_open"].as_bool()), (Some(0.0), Some(true)));
