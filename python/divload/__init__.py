@@ -119,7 +119,7 @@ def scatter_counts(
 
     Options, as in documents: ``order`` ``"bandwidth"`` (decreasing bandwidth, root last;
     optimal for linear costs), ``"given"`` (rank order, root last) or ``"search"`` (with
-    startup costs, the best order and set of ranks over every order, up to 16 ranks besides
+    startup costs, the best order and set of ranks over every order, up to 12 ranks besides
     the root); ``rounding``
     ``"greedy"``, ``"largest_remainder"`` or ``"paper"``; ``root_mode`` ``"after_send"``
     (the root computes after sending everything, as ``MPI_Scatterv`` does) or

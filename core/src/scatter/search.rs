@@ -22,7 +22,7 @@
 //! lies below on the whole of `[0, N]` (at most [`LINES_PER_SET`]; should a set ever need
 //! more, the worst at `N` is dropped and the answer no longer claims to be exact). The
 //! optimum is the lowest of all lines at `N`. 2ᵖ⁻¹ sets of `p − 1` prepends each:
-//! [`MAX_EXACT_WORKERS`] workers besides the root in well under a second
+//! [`MAX_EXACT_WORKERS`] workers besides the root in under half a second
 //! (BENCHMARKS.md). The tests hold it against every order and subset in exact rationals.
 //!
 //! The root sits where its mode puts it: last after sending ([`RootMode::AfterSend`]: the
@@ -34,11 +34,15 @@ use crate::num::Real;
 use crate::platform::worker::Worker;
 use crate::scatter::options::RootMode;
 
-/// Most workers besides the root the exact search takes: 2¹⁶ sets of lines.
-pub const MAX_EXACT_WORKERS: usize = 16;
+/// Most workers besides the root the exact search takes: 2¹² sets of lines, 2 MiB, about
+/// 0.4 s (BENCHMARKS.md). At 16 the same search took 7.4 s, mostly in `prune` on sets
+/// whose lines form long staircases; a search by layers of sets with an O(L log L)
+/// envelope is the way to 16.
+pub const MAX_EXACT_WORKERS: usize = 12;
 
-/// Lines kept per set of workers; more were never needed on the random platforms of the
-/// tests (a set's lines are those lowest somewhere on `[0, N]`).
+/// Lines kept per set of workers (those lowest somewhere on `[0, N]`): enough for 91 of
+/// 100 random six-worker platforms with startup costs (`tests/tests/oracle.rs`); on the
+/// others a set needs more and the search says it is not exact.
 pub const LINES_PER_SET: usize = 16;
 
 /// No parent: a line of one worker alone.
