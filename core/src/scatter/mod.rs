@@ -113,11 +113,8 @@ pub fn plan<N: Real>(
 /// use divload::{Assignment, Options, OrderPolicy, Problem, Root, Scratch, Worker};
 ///
 /// // Startup costs make the bandwidth order (fastest link first) a poor one here.
-/// let workers = [
-///     Worker::linear(0.0, 1.0),
-///     Worker::affine(5.0, 0.01, 0.0, 1.0),
-///     Worker::affine(0.0, 0.02, 0.0, 1.0),
-/// ];
+/// let slow_start = Worker { comm_latency: 5.0, ..Worker::linear(0.01, 1.0) };
+/// let workers: [Worker<f64>; 3] = [Worker::linear(0.0, 1.0), slow_start, Worker::linear(0.02, 1.0)];
 /// let options = Options { order: OrderPolicy::Search, ..Options::default() };
 /// let problem = Problem { workers: &workers, root: Root::Fixed(0), items: 100, options };
 /// let (mut out, mut scratch) = ([Assignment::EMPTY; 3], [Scratch::EMPTY; 3]);
