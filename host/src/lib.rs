@@ -7,6 +7,14 @@
 //! allocation is fallible (running out of memory is [`HostError::OutOfMemory`], not an
 //! abort). The command line, `libdivload`, the wasm bindings and the fuzz targets all go
 //! through here, and none of them knows a model by name.
+//!
+//! Rust's standard library aborts the process when an allocation it cannot refuse fails
+//! (`Vec::push`, `to_vec`, `format!`), which under a memory limit kills an MPI rank that
+//! links `libdivload`. So nothing sized by a plan leaves here through such an
+//! allocation: the arena's chunks grow with `try_alloc_*` (bumpalo returns the global
+//! allocator's refusal), what outlives the arena is copied out by [`copied`] (reserved with
+//! `try_reserve_exact`), and [`with_plan`] lets a front end read the plan in the arena
+//! without any copy (the C library writes from there into the caller's buffers).
 
 use std::cell::Cell;
 
@@ -61,6 +69,21 @@ pub fn filled<T: Clone>(what: &'static str, n: usize, value: T) -> Result<Vec<T>
         return Err(out_of_memory(what, n, std::mem::size_of::<T>()));
     }
     v.resize(n, value);
+    Ok(v)
+}
+
+/// A copy of `items` that outlives the arena it was planned in, or
+/// [`HostError::OutOfMemory`] naming `what` (`to_vec` would abort instead).
+///
+/// # Errors
+///
+/// [`HostError::OutOfMemory`] when the allocation fails.
+pub fn copied<T: Clone>(what: &'static str, items: &[T]) -> Result<Vec<T>, HostError> {
+    let mut v = Vec::new();
+    if v.try_reserve_exact(items.len()).is_err() {
+        return Err(out_of_memory(what, items.len(), std::mem::size_of::<T>()));
+    }
+    v.extend_from_slice(items);
     Ok(v)
 }
 
@@ -139,13 +162,42 @@ pub fn with_memory<R>(
     f(&memory).map_err(|e| memory.error(e))
 }
 
+/// Plans `text` in a fresh [`HostMemory`] and hands the plan, still in the arena, to
+/// `read`: for front ends that copy the result document or the shares straight into
+/// memory of their own (C's caller's buffers) rather than through a `Vec`. The arena is
+/// freed when `read` returns, before its value is.
+///
+/// # Errors
+///
+/// As [`plan_json`], and `read`'s own error.
+pub fn with_plan<R>(
+    text: &[u8],
+    progress: Option<&dyn Fn(u64, u64)>,
+    read: impl FnOnce(divload::doc::model::Planned<'_>) -> Result<R, HostError>,
+) -> Result<R, HostError> {
+    let memory = HostMemory::new(progress);
+    let planned = divload::doc::plan(text, &memory).map_err(|e| memory.error(e))?;
+    read(planned)
+}
+
+/// Runs `f` in a fresh [`HostMemory`] and copies the bytes it wrote there out of the
+/// arena ([`copied`]: the copy is fallible too).
+fn bytes_of(
+    progress: Option<&dyn Fn(u64, u64)>,
+    f: impl for<'m> FnOnce(&'m HostMemory<'_>) -> Result<&'m [u8], divload::Error>,
+) -> Result<Vec<u8>, HostError> {
+    let memory = HostMemory::new(progress);
+    let bytes = f(&memory).map_err(|e| memory.error(e))?;
+    copied("result document", bytes)
+}
+
 /// `[{"name", "title", "paper", "fields", "timeline"}, …]`: every model a document can name.
 ///
 /// # Errors
 ///
 /// [`HostError::OutOfMemory`].
 pub fn models_json() -> Result<Vec<u8>, HostError> {
-    with_memory(None, |m| divload::doc::model::written(m, divload::doc::write_models).map(<[u8]>::to_vec))
+    bytes_of(None, |m| divload::doc::model::written(m, divload::doc::write_models))
 }
 
 /// `text` with its top-level `fields` set ([`divload::doc::set_fields`]): how a front end
@@ -155,9 +207,7 @@ pub fn models_json() -> Result<Vec<u8>, HostError> {
 ///
 /// As [`divload::doc::set_fields`]; [`HostError::OutOfMemory`].
 pub fn set_fields_json(text: &[u8], fields: &[(&'static str, &[u8])]) -> Result<Vec<u8>, HostError> {
-    with_memory(None, |m| {
-        divload::doc::model::written(m, |out| divload::doc::set_fields(text, fields, out)).map(<[u8]>::to_vec)
-    })
+    bytes_of(None, |m| divload::doc::model::written(m, |out| divload::doc::set_fields(text, fields, out)))
 }
 
 /// Plans any document and returns its result document: the one entry point of every
@@ -178,7 +228,7 @@ pub fn plan_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
 ///
 /// As [`plan_json`].
 pub fn plan_json_with(text: &[u8], progress: Option<&dyn Fn(u64, u64)>) -> Result<Vec<u8>, HostError> {
-    with_memory(progress, |m| divload::doc::plan(text, m).map(|p| p.document.to_vec()))
+    with_plan(text, progress, |p| copied("result document", p.document))
 }
 
 /// Plans any document and returns each worker's share (count, displacement, position in
@@ -190,7 +240,7 @@ pub fn plan_json_with(text: &[u8], progress: Option<&dyn Fn(u64, u64)>) -> Resul
 ///
 /// As [`plan_json`].
 pub fn plan_shares(text: &[u8]) -> Result<(Vec<divload::doc::Share>, divload::Report<f64>), HostError> {
-    with_memory(None, |m| divload::doc::plan(text, m).map(|p| (p.shares.to_vec(), p.report)))
+    with_plan(text, None, |p| Ok((copied("shares", p.shares)?, p.report)))
 }
 
 /// How much planning a document would take ([`divload::doc::effort`]): its workers and a
@@ -210,7 +260,11 @@ pub fn effort(text: &[u8]) -> Result<divload::doc::Effort, HostError> {
 ///
 /// As [`plan_json`].
 pub fn timeline_json(text: &[u8]) -> Result<Option<Vec<u8>>, HostError> {
-    with_memory(None, |m| divload::doc::timeline(text, m).map(|t| t.map(<[u8]>::to_vec)))
+    let memory = HostMemory::new(None);
+    match divload::doc::timeline(text, &memory).map_err(|e| memory.error(e))? {
+        Some(t) => copied("timeline", t).map(Some),
+        None => Ok(None),
+    }
 }
 
 /// A generated document of `model` ([`divload::doc::generate`]): `params` are the
@@ -220,7 +274,7 @@ pub fn timeline_json(text: &[u8]) -> Result<Option<Vec<u8>>, HostError> {
 ///
 /// As [`divload::doc::generate`]; [`HostError::OutOfMemory`].
 pub fn generate_json(model: &str, params: &[(&str, &str)]) -> Result<Vec<u8>, HostError> {
-    with_memory(None, |m| divload::doc::generate(model, params, m).map(<[u8]>::to_vec))
+    bytes_of(None, |m| divload::doc::generate(model, params, m))
 }
 
 /// The schedules a document's plan is compared with (the model's baselines, a JSON
@@ -230,7 +284,7 @@ pub fn generate_json(model: &str, params: &[(&str, &str)]) -> Result<Vec<u8>, Ho
 ///
 /// As [`plan_json`], and the model's reason when a document has no baselines.
 pub fn baselines_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
-    with_memory(None, |m| divload::doc::baselines(text, m).map(<[u8]>::to_vec))
+    bytes_of(None, |m| divload::doc::baselines(text, m))
 }
 
 #[cfg(test)]
@@ -614,6 +668,21 @@ mod tests {
         assert_error(doc, "at most 4294967296, got 12000000012");
         let sampled = doc.replace("exact", "sampled");
         assert!(plan_json(sampled.as_bytes()).is_ok(), "{}", error_of(&sampled));
+    }
+
+    /// The plan read in the arena (the command line prints, the C library copies from
+    /// there) is the one `plan_json` copies out; `read`'s own error passes through.
+    #[test]
+    fn with_plan_reads_what_plan_json_copies() {
+        let doc = plan_json(TABLE1.as_bytes()).unwrap();
+        let (read, workers) = with_plan(TABLE1.as_bytes(), None, |p| {
+            Ok((copied("result document", p.document)?, p.shares.len()))
+        })
+        .unwrap();
+        assert_eq!((read, workers), (doc, 16));
+        let refused = HostError::OutOfMemory { what: "caller's copy", bytes: 1 };
+        assert_eq!(with_plan(TABLE1.as_bytes(), None, |_| Err::<(), _>(refused.clone())), Err(refused));
+        assert!(matches!(with_plan(b"{", None, |_| Ok(())), Err(HostError::Core(_))));
     }
 
     #[test]
