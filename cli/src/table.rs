@@ -265,18 +265,19 @@ impl fmt::Display for Dotted<'_> {
 /// scalars, its key), or the end of a row.
 enum Event<'a> {
     Cell { row: usize, j: usize, key: Str<'a>, cell: Cell<'a> },
-    End { row: usize },
+    End,
 }
 
-/// Calls `each` with every object of the array `r` is at: its scalars in document order,
-/// then its end.
+/// Calls `each` with the first `take` objects of the array `r` is at: each one's scalars
+/// in document order, then its end.
 fn rows<'a>(
     mut r: Reader<'a>,
+    take: usize,
     mut each: impl FnMut(Event<'a>) -> Result<(), Failure>,
 ) -> Result<(), Failure> {
     shape(r.begin_array())?;
     let mut row = 0;
-    while shape(r.next_element())? {
+    while row < take && shape(r.next_element())? {
         if shape(r.peek())? != Kind::Object {
             shape(r.skip_value())?;
             continue;
@@ -292,7 +293,7 @@ fn rows<'a>(
                 None => shape(r.skip_value())?,
             }
         }
-        each(Event::End { row })?;
+        each(Event::End)?;
         row += 1;
     }
     Ok(())
@@ -302,10 +303,8 @@ fn rows<'a>(
 /// row's cells beyond the first row's columns are left out.
 fn print_rows(w: &mut impl Write, title: &str, r: Reader<'_>) -> Result<(), Failure> {
     let mut columns = 0;
-    rows(r.clone(), |e| {
-        if let Event::Cell { row: 0, .. } = e {
-            columns += 1;
-        }
+    rows(r.clone(), 1, |e| {
+        columns += usize::from(matches!(e, Event::Cell { .. }));
         Ok(())
     })?;
     let mut widths = Vec::new();
@@ -314,7 +313,7 @@ fn print_rows(w: &mut impl Write, title: &str, r: Reader<'_>) -> Result<(), Fail
         return Err(Failure::Memory(HostError::OutOfMemory { what: "table columns", bytes }));
     }
     widths.resize(columns, 0);
-    rows(r.clone(), |e| {
+    rows(r.clone(), usize::MAX, |e| {
         if let Event::Cell { row, j, key, cell } = e {
             if let Some(width) = widths.get_mut(j) {
                 *width = (*width).max(chars(&cell));
@@ -334,18 +333,17 @@ fn print_rows(w: &mut impl Write, title: &str, r: Reader<'_>) -> Result<(), Fail
         right(w, &x, width)
     };
     // The header, the first row's keys, then every row's cells.
-    rows(r.clone(), |e| {
+    rows(r.clone(), 1, |e| {
         match e {
-            Event::Cell { row: 0, j, key, .. } => column(w, j, &key.raw())?,
-            Event::End { row: 0 } => writeln!(w)?,
-            _ => {}
+            Event::Cell { j, key, .. } => column(w, j, &key.raw())?,
+            Event::End => writeln!(w)?,
         }
         Ok(())
     })?;
-    rows(r, |e| {
+    rows(r, usize::MAX, |e| {
         match e {
             Event::Cell { j, cell, .. } => column(w, j, &cell)?,
-            Event::End { .. } => writeln!(w)?,
+            Event::End => writeln!(w)?,
         }
         Ok(())
     })
