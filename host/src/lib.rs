@@ -16,7 +16,7 @@
 //! `try_reserve_exact`), and [`with_plan`] lets a front end read the plan in the arena
 //! without any copy (the C library writes from there into the caller's buffers).
 
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 
 use bumpalo::Bump;
 use divload::doc::Memory;
@@ -99,20 +99,64 @@ fn out_of_memory(what: &'static str, n: usize, size: usize) -> HostError {
 /// it becomes [`HostError::OutOfMemory`] with the buffer's name and size.
 pub struct HostMemory<'p> {
     arena: Bump,
+    /// The buffers of [`OWN_CHUNK`] bytes or more, each in an arena of its own.
+    large: OnceCell<Box<[Large]>>,
     failed: Cell<Option<(&'static str, usize)>>,
     progress: Option<&'p dyn Fn(u64, u64)>,
 }
 
+/// Buffers of at least this many bytes are given a chunk of their own, of their size.
+/// Bumpalo grows an arena by a chunk twice its last one, halved while the allocator
+/// refuses, never below the request: under a memory limit a small buffer after a large one
+/// took all that was left (36 MB for a ring's 4 KB of shares after its 34 MB result
+/// document, which Python's copy of the result then lacked), and a buffer smaller than the
+/// last chunk could be refused with its own size free (11.7 MiB of result document after
+/// 1.1 GiB of DP asked for 17.9).
+const OWN_CHUNK: usize = 1 << 20;
+
+/// One large buffer's arena, and the next one's: a list that grows through `&self`, so
+/// that the buffers live as long as the [`HostMemory`] without unsafe code.
+struct Large {
+    arena: Bump,
+    next: OnceCell<Box<[Large]>>,
+}
+
 impl std::fmt::Debug for HostMemory<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HostMemory").field("allocated", &self.arena.allocated_bytes()).finish()
+        f.debug_struct("HostMemory").field("allocated", &self.allocated()).finish()
     }
 }
 
 impl<'p> HostMemory<'p> {
     /// An empty arena; `progress` receives the long solvers' progress (the exact DP's).
     pub fn new(progress: Option<&'p dyn Fn(u64, u64)>) -> Self {
-        HostMemory { arena: Bump::new(), failed: Cell::new(None), progress }
+        HostMemory { arena: Bump::new(), large: OnceCell::new(), failed: Cell::new(None), progress }
+    }
+
+    /// The bytes of every chunk taken from the global allocator.
+    fn allocated(&self) -> usize {
+        let mut total = self.arena.allocated_bytes();
+        let mut next = self.large.get();
+        while let Some(large) = next.and_then(|l| l.first()) {
+            total = total.saturating_add(large.arena.allocated_bytes());
+            next = large.next.get();
+        }
+        total
+    }
+
+    /// A new arena of `bytes`, added to the list of large buffers' arenas; `None` when the
+    /// memory cannot be had (the list's entry is allocated fallibly too).
+    fn large(&self, bytes: usize) -> Option<&Bump> {
+        let arena = Bump::try_with_capacity(bytes).ok()?;
+        let mut entry = Vec::new();
+        entry.try_reserve_exact(1).ok()?;
+        entry.push(Large { arena, next: OnceCell::new() });
+        let mut slot = &self.large;
+        while let Some(large) = slot.get().and_then(|l| l.first()) {
+            slot = &large.next;
+        }
+        slot.set(entry.into_boxed_slice()).ok()?;
+        slot.get().and_then(|l| l.first()).map(|l| &l.arena)
     }
 
     /// The core's error, or [`HostError::OutOfMemory`] when it came from a failed
@@ -135,9 +179,12 @@ impl<'p> HostMemory<'p> {
 
 impl Memory for HostMemory<'_> {
     fn slice<T: Clone>(&self, what: &'static str, n: usize, fill: T) -> Result<&mut [T], divload::Error> {
-        self.arena
-            .try_alloc_slice_fill_clone(n, &fill)
-            .map_err(|_| self.fail(what, n.saturating_mul(std::mem::size_of::<T>())))
+        let bytes = n.saturating_mul(std::mem::size_of::<T>());
+        let arena = if bytes < OWN_CHUNK { Some(&self.arena) } else { self.large(bytes) };
+        match arena.map(|a| a.try_alloc_slice_fill_clone(n, &fill)) {
+            Some(Ok(slice)) => Ok(slice),
+            _ => Err(self.fail(what, bytes)),
+        }
     }
 
     fn progress(&self, done: u64, total: u64) {
@@ -683,6 +730,22 @@ mod tests {
         let refused = HostError::OutOfMemory { what: "caller's copy", bytes: 1 };
         assert_eq!(with_plan(TABLE1.as_bytes(), None, |_| Err::<(), _>(refused.clone())), Err(refused));
         assert!(matches!(with_plan(b"{", None, |_| Ok(())), Err(HostError::Core(_))));
+    }
+
+    /// Large buffers take what they ask for, not a chunk twice the last one (bumpalo's
+    /// growth), and small ones after them take little.
+    #[test]
+    fn large_buffers_take_their_size() {
+        let memory = HostMemory::new(None);
+        let mib = 1 << 20;
+        for n in [16 * mib, 8 * mib, 32 * mib] {
+            let s = memory.slice("large", n, 7u8).unwrap();
+            assert!(s.len() == n && s.iter().all(|&b| b == 7));
+        }
+        let small = memory.slice("small", 1000, 0u32).unwrap();
+        assert_eq!(small.len(), 1000);
+        let allocated = memory.allocated();
+        assert!((56 * mib..57 * mib).contains(&allocated), "{allocated}");
     }
 
     #[test]
