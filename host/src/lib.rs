@@ -16,7 +16,9 @@
 //! `try_reserve_exact`), and [`with_plan`] lets a front end read the plan in the arena
 //! without any copy (the C library writes from there into the caller's buffers).
 
-use std::cell::{Cell, OnceCell};
+use std::cell::Cell;
+#[cfg(not(target_arch = "wasm32"))]
+use std::cell::OnceCell;
 
 use bumpalo::Bump;
 use divload::doc::Memory;
@@ -87,6 +89,27 @@ pub fn copied<T: Clone>(what: &'static str, items: &[T]) -> Result<Vec<T>, HostE
     Ok(v)
 }
 
+/// `parts` one after the other in a `Vec` of their own, or [`HostError::OutOfMemory`]
+/// naming `what`: every text that outlives its arena is copied here (one reservation's
+/// code in the wasm module, whose bytes the page pays for).
+///
+/// # Errors
+///
+/// [`HostError::OutOfMemory`] when the allocation fails.
+pub fn joined(what: &'static str, parts: &[&[u8]]) -> Result<Vec<u8>, HostError> {
+    let len = parts.iter().fold(0usize, |n, p| n.saturating_add(p.len()));
+    let mut v = Vec::new();
+    // Not `try_reserve_exact`: from empty the amortised reservation is exact too, and its
+    // code is the one `String`'s growth already put into the wasm module.
+    if v.try_reserve(len).is_err() {
+        return Err(HostError::OutOfMemory { what, bytes: len });
+    }
+    for part in parts {
+        v.extend_from_slice(part);
+    }
+    Ok(v)
+}
+
 /// Out of its generic caller, which the wasm module holds once per element type.
 #[cold]
 #[inline(never)]
@@ -99,8 +122,11 @@ fn out_of_memory(what: &'static str, n: usize, size: usize) -> HostError {
 /// it becomes [`HostError::OutOfMemory`] with the buffer's name and size.
 pub struct HostMemory<'p> {
     arena: Bump,
-    /// The buffers of [`OWN_CHUNK`] bytes or more, each in an arena of its own.
-    large: OnceCell<Box<[Large]>>,
+    /// Arenas of one large buffer each (see [`OWN_CHUNK`]), filled in order. Not in the
+    /// browser's module, whose bytes the page pays for (1.2 KB for these) and whose memory
+    /// limit is a tab's, not an MPI rank's: there large buffers come from `arena`.
+    #[cfg(not(target_arch = "wasm32"))]
+    large: [OnceCell<Bump>; LARGE_BUFFERS],
     failed: Cell<Option<(&'static str, usize)>>,
     progress: Option<&'p dyn Fn(u64, u64)>,
 }
@@ -112,14 +138,15 @@ pub struct HostMemory<'p> {
 /// document, which Python's copy of the result then lacked), and a buffer smaller than the
 /// last chunk could be refused with its own size free (11.7 MiB of result document after
 /// 1.1 GiB of DP asked for 17.9).
+#[cfg(not(target_arch = "wasm32"))]
 const OWN_CHUNK: usize = 1 << 20;
 
-/// One large buffer's arena, and the next one's: a list that grows through `&self`, so
-/// that the buffers live as long as the [`HostMemory`] without unsafe code.
-struct Large {
-    arena: Bump,
-    next: OnceCell<Box<[Large]>>,
-}
+/// How many large buffers get a chunk of their own; any further one is taken from the
+/// shared arena as the small ones are. A plan takes at most a dozen (workers, plan,
+/// scratch, the solver's tables, the result document, the shares): a fixed array, so that
+/// no list is allocated (nor its code put into the wasm module).
+#[cfg(not(target_arch = "wasm32"))]
+const LARGE_BUFFERS: usize = 24;
 
 impl std::fmt::Debug for HostMemory<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -130,33 +157,41 @@ impl std::fmt::Debug for HostMemory<'_> {
 impl<'p> HostMemory<'p> {
     /// An empty arena; `progress` receives the long solvers' progress (the exact DP's).
     pub fn new(progress: Option<&'p dyn Fn(u64, u64)>) -> Self {
-        HostMemory { arena: Bump::new(), large: OnceCell::new(), failed: Cell::new(None), progress }
+        HostMemory {
+            arena: Bump::new(),
+            #[cfg(not(target_arch = "wasm32"))]
+            large: [const { OnceCell::new() }; LARGE_BUFFERS],
+            failed: Cell::new(None),
+            progress,
+        }
     }
 
     /// The bytes of every chunk taken from the global allocator.
     fn allocated(&self) -> usize {
-        let mut total = self.arena.allocated_bytes();
-        let mut next = self.large.get();
-        while let Some(large) = next.and_then(|l| l.first()) {
-            total = total.saturating_add(large.arena.allocated_bytes());
-            next = large.next.get();
-        }
-        total
+        #[cfg(not(target_arch = "wasm32"))]
+        let large = self.large.iter().filter_map(OnceCell::get).map(Bump::allocated_bytes);
+        #[cfg(target_arch = "wasm32")]
+        let large = std::iter::empty();
+        large.fold(self.arena.allocated_bytes(), usize::saturating_add)
     }
 
-    /// A new arena of `bytes`, added to the list of large buffers' arenas; `None` when the
-    /// memory cannot be had (the list's entry is allocated fallibly too).
-    fn large(&self, bytes: usize) -> Option<&Bump> {
-        let arena = Bump::try_with_capacity(bytes).ok()?;
-        let mut entry = Vec::new();
-        entry.try_reserve_exact(1).ok()?;
-        entry.push(Large { arena, next: OnceCell::new() });
-        let mut slot = &self.large;
-        while let Some(large) = slot.get().and_then(|l| l.first()) {
-            slot = &large.next;
+    /// The arena a buffer of `bytes` is taken from: a new one of its size for a large
+    /// buffer while there are slots and the memory for it, else the shared one (which then
+    /// refuses a buffer that large, or finds it room). Out of [`Memory::slice`], which the
+    /// core instantiates for every element type.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
+    fn arena_for(&self, bytes: usize) -> &Bump {
+        #[cfg(not(target_arch = "wasm32"))]
+        if bytes >= OWN_CHUNK {
+            if let Some(slot) = self.large.iter().find(|slot| slot.get().is_none()) {
+                if let Ok(arena) = Bump::try_with_capacity(bytes) {
+                    return slot.get_or_init(|| arena);
+                }
+            }
         }
-        slot.set(entry.into_boxed_slice()).ok()?;
-        slot.get().and_then(|l| l.first()).map(|l| &l.arena)
+        #[cfg(target_arch = "wasm32")]
+        let _ = bytes;
+        &self.arena
     }
 
     /// The core's error, or [`HostError::OutOfMemory`] when it came from a failed
@@ -180,11 +215,7 @@ impl<'p> HostMemory<'p> {
 impl Memory for HostMemory<'_> {
     fn slice<T: Clone>(&self, what: &'static str, n: usize, fill: T) -> Result<&mut [T], divload::Error> {
         let bytes = n.saturating_mul(std::mem::size_of::<T>());
-        let arena = if bytes < OWN_CHUNK { Some(&self.arena) } else { self.large(bytes) };
-        match arena.map(|a| a.try_alloc_slice_fill_clone(n, &fill)) {
-            Some(Ok(slice)) => Ok(slice),
-            _ => Err(self.fail(what, bytes)),
-        }
+        self.arena_for(bytes).try_alloc_slice_fill_clone(n, &fill).map_err(|_| self.fail(what, bytes))
     }
 
     fn progress(&self, done: u64, total: u64) {
@@ -227,15 +258,26 @@ pub fn with_plan<R>(
     read(planned)
 }
 
+/// [`bytes_of`] for a function of a document's text: one body for the plan, the baselines
+/// and the models (a function pointer, not a closure per caller), which the wasm module
+/// holds once.
+fn text_bytes(
+    progress: Option<&dyn Fn(u64, u64)>,
+    text: &[u8],
+    f: for<'m, 'p> fn(&[u8], &'m HostMemory<'p>) -> Result<&'m [u8], divload::Error>,
+) -> Result<Vec<u8>, HostError> {
+    bytes_of(progress, |m| f(text, m))
+}
+
 /// Runs `f` in a fresh [`HostMemory`] and copies the bytes it wrote there out of the
-/// arena ([`copied`]: the copy is fallible too).
+/// arena ([`joined`]: the copy is fallible too).
 fn bytes_of(
     progress: Option<&dyn Fn(u64, u64)>,
     f: impl for<'m> FnOnce(&'m HostMemory<'_>) -> Result<&'m [u8], divload::Error>,
 ) -> Result<Vec<u8>, HostError> {
     let memory = HostMemory::new(progress);
     let bytes = f(&memory).map_err(|e| memory.error(e))?;
-    copied("result document", bytes)
+    joined("result document", &[bytes])
 }
 
 /// `[{"name", "title", "paper", "fields", "timeline"}, …]`: every model a document can name.
@@ -244,7 +286,7 @@ fn bytes_of(
 ///
 /// [`HostError::OutOfMemory`].
 pub fn models_json() -> Result<Vec<u8>, HostError> {
-    bytes_of(None, |m| divload::doc::model::written(m, divload::doc::write_models))
+    text_bytes(None, b"", |_, m| divload::doc::model::written(m, divload::doc::write_models))
 }
 
 /// `text` with its top-level `fields` set ([`divload::doc::set_fields`]): how a front end
@@ -275,7 +317,7 @@ pub fn plan_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
 ///
 /// As [`plan_json`].
 pub fn plan_json_with(text: &[u8], progress: Option<&dyn Fn(u64, u64)>) -> Result<Vec<u8>, HostError> {
-    with_plan(text, progress, |p| copied("result document", p.document))
+    text_bytes(progress, text, |text, m| divload::doc::plan(text, m).map(|p| p.document))
 }
 
 /// Plans any document and returns each worker's share (count, displacement, position in
@@ -331,7 +373,7 @@ pub fn generate_json(model: &str, params: &[(&str, &str)]) -> Result<Vec<u8>, Ho
 ///
 /// As [`plan_json`], and the model's reason when a document has no baselines.
 pub fn baselines_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
-    bytes_of(None, |m| divload::doc::baselines(text, m))
+    text_bytes(None, text, |text, m| divload::doc::baselines(text, m))
 }
 
 #[cfg(test)]
