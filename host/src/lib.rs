@@ -12,9 +12,11 @@
 //! (`Vec::push`, `to_vec`, `format!`), which under a memory limit kills an MPI rank that
 //! links `libdivload`. So nothing sized by a plan leaves here through such an
 //! allocation: the arena's chunks grow with `try_alloc_*` (bumpalo returns the global
-//! allocator's refusal), what outlives the arena is copied out by [`copied`] (reserved with
-//! `try_reserve_exact`), and [`with_plan`] lets a front end read the plan in the arena
-//! without any copy (the C library writes from there into the caller's buffers).
+//! allocator's refusal; a large buffer gets a chunk of its own size, see `OWN_CHUNK`),
+//! what outlives the arena is copied by [`joined`] (texts) or [`copied`] (shares), each
+//! reserved fallibly, and [`with_plan`] lets a front end read the plan in the arena without
+//! a copy (the command line prints from there, the C library copies into its caller's
+//! buffers, Python into the `bytes` it returns).
 
 use std::cell::Cell;
 #[cfg(not(target_arch = "wasm32"))]
@@ -142,9 +144,9 @@ pub struct HostMemory<'p> {
 const OWN_CHUNK: usize = 1 << 20;
 
 /// How many large buffers get a chunk of their own; any further one is taken from the
-/// shared arena as the small ones are. A plan takes at most a dozen (workers, plan,
-/// scratch, the solver's tables, the result document, the shares): a fixed array, so that
-/// no list is allocated (nor its code put into the wasm module).
+/// shared arena as the small ones are. A plan takes a handful (workers, plan, scratch, the
+/// solver's tables, the result document, the shares): a fixed array, so that no list is
+/// allocated.
 #[cfg(not(target_arch = "wasm32"))]
 const LARGE_BUFFERS: usize = 24;
 
@@ -241,9 +243,10 @@ pub fn with_memory<R>(
 }
 
 /// Plans `text` in a fresh [`HostMemory`] and hands the plan, still in the arena, to
-/// `read`: for front ends that copy the result document or the shares straight into
-/// memory of their own (C's caller's buffers) rather than through a `Vec`. The arena is
-/// freed when `read` returns, before its value is.
+/// `read`: for front ends that print the result document or copy it and the shares
+/// straight into memory of their own (C's caller's buffers, Python's `bytes`) rather than
+/// through a `Vec`, which would need their size again while the solver's memory is held.
+/// The arena is freed when `read` returns, before its value is.
 ///
 /// # Errors
 ///
