@@ -14,6 +14,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use divload::doc::schema::{self, Kind};
+use divload_host::HostError;
 
 /// The platform of genaud2003 Table 1 (16 processors, root dinadan, 817101 rays).
 const DEFAULT_PLATFORM: &str = include_str!("../../examples/table1.json");
@@ -141,9 +142,9 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => e.exit(),
     };
-    let result = match cli.command {
+    let result: Result<(), Failure> = match cli.command {
         Command::Plan(args) => run_plan(&args),
-        Command::Simulate(args) => run_simulate(&args),
+        Command::Simulate(args) => run_simulate(&args).map_err(Failure::from),
         Command::Learn(args) => run_learn(&args),
         Command::Models => {
             for m in divload::doc::MODELS {
@@ -151,7 +152,9 @@ fn main() -> ExitCode {
             }
             Ok(())
         }
-        Command::Example { model, params } if !params.is_empty() => generated(&model, &params),
+        Command::Example { model, params } if !params.is_empty() => {
+            generated(&model, &params).map_err(Failure::from)
+        }
         Command::Example { model, .. } => match divload::doc::model(&model) {
             Some(m) => {
                 print!("{}", m.example());
@@ -159,15 +162,46 @@ fn main() -> ExitCode {
             }
             None => {
                 let known: Vec<&str> = divload::doc::MODELS.iter().map(|m| m.name).collect();
-                Err(format!("model: unknown model {model:?} (known: {})", known.join(", ")))
+                Err(format!("model: unknown model {model:?} (known: {})", known.join(", ")).into())
             }
         },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("divload: error: {message}");
+        Err(failure) => {
+            eprintln!("divload: error: {failure}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// Why a command failed, printed as one line on stderr. A plan's failure keeps the host's
+/// error and the document's name rather than a message formatted from them: under a
+/// memory limit that string would be one more allocation that aborts when it fails.
+enum Failure {
+    Message(String),
+    Host { source: String, error: HostError },
+    Print(table::Failure),
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Failure::Message(message)
+    }
+}
+
+impl From<table::Failure> for Failure {
+    fn from(e: table::Failure) -> Self {
+        Failure::Print(e)
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Message(m) => f.write_str(m),
+            Failure::Host { source, error } => write!(f, "{source}: {error}"),
+            Failure::Print(e) => e.fmt(f),
         }
     }
 }
@@ -287,18 +321,24 @@ fn field_flags_help() -> String {
 }
 
 /// The document at `file` (the default platform without one), and how to name it.
-fn read(file: Option<&PathBuf>) -> Result<(String, Vec<u8>), String> {
-    match file {
-        Some(path) => {
-            let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            Ok((path.display().to_string(), text))
+fn read(file: Option<&PathBuf>) -> Result<(String, Vec<u8>), Failure> {
+    let Some(path) = file else {
+        return Ok(("(default: genaud2003 Table 1)".to_string(), DEFAULT_PLATFORM.as_bytes().to_vec()));
+    };
+    let source = path.display().to_string();
+    match std::fs::read(path) {
+        Ok(text) => Ok((source, text)),
+        // `fs::read` reserves the file's size fallibly: named as the plan's memory is.
+        Err(e) if e.kind() == io::ErrorKind::OutOfMemory => {
+            let bytes = std::fs::metadata(path).map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX));
+            Err(Failure::Host { source, error: HostError::OutOfMemory { what: "document", bytes } })
         }
-        None => Ok(("(default: genaud2003 Table 1)".to_string(), DEFAULT_PLATFORM.as_bytes().to_vec())),
+        Err(e) => Err(format!("{source}: {e}").into()),
     }
 }
 
 fn run_simulate(args: &SimulateArgs) -> Result<(), String> {
-    let (source, text) = read(args.file.as_ref())?;
+    let (source, text) = read(args.file.as_ref()).map_err(|e| e.to_string())?;
     let timeline = divload_host::timeline_json(&text)
         .map_err(|e| format!("{source}: {e}"))?
         .ok_or_else(|| format!("{source}: this document's plan has no timeline to simulate yet"))?;
@@ -369,7 +409,7 @@ fn run_simulate(args: &SimulateArgs) -> Result<(), String> {
 
 /// The document's `"observations"` with the CSV's rows after the ones it has, written back
 /// into the document; then planned and printed as `plan` prints.
-fn run_learn(args: &LearnArgs) -> Result<(), String> {
+fn run_learn(args: &LearnArgs) -> Result<(), Failure> {
     let source = args.file.display().to_string();
     let text = std::fs::read(&args.file).map_err(|e| format!("{source}: {e}"))?;
     let model = divload::doc::model_of(&text).map_err(|e| format!("{source}: {e}"))?;
@@ -377,7 +417,9 @@ fn run_learn(args: &LearnArgs) -> Result<(), String> {
         Kind::List(fields) if f.key == OBSERVATIONS => Some(fields),
         _ => None,
     }) else {
-        return Err(format!("{source}: the {} model takes no {OBSERVATIONS} to learn from", model.name));
+        return Err(
+            format!("{source}: the {} model takes no {OBSERVATIONS} to learn from", model.name).into()
+        );
     };
     let csv_name = args.csv.display().to_string();
     let csv = if csv_name == "-" {
@@ -390,24 +432,36 @@ fn run_learn(args: &LearnArgs) -> Result<(), String> {
     let doc: serde_json::Value = serde_json::from_slice(&text).map_err(|e| format!("{source}: {e}"))?;
     let mut all = match doc.get(OBSERVATIONS) {
         Some(serde_json::Value::Array(old)) => old.clone(),
-        Some(_) => return Err(format!("{source}: {OBSERVATIONS}: must be a list")),
+        Some(_) => return Err(format!("{source}: {OBSERVATIONS}: must be a list").into()),
         None => Vec::new(),
     };
     all.append(&mut rows);
     let list = serde_json::to_vec(&all).map_err(|e| format!("{csv_name}: {e}"))?;
     let text = divload_host::set_fields_json(&text, &[(OBSERVATIONS, &list)])
-        .map_err(|e| format!("{source}: {e}"))?;
-    let doc = divload_host::plan_json(&text).map_err(|e| format!("{source} + {csv_name}: {e}"))?;
+        .map_err(|error| Failure::Host { source: source.clone(), error })?;
+    let source = format!("{source} + {csv_name}");
     let stdout = io::stdout();
     let mut w = io::BufWriter::new(stdout.lock());
-    let written = if args.json {
-        w.write_all(&doc).and_then(|()| writeln!(w))
-    } else if args.counts {
-        table::print_counts(&mut w, &doc)
+    let printed = divload_host::with_plan(&text, None, |planned| {
+        Ok(print(&mut w, &source, planned.document, args.json, args.counts))
+    });
+    match printed {
+        Ok(printed) => printed,
+        Err(error) => Err(Failure::Host { source, error }),
+    }
+}
+
+/// Prints a result document as JSON, counts or a table, in pieces (`table` keeps no row).
+fn print(w: &mut impl Write, source: &str, doc: &[u8], json: bool, counts: bool) -> Result<(), Failure> {
+    if json {
+        w.write_all(doc).and_then(|()| writeln!(w)).map_err(table::Failure::Write)?;
+    } else if counts {
+        table::print_counts(w, doc)?;
     } else {
-        table::print(&mut w, &format!("{source} + {csv_name}"), &doc)
-    };
-    written.and_then(|()| w.flush()).map_err(|e| format!("writing the result: {e}"))
+        table::print(w, source, doc)?;
+    }
+    w.flush().map_err(table::Failure::Write)?;
+    Ok(())
 }
 
 /// The document list a model learns from.
@@ -491,21 +545,22 @@ fn csv_cells(line: &str) -> Result<Vec<String>, String> {
     }
 }
 
-fn run_plan(args: &PlanArgs) -> Result<(), String> {
-    let (source, text) = match &args.file {
-        Some(path) => {
-            let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            (path.display().to_string(), text)
-        }
-        None => ("(default: genaud2003 Table 1)".to_string(), DEFAULT_PLATFORM.as_bytes().to_vec()),
-    };
+fn run_plan(args: &PlanArgs) -> Result<(), Failure> {
+    let (source, text) = read(args.file.as_ref())?;
     let fields = fields(args)?;
     let text = if fields.is_empty() {
         text
     } else {
         let pairs: Vec<(&'static str, &[u8])> = fields.iter().map(|(k, v)| (*k, v.as_slice())).collect();
-        divload_host::set_fields_json(&text, &pairs).map_err(|e| format!("{source}: {e}"))?
+        match divload_host::set_fields_json(&text, &pairs) {
+            Ok(text) => text,
+            Err(error) => return Err(Failure::Host { source, error }),
+        }
     };
+    // Standard output's buffers are taken before the plan, whose memory is the large
+    // allocation; after it nothing is allocated but a table's column widths (fallibly).
+    let stdout = io::stdout();
+    let mut w = io::BufWriter::new(stdout.lock());
     let terminal = io::stderr().is_terminal();
     let bar = RefCell::new(Progress::new());
     let progress = |done: u64, total: u64| {
@@ -513,19 +568,17 @@ fn run_plan(args: &PlanArgs) -> Result<(), String> {
             bar.borrow_mut().update(done, total);
         }
     };
-    let doc = divload_host::plan_json_with(&text, Some(&progress));
-    bar.borrow().finish();
-    let doc = doc.map_err(|e| format!("{source}: {e}"))?;
-    let stdout = io::stdout();
-    let mut w = io::BufWriter::new(stdout.lock());
-    let written = if args.json {
-        w.write_all(&doc).and_then(|()| writeln!(w))
-    } else if args.counts {
-        table::print_counts(&mut w, &doc)
-    } else {
-        table::print(&mut w, &source, &doc)
-    };
-    written.and_then(|()| w.flush()).map_err(|e| format!("writing the result: {e}"))
+    // Printed from the plan's memory, not from a copy: a copy of the result document
+    // would need its size again while the solver's memory is still held.
+    let printed = divload_host::with_plan(&text, Some(&progress), |planned| {
+        bar.borrow_mut().finish();
+        Ok(print(&mut w, &source, planned.document, args.json, args.counts))
+    });
+    bar.borrow_mut().finish();
+    match printed {
+        Ok(printed) => printed,
+        Err(error) => Err(Failure::Host { source, error }),
+    }
 }
 
 /// A one-line progress bar on stderr, redrawn at most every percent.
@@ -547,13 +600,16 @@ impl Progress {
             return;
         }
         self.shown = pct;
-        let filled = (pct / 4) as usize;
-        eprint!("\rplanning [{:<25}] {pct:>3}%", "#".repeat(filled));
+        // A slice, not `repeat`: this runs while the plan holds its memory.
+        const BAR: &str = "#########################";
+        let filled = BAR.get(..(pct / 4) as usize).unwrap_or(BAR);
+        eprint!("\rplanning [{filled:<25}] {pct:>3}%");
     }
 
-    fn finish(&self) {
+    fn finish(&mut self) {
         if self.shown != u64::MAX {
             eprintln!();
+            self.shown = u64::MAX;
         }
     }
 }

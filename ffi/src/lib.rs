@@ -669,9 +669,14 @@ pub unsafe extern "C" fn divload_plan_json(
         if out_n.is_null() {
             return Err(null_failure("out_n"));
         }
-        let doc = plan_json(text)?;
-        // SAFETY: `out_n` is non-null; the caller guarantees it is valid.
-        unsafe { write_document(&doc, out, out_n) }
+        // Copied from the plan's arena straight into `out`: a copy of its own would need
+        // the document's size again while the solver's memory is still held, and the
+        // standard library aborts when such a copy fails.
+        let copied = divload_host::with_plan(text, None, |planned| {
+            // SAFETY: `out_n` is non-null; the caller guarantees it is valid.
+            Ok(unsafe { write_document(planned.document, out, out_n) })
+        })?;
+        copied.or_failure("out")
     })
 }
 
@@ -694,7 +699,7 @@ pub unsafe extern "C" fn divload_models_json(
         }
         let doc = divload_host::models_json()?;
         // SAFETY: `out_n` is non-null; the caller guarantees it is valid.
-        unsafe { write_document(&doc, out, out_n) }
+        unsafe { write_document(&doc, out, out_n) }.or_failure("out")
     })
 }
 
@@ -703,18 +708,37 @@ pub unsafe extern "C" fn divload_models_json(
 /// # Safety
 ///
 /// `out_n` must be non-null and valid for one `size_t`.
-unsafe fn write_document(doc: &[u8], out: &mut [u8], out_n: *mut usize) -> Result<(), Failure> {
+unsafe fn write_document(doc: &[u8], out: &mut [u8], out_n: *mut usize) -> Copied {
     let needed = doc.len() + 1;
     if out.len() < needed {
         // SAFETY: checked non-null by the callers; the caller guarantees validity.
         unsafe { out_n.write(needed) };
-        return Err(buffer_failure("out", needed, out.len()));
+        return Copied::TooSmall { needed, got: out.len() };
     }
     out[..doc.len()].copy_from_slice(doc);
     out[doc.len()] = 0;
     // SAFETY: as above.
     unsafe { out_n.write(doc.len()) };
-    Ok(())
+    Copied::Done
+}
+
+/// Whether a plan fitted the caller's buffer, decided while the plan is still in the
+/// host's arena. The failure, whose message is an allocation, is made from it once the
+/// arena is freed: allocated while the solver's memory is held, it could abort the
+/// process under a memory limit (Rust's `String` cannot report a failed allocation).
+#[must_use]
+enum Copied {
+    Done,
+    TooSmall { needed: usize, got: usize },
+}
+
+impl Copied {
+    fn or_failure(self, name: &str) -> Result<(), Failure> {
+        match self {
+            Copied::Done => Ok(()),
+            Copied::TooSmall { needed, got } => Err(buffer_failure(name, needed, got)),
+        }
+    }
 }
 
 /// The result of planning, kept in Rust until every check has passed.
@@ -749,10 +773,6 @@ fn compute(
     let problem = Problem { workers: &ws, root: Root::Fixed(root), items, options };
     let summary = divload::plan(&problem, &mut plan, &mut scratch)?;
     Ok(Planned { plan, summary })
-}
-
-fn plan_json(text: &[u8]) -> Result<Vec<u8>, Failure> {
-    Ok(divload_host::plan_json(text)?)
 }
 
 impl From<HostError> for Failure {
@@ -1319,48 +1339,50 @@ pub unsafe extern "C" fn divload_plan_multicluster(
             ));
         }
         // The multicluster reader refuses a document of another model (`model: must be
-        // "multicluster"`), naming the key.
-        let (processors, s) = divload_host::with_memory(None, |m| {
-            divload::doc::multicluster::processors(text, m).map(|(p, s)| (p.to_vec(), s))
-        })?;
-        if out.len() < processors.len() {
-            // SAFETY: non-null and aligned (checked above); validity is the caller's contract.
+        // "multicluster"`), naming the key. The processors are written from the arena,
+        // not from a copy (see `divload_plan_json`).
+        let copied = divload_host::with_memory(None, |m| {
+            let (processors, s) = divload::doc::multicluster::processors(text, m)?;
+            if out.len() < processors.len() {
+                // SAFETY: non-null and aligned (checked above); validity is the caller's contract.
+                unsafe { out_n.write(processors.len()) };
+                return Ok(Copied::TooSmall { needed: processors.len(), got: out.len() });
+            }
+            for (o, p) in out.iter_mut().zip(processors) {
+                *o = divload_multicluster_processor {
+                    cluster: p.cluster,
+                    index: p.index,
+                    fast_links: p.fast_links,
+                    count: p.count,
+                    displacement: p.displacement,
+                    step_time: p.step_time,
+                    participates: p.participates,
+                };
+            }
+            // SAFETY: as above.
             unsafe { out_n.write(processors.len()) };
-            return Err(buffer_failure("out", processors.len(), out.len()));
-        }
-        for (o, p) in out.iter_mut().zip(&processors) {
-            *o = divload_multicluster_processor {
-                cluster: p.cluster,
-                index: p.index,
-                fast_links: p.fast_links,
-                count: p.count,
-                displacement: p.displacement,
-                step_time: p.step_time,
-                participates: p.participates,
-            };
-        }
-        // SAFETY: as above.
-        unsafe { out_n.write(processors.len()) };
-        if !summary.is_null() {
-            let value = divload_multicluster_summary {
-                units: s.units,
-                processors: processors.len(),
-                participating: s.participating,
-                dropped_clusters: s.dropped_clusters,
-                makespan: s.report.makespan,
-                rational_makespan: s.rational_makespan,
-                lower_bound: s.report.lower_bound,
-                step_time: s.step_time,
-                rational_step_time: s.rational_step_time,
-                even_step_time: s.even_step_time,
-                even_makespan: s.even_makespan,
-                iterations: s.iterations,
-                exact: s.report.exact,
-            };
-            // SAFETY: non-null and aligned (checked above); validity is the caller's contract.
-            unsafe { summary.write(value) };
-        }
-        Ok(())
+            if !summary.is_null() {
+                let value = divload_multicluster_summary {
+                    units: s.units,
+                    processors: processors.len(),
+                    participating: s.participating,
+                    dropped_clusters: s.dropped_clusters,
+                    makespan: s.report.makespan,
+                    rational_makespan: s.rational_makespan,
+                    lower_bound: s.report.lower_bound,
+                    step_time: s.step_time,
+                    rational_step_time: s.rational_step_time,
+                    even_step_time: s.even_step_time,
+                    even_makespan: s.even_makespan,
+                    iterations: s.iterations,
+                    exact: s.report.exact,
+                };
+                // SAFETY: non-null and aligned (checked above); validity is the caller's contract.
+                unsafe { summary.write(value) };
+            }
+            Ok(Copied::Done)
+        })?;
+        copied.or_failure("out")
     })
 }
 
@@ -1404,7 +1426,7 @@ mod multicluster_tests {
         // heien Table 4, S = 8192 base: 54.42 s.
         assert!((s.rational_makespan - 54.4154).abs() < 1e-3, "{}", s.rational_makespan);
         assert!(s.lower_bound <= s.makespan && s.makespan < s.even_makespan);
-        let doc = String::from_utf8(plan_json(example().as_bytes()).ok().unwrap()).unwrap();
+        let doc = String::from_utf8(divload_host::plan_json(example().as_bytes()).ok().unwrap()).unwrap();
         for (rank, p) in out.iter().enumerate() {
             assert_eq!((p.cluster, p.index as usize), (rank / 8, rank % 8));
             let row = format!(
@@ -1583,47 +1605,51 @@ pub unsafe extern "C" fn divload_plan_shares(
         let out = unsafe { output(out, out_len, "out")? };
         check_raw(out_n.cast_const(), 1, "out_n")?;
         let summary = optional_output(summary, "summary")?;
-        let (shares, report) = divload_host::plan_shares(text)?;
-        if out.len() < shares.len() {
-            // SAFETY: non-null and aligned (checked above); validity is the caller's contract.
-            unsafe { out_n.write(shares.len()) };
-            return Err(buffer_failure("out", shares.len(), out.len()));
-        }
-        let (mut items, mut participating) = (0u64, 0usize);
-        for (o, s) in out.iter_mut().zip(&shares) {
-            *o = divload_share {
-                count: s.count,
-                displacement: s.displacement,
-                position: s.position.map_or(-1, i64::from),
-            };
-            items = items.saturating_add(s.count);
-            participating += usize::from(s.position.is_some());
-        }
-        // SAFETY: as above.
-        unsafe { out_n.write(shares.len()) };
-        if let Some(summary) = summary {
-            let mut method = [0 as c_char; DIVLOAD_METHOD_NAME_LEN];
-            let name = report.method.name().as_bytes();
-            // One byte kept for the NUL; every name is shorter (`Method::MAX_NAME_LEN`,
-            // checked where each method is declared, and against this buffer below).
-            const _: () = assert!(divload::Method::MAX_NAME_LEN < DIVLOAD_METHOD_NAME_LEN);
-            for (m, &b) in method.iter_mut().zip(name.iter().take(DIVLOAD_METHOD_NAME_LEN - 1)) {
-                *m = b as c_char;
+        // Written from the plan's arena, not from a copy (see `divload_plan_json`).
+        let copied = divload_host::with_plan(text, None, |planned| {
+            let (shares, report) = (planned.shares, planned.report);
+            if out.len() < shares.len() {
+                // SAFETY: non-null and aligned (checked above); validity is the caller's contract.
+                unsafe { out_n.write(shares.len()) };
+                return Ok(Copied::TooSmall { needed: shares.len(), got: out.len() });
             }
-            let value = divload_plan_summary {
-                makespan: report.makespan,
-                lower_bound: report.lower_bound,
-                gap: report.gap(),
-                exact: report.exact,
-                workers: shares.len(),
-                participating,
-                items,
-                method,
-            };
-            // SAFETY: non-null and aligned (`optional_output`); validity is the caller's contract.
-            unsafe { summary.write(value) };
-        }
-        Ok(())
+            let (mut items, mut participating) = (0u64, 0usize);
+            for (o, s) in out.iter_mut().zip(shares) {
+                *o = divload_share {
+                    count: s.count,
+                    displacement: s.displacement,
+                    position: s.position.map_or(-1, i64::from),
+                };
+                items = items.saturating_add(s.count);
+                participating += usize::from(s.position.is_some());
+            }
+            // SAFETY: as above.
+            unsafe { out_n.write(shares.len()) };
+            if let Some(summary) = summary {
+                let mut method = [0 as c_char; DIVLOAD_METHOD_NAME_LEN];
+                let name = report.method.name().as_bytes();
+                // One byte kept for the NUL; every name is shorter (`Method::MAX_NAME_LEN`,
+                // checked where each method is declared, and against this buffer below).
+                const _: () = assert!(divload::Method::MAX_NAME_LEN < DIVLOAD_METHOD_NAME_LEN);
+                for (m, &b) in method.iter_mut().zip(name.iter().take(DIVLOAD_METHOD_NAME_LEN - 1)) {
+                    *m = b as c_char;
+                }
+                let value = divload_plan_summary {
+                    makespan: report.makespan,
+                    lower_bound: report.lower_bound,
+                    gap: report.gap(),
+                    exact: report.exact,
+                    workers: shares.len(),
+                    participating,
+                    items,
+                    method,
+                };
+                // SAFETY: non-null and aligned (`optional_output`); validity is the caller's contract.
+                unsafe { summary.write(value) };
+            }
+            Ok(Copied::Done)
+        })?;
+        copied.or_failure("out")
     })
 }
 

@@ -7,8 +7,20 @@
 //! allocation is fallible (running out of memory is [`HostError::OutOfMemory`], not an
 //! abort). The command line, `libdivload`, the wasm bindings and the fuzz targets all go
 //! through here, and none of them knows a model by name.
+//!
+//! Rust's standard library aborts the process when an allocation it cannot refuse fails
+//! (`Vec::push`, `to_vec`, `format!`), which under a memory limit kills an MPI rank that
+//! links `libdivload`. So nothing sized by a plan leaves here through such an
+//! allocation: the arena's chunks grow with `try_alloc_*` (bumpalo returns the global
+//! allocator's refusal; a large buffer gets a chunk of its own size, see `OWN_CHUNK`),
+//! what outlives the arena is copied by [`joined`] (texts) or [`copied`] (shares), each
+//! reserved fallibly, and [`with_plan`] lets a front end read the plan in the arena without
+//! a copy (the command line prints from there, the C library copies into its caller's
+//! buffers, Python into the `bytes` it returns).
 
 use std::cell::Cell;
+#[cfg(not(target_arch = "wasm32"))]
+use std::cell::OnceCell;
 
 use bumpalo::Bump;
 use divload::doc::Memory;
@@ -64,6 +76,42 @@ pub fn filled<T: Clone>(what: &'static str, n: usize, value: T) -> Result<Vec<T>
     Ok(v)
 }
 
+/// A copy of `items` that outlives the arena it was planned in, or
+/// [`HostError::OutOfMemory`] naming `what` (`to_vec` would abort instead).
+///
+/// # Errors
+///
+/// [`HostError::OutOfMemory`] when the allocation fails.
+pub fn copied<T: Clone>(what: &'static str, items: &[T]) -> Result<Vec<T>, HostError> {
+    let mut v = Vec::new();
+    if v.try_reserve_exact(items.len()).is_err() {
+        return Err(out_of_memory(what, items.len(), std::mem::size_of::<T>()));
+    }
+    v.extend_from_slice(items);
+    Ok(v)
+}
+
+/// `parts` one after the other in a `Vec` of their own, or [`HostError::OutOfMemory`]
+/// naming `what`: every text that outlives its arena is copied here (one reservation's
+/// code in the wasm module, whose bytes the page pays for).
+///
+/// # Errors
+///
+/// [`HostError::OutOfMemory`] when the allocation fails.
+pub fn joined(what: &'static str, parts: &[&[u8]]) -> Result<Vec<u8>, HostError> {
+    let len = parts.iter().fold(0usize, |n, p| n.saturating_add(p.len()));
+    let mut v = Vec::new();
+    // Not `try_reserve_exact`: from empty the amortised reservation is exact too, and its
+    // code is the one `String`'s growth already put into the wasm module.
+    if v.try_reserve(len).is_err() {
+        return Err(HostError::OutOfMemory { what, bytes: len });
+    }
+    for part in parts {
+        v.extend_from_slice(part);
+    }
+    Ok(v)
+}
+
 /// Out of its generic caller, which the wasm module holds once per element type.
 #[cold]
 #[inline(never)]
@@ -76,20 +124,76 @@ fn out_of_memory(what: &'static str, n: usize, size: usize) -> HostError {
 /// it becomes [`HostError::OutOfMemory`] with the buffer's name and size.
 pub struct HostMemory<'p> {
     arena: Bump,
+    /// Arenas of one large buffer each (see [`OWN_CHUNK`]), filled in order. Not in the
+    /// browser's module, whose bytes the page pays for (1.2 KB for these) and whose memory
+    /// limit is a tab's, not an MPI rank's: there large buffers come from `arena`.
+    #[cfg(not(target_arch = "wasm32"))]
+    large: [OnceCell<Bump>; LARGE_BUFFERS],
     failed: Cell<Option<(&'static str, usize)>>,
     progress: Option<&'p dyn Fn(u64, u64)>,
 }
 
+/// Buffers of at least this many bytes are given a chunk of their own, of their size.
+/// Bumpalo grows an arena by a chunk twice its last one, halved while the allocator
+/// refuses, never below the request: under a memory limit a small buffer after a large one
+/// took all that was left (36 MB for a ring's 4 KB of shares after its 34 MB result
+/// document, which Python's copy of the result then lacked), and a buffer smaller than the
+/// last chunk could be refused with its own size free (11.7 MiB of result document after
+/// 1.1 GiB of DP asked for 17.9).
+#[cfg(not(target_arch = "wasm32"))]
+const OWN_CHUNK: usize = 1 << 20;
+
+/// How many large buffers get a chunk of their own; any further one is taken from the
+/// shared arena as the small ones are. A plan takes a handful (workers, plan, scratch, the
+/// solver's tables, the result document, the shares): a fixed array, so that no list is
+/// allocated.
+#[cfg(not(target_arch = "wasm32"))]
+const LARGE_BUFFERS: usize = 24;
+
 impl std::fmt::Debug for HostMemory<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HostMemory").field("allocated", &self.arena.allocated_bytes()).finish()
+        f.debug_struct("HostMemory").field("allocated", &self.allocated()).finish()
     }
 }
 
 impl<'p> HostMemory<'p> {
     /// An empty arena; `progress` receives the long solvers' progress (the exact DP's).
     pub fn new(progress: Option<&'p dyn Fn(u64, u64)>) -> Self {
-        HostMemory { arena: Bump::new(), failed: Cell::new(None), progress }
+        HostMemory {
+            arena: Bump::new(),
+            #[cfg(not(target_arch = "wasm32"))]
+            large: [const { OnceCell::new() }; LARGE_BUFFERS],
+            failed: Cell::new(None),
+            progress,
+        }
+    }
+
+    /// The bytes of every chunk taken from the global allocator.
+    fn allocated(&self) -> usize {
+        #[cfg(not(target_arch = "wasm32"))]
+        let large = self.large.iter().filter_map(OnceCell::get).map(Bump::allocated_bytes);
+        #[cfg(target_arch = "wasm32")]
+        let large = std::iter::empty();
+        large.fold(self.arena.allocated_bytes(), usize::saturating_add)
+    }
+
+    /// The arena a buffer of `bytes` is taken from: a new one of its size for a large
+    /// buffer while there are slots and the memory for it, else the shared one (which then
+    /// refuses a buffer that large, or finds it room). Out of [`Memory::slice`], which the
+    /// core instantiates for every element type.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
+    fn arena_for(&self, bytes: usize) -> &Bump {
+        #[cfg(not(target_arch = "wasm32"))]
+        if bytes >= OWN_CHUNK {
+            if let Some(slot) = self.large.iter().find(|slot| slot.get().is_none()) {
+                if let Ok(arena) = Bump::try_with_capacity(bytes) {
+                    return slot.get_or_init(|| arena);
+                }
+            }
+        }
+        #[cfg(target_arch = "wasm32")]
+        let _ = bytes;
+        &self.arena
     }
 
     /// The core's error, or [`HostError::OutOfMemory`] when it came from a failed
@@ -112,9 +216,8 @@ impl<'p> HostMemory<'p> {
 
 impl Memory for HostMemory<'_> {
     fn slice<T: Clone>(&self, what: &'static str, n: usize, fill: T) -> Result<&mut [T], divload::Error> {
-        self.arena
-            .try_alloc_slice_fill_clone(n, &fill)
-            .map_err(|_| self.fail(what, n.saturating_mul(std::mem::size_of::<T>())))
+        let bytes = n.saturating_mul(std::mem::size_of::<T>());
+        self.arena_for(bytes).try_alloc_slice_fill_clone(n, &fill).map_err(|_| self.fail(what, bytes))
     }
 
     fn progress(&self, done: u64, total: u64) {
@@ -139,13 +242,54 @@ pub fn with_memory<R>(
     f(&memory).map_err(|e| memory.error(e))
 }
 
+/// Plans `text` in a fresh [`HostMemory`] and hands the plan, still in the arena, to
+/// `read`: for front ends that print the result document or copy it and the shares
+/// straight into memory of their own (C's caller's buffers, Python's `bytes`) rather than
+/// through a `Vec`, which would need their size again while the solver's memory is held.
+/// The arena is freed when `read` returns, before its value is.
+///
+/// # Errors
+///
+/// As [`plan_json`], and `read`'s own error.
+pub fn with_plan<R>(
+    text: &[u8],
+    progress: Option<&dyn Fn(u64, u64)>,
+    read: impl FnOnce(divload::doc::model::Planned<'_>) -> Result<R, HostError>,
+) -> Result<R, HostError> {
+    let memory = HostMemory::new(progress);
+    let planned = divload::doc::plan(text, &memory).map_err(|e| memory.error(e))?;
+    read(planned)
+}
+
+/// [`bytes_of`] for a function of a document's text: one body for the plan, the baselines
+/// and the models (a function pointer, not a closure per caller), which the wasm module
+/// holds once.
+fn text_bytes(
+    progress: Option<&dyn Fn(u64, u64)>,
+    text: &[u8],
+    f: for<'m, 'p> fn(&[u8], &'m HostMemory<'p>) -> Result<&'m [u8], divload::Error>,
+) -> Result<Vec<u8>, HostError> {
+    bytes_of(progress, |m| f(text, m))
+}
+
+/// Runs `f` in a fresh [`HostMemory`] and copies the bytes it wrote there out of the
+/// arena ([`joined`]: the copy is fallible too).
+fn bytes_of(
+    progress: Option<&dyn Fn(u64, u64)>,
+    f: impl for<'m> FnOnce(&'m HostMemory<'_>) -> Result<&'m [u8], divload::Error>,
+) -> Result<Vec<u8>, HostError> {
+    let memory = HostMemory::new(progress);
+    let bytes = f(&memory).map_err(|e| memory.error(e))?;
+    joined("result document", &[bytes])
+}
+
 /// `[{"name", "title", "paper", "fields", "timeline"}, …]`: every model a document can name.
 ///
 /// # Errors
 ///
 /// [`HostError::OutOfMemory`].
 pub fn models_json() -> Result<Vec<u8>, HostError> {
-    with_memory(None, |m| divload::doc::model::written(m, divload::doc::write_models).map(<[u8]>::to_vec))
+    text_bytes(None, b"", |_, m| divload::doc::model::written(m, divload::doc::write_models))
 }
 
 /// `text` with its top-level `fields` set ([`divload::doc::set_fields`]): how a front end
@@ -155,9 +299,7 @@ pub fn models_json() -> Result<Vec<u8>, HostError> {
 ///
 /// As [`divload::doc::set_fields`]; [`HostError::OutOfMemory`].
 pub fn set_fields_json(text: &[u8], fields: &[(&'static str, &[u8])]) -> Result<Vec<u8>, HostError> {
-    with_memory(None, |m| {
-        divload::doc::model::written(m, |out| divload::doc::set_fields(text, fields, out)).map(<[u8]>::to_vec)
-    })
+    bytes_of(None, |m| divload::doc::model::written(m, |out| divload::doc::set_fields(text, fields, out)))
 }
 
 /// Plans any document and returns its result document: the one entry point of every
@@ -178,7 +320,7 @@ pub fn plan_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
 ///
 /// As [`plan_json`].
 pub fn plan_json_with(text: &[u8], progress: Option<&dyn Fn(u64, u64)>) -> Result<Vec<u8>, HostError> {
-    with_memory(progress, |m| divload::doc::plan(text, m).map(|p| p.document.to_vec()))
+    text_bytes(progress, text, |text, m| divload::doc::plan(text, m).map(|p| p.document))
 }
 
 /// Plans any document and returns each worker's share (count, displacement, position in
@@ -190,7 +332,7 @@ pub fn plan_json_with(text: &[u8], progress: Option<&dyn Fn(u64, u64)>) -> Resul
 ///
 /// As [`plan_json`].
 pub fn plan_shares(text: &[u8]) -> Result<(Vec<divload::doc::Share>, divload::Report<f64>), HostError> {
-    with_memory(None, |m| divload::doc::plan(text, m).map(|p| (p.shares.to_vec(), p.report)))
+    with_plan(text, None, |p| Ok((copied("shares", p.shares)?, p.report)))
 }
 
 /// How much planning a document would take ([`divload::doc::effort`]): its workers and a
@@ -210,7 +352,11 @@ pub fn effort(text: &[u8]) -> Result<divload::doc::Effort, HostError> {
 ///
 /// As [`plan_json`].
 pub fn timeline_json(text: &[u8]) -> Result<Option<Vec<u8>>, HostError> {
-    with_memory(None, |m| divload::doc::timeline(text, m).map(|t| t.map(<[u8]>::to_vec)))
+    let memory = HostMemory::new(None);
+    match divload::doc::timeline(text, &memory).map_err(|e| memory.error(e))? {
+        Some(t) => copied("timeline", t).map(Some),
+        None => Ok(None),
+    }
 }
 
 /// A generated document of `model` ([`divload::doc::generate`]): `params` are the
@@ -220,7 +366,7 @@ pub fn timeline_json(text: &[u8]) -> Result<Option<Vec<u8>>, HostError> {
 ///
 /// As [`divload::doc::generate`]; [`HostError::OutOfMemory`].
 pub fn generate_json(model: &str, params: &[(&str, &str)]) -> Result<Vec<u8>, HostError> {
-    with_memory(None, |m| divload::doc::generate(model, params, m).map(<[u8]>::to_vec))
+    bytes_of(None, |m| divload::doc::generate(model, params, m))
 }
 
 /// The schedules a document's plan is compared with (the model's baselines, a JSON
@@ -230,7 +376,7 @@ pub fn generate_json(model: &str, params: &[(&str, &str)]) -> Result<Vec<u8>, Ho
 ///
 /// As [`plan_json`], and the model's reason when a document has no baselines.
 pub fn baselines_json(text: &[u8]) -> Result<Vec<u8>, HostError> {
-    with_memory(None, |m| divload::doc::baselines(text, m).map(<[u8]>::to_vec))
+    text_bytes(None, text, |text, m| divload::doc::baselines(text, m))
 }
 
 #[cfg(test)]
@@ -614,6 +760,37 @@ mod tests {
         assert_error(doc, "at most 4294967296, got 12000000012");
         let sampled = doc.replace("exact", "sampled");
         assert!(plan_json(sampled.as_bytes()).is_ok(), "{}", error_of(&sampled));
+    }
+
+    /// The plan read in the arena (the command line prints, the C library copies from
+    /// there) is the one `plan_json` copies out; `read`'s own error passes through.
+    #[test]
+    fn with_plan_reads_what_plan_json_copies() {
+        let doc = plan_json(TABLE1.as_bytes()).unwrap();
+        let (read, workers) = with_plan(TABLE1.as_bytes(), None, |p| {
+            Ok((copied("result document", p.document)?, p.shares.len()))
+        })
+        .unwrap();
+        assert_eq!((read, workers), (doc, 16));
+        let refused = HostError::OutOfMemory { what: "caller's copy", bytes: 1 };
+        assert_eq!(with_plan(TABLE1.as_bytes(), None, |_| Err::<(), _>(refused.clone())), Err(refused));
+        assert!(matches!(with_plan(b"{", None, |_| Ok(())), Err(HostError::Core(_))));
+    }
+
+    /// Large buffers take what they ask for, not a chunk twice the last one (bumpalo's
+    /// growth), and small ones after them take little.
+    #[test]
+    fn large_buffers_take_their_size() {
+        let memory = HostMemory::new(None);
+        let mib = 1 << 20;
+        for n in [16 * mib, 8 * mib, 32 * mib] {
+            let s = memory.slice("large", n, 7u8).unwrap();
+            assert!(s.len() == n && s.iter().all(|&b| b == 7));
+        }
+        let small = memory.slice("small", 1000, 0u32).unwrap();
+        assert_eq!(small.len(), 1000);
+        let allocated = memory.allocated();
+        assert!((56 * mib..57 * mib).contains(&allocated), "{allocated}");
     }
 
     #[test]

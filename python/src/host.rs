@@ -2,13 +2,31 @@
 //! changes shape, this file is the only one to adapt.
 
 use divload_host::HostError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 use crate::error::{Failure, OUT_OF_MEMORY};
 
-/// Any model's document to its result document (`divload_host::plan_json`: the same
-/// path, and the same sampled DP workspace, as `divload plan --json`).
-pub(crate) fn plan_json(text: &[u8]) -> Result<Vec<u8>, Failure> {
-    divload_host::plan_json(text).map_err(failure)
+/// Any model's document to its result document as Python `bytes` (`divload_host::with_plan`:
+/// the same path, and the same sampled DP workspace, as `divload plan --json`). Called
+/// without the GIL; it is taken for the copy alone, made from the plan's arena into the
+/// `bytes` object, whose allocation Python reports: no copy in between that would need
+/// the document's size again while the solver's memory is held, nor one that aborts the
+/// interpreter when it fails.
+pub(crate) fn plan_json(text: &[u8]) -> Result<Py<PyBytes>, Failure> {
+    divload_host::with_plan(text, None, |planned| {
+        let doc = planned.document;
+        Python::attach(|py| {
+            PyBytes::new_with(py, doc.len(), |b| {
+                b.copy_from_slice(doc);
+                Ok(())
+            })
+            .map(Bound::unbind)
+            // Its only failure is the allocation (the MemoryError it raised is taken).
+            .map_err(|_| HostError::OutOfMemory { what: "result document", bytes: doc.len() })
+        })
+    })
+    .map_err(failure)
 }
 
 /// Any model's document to each worker's share (document order) and the plan's report
@@ -20,6 +38,11 @@ pub(crate) fn plan_shares(text: &[u8]) -> Result<(Vec<divload::doc::Share>, divl
 /// `[{"name", "title", "paper"}, …]`: the models a document can name.
 pub(crate) fn models_json() -> Result<Vec<u8>, Failure> {
     divload_host::models_json().map_err(failure)
+}
+
+/// A copy of `items`, allocated fallibly (`to_vec` aborts the interpreter when it fails).
+pub(crate) fn copied<T: Clone>(what: &'static str, items: &[T]) -> Result<Vec<T>, Failure> {
+    divload_host::copied(what, items).map_err(failure)
 }
 
 /// `n` copies of `value`, allocated fallibly: out of memory is a failure, not an abort

@@ -12,14 +12,18 @@ mod scatter;
 use divload::doc::names::Names;
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 
 use error::{no_panic, Failure};
 
 /// Plans any model's document (JSON text) and returns the result document's text.
+///
+/// Every allocation sized by the document or its plan is fallible (out of memory is a
+/// `DivloadError` with the C library's code, not an abort of the interpreter): the text's
+/// copy, the plan's arena, the `bytes` returned, the arrays of `plan_shares`.
 #[pyfunction]
-fn plan_json(py: Python<'_>, document: &[u8]) -> PyResult<Vec<u8>> {
-    let text = document.to_vec();
+fn plan_json(py: Python<'_>, document: &[u8]) -> PyResult<Py<PyBytes>> {
+    let text = host::copied("document", document).map_err(|f| f.into_pyerr(py))?;
     py.detach(|| no_panic(|| host::plan_json(&text))).map_err(|f| f.into_pyerr(py))
 }
 
@@ -38,14 +42,22 @@ fn plan_shares<'py>(
     Bound<'py, PyArray1<i64>>,
     Bound<'py, PyDict>,
 )> {
-    let text = document.to_vec();
-    let (shares, report) =
-        py.detach(|| no_panic(|| host::plan_shares(&text))).map_err(|f| f.into_pyerr(py))?;
+    let fail = |f: Failure| f.into_pyerr(py);
+    let text = host::copied("document", document).map_err(fail)?;
+    let (shares, report) = py.detach(|| no_panic(|| host::plan_shares(&text))).map_err(fail)?;
+    drop(text);
     // Counts and displacements are at most the item count, which documents bound by 2^53.
-    let as_i64 = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
-    let counts: Vec<i64> = shares.iter().map(|s| as_i64(s.count)).collect();
-    let displs: Vec<i64> = shares.iter().map(|s| as_i64(s.displacement)).collect();
-    let positions: Vec<i64> = shares.iter().map(|s| s.position.map_or(-1, i64::from)).collect();
+    let column = |what, value: fn(&divload::doc::Share) -> i64| {
+        let mut v = host::filled(what, shares.len(), 0i64).map_err(fail)?;
+        for (x, s) in v.iter_mut().zip(&shares) {
+            *x = value(s);
+        }
+        Ok::<_, PyErr>(v)
+    };
+    let counts = column("counts", |s| i64::try_from(s.count).unwrap_or(i64::MAX))?;
+    let displs = column("displacements", |s| i64::try_from(s.displacement).unwrap_or(i64::MAX))?;
+    let positions = column("positions", |s| s.position.map_or(-1, i64::from))?;
+    drop(shares);
     let summary = PyDict::new(py);
     summary.set_item("method", report.method.name())?;
     summary.set_item("makespan", report.makespan)?;

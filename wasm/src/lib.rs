@@ -147,16 +147,9 @@ pub fn schedules_json(text: &str) -> Result<String, String> {
     let document = divload_host::plan_json(text.as_bytes()).map_err(|e| e.to_string())?;
     let baselines = divload_host::baselines_json(text.as_bytes()).map_err(|e| e.to_string())?;
     let members = baselines.strip_prefix(b"{").and_then(|b| b.strip_suffix(b"}")).unwrap_or(&[]);
-    let mut s = Vec::new();
-    let len = document.len().saturating_add(members.len()).saturating_add(16);
-    s.try_reserve_exact(len).map_err(|_| format!("schedules: cannot allocate {len} bytes"))?;
-    s.extend_from_slice(b"{\"plan\":");
-    s.extend_from_slice(&document);
-    if !members.is_empty() {
-        s.push(b',');
-        s.extend_from_slice(members);
-    }
-    s.push(b'}');
+    let comma: &[u8] = if members.is_empty() { b"" } else { b"," };
+    let s = divload_host::joined("schedules", &[b"{\"plan\":", &document, comma, members, b"}"])
+        .map_err(|e| e.to_string())?;
     let s = String::from_utf8(s).map_err(|_| "schedules: not UTF-8".to_string())?;
     fits_js(&s)?;
     Ok(s)
