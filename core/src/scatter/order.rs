@@ -55,7 +55,7 @@ pub(crate) fn send_order<N: Real>(
 }
 
 /// The `j`-th worker other than `skip`.
-fn other(j: usize, skip: usize) -> usize {
+pub(crate) fn other(j: usize, skip: usize) -> usize {
     if j < skip {
         j
     } else {

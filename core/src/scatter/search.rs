@@ -33,6 +33,7 @@
 use crate::num::Real;
 use crate::platform::worker::Worker;
 use crate::scatter::options::RootMode;
+use crate::scatter::order::other;
 
 /// Most workers besides the root the exact search takes: 2¹² sets of lines, 2 MiB, about
 /// 0.4 s (BENCHMARKS.md). At 16 the same search took 7.4 s, mostly in `prune` on sets
@@ -211,15 +212,6 @@ pub(crate) struct Found {
     best: Option<u32>,
     /// The root computes from time 0 in front of the best line (overlap).
     root_first: bool,
-}
-
-/// The index of the `j`-th worker other than `root`.
-fn other(j: usize, root: usize) -> usize {
-    if j < root {
-        j
-    } else {
-        j + 1
-    }
 }
 
 /// The best order and participation for `n` items over `workers` with the root `root` in
