@@ -321,6 +321,29 @@ fn order_search_proves_the_optimum_on_most_platforms() {
     assert!(proven >= total * 85 / 100, "proved on {proven} of {total}");
 }
 
+/// The search's plan beside the optimum over every order and subset: never below it, equal
+/// to it whenever it claims it, and its bound below it.
+fn searched_against_every_order(
+    w: &[Worker<f64>],
+    root: usize,
+    n: u64,
+    mode: RootMode,
+    rounding: Rounding,
+) -> Result<(Summary<f64>, Vec<Assignment<f64>>), TestCaseError> {
+    let (s, out) = searched(w, root, n, mode, rounding);
+    let opt = optimum_over_orders(w, root, n, mode).to_f64().unwrap();
+    prop_assert!(
+        s.rational_makespan >= opt * (1.0 - 1e-9),
+        "search {} below the optimum {opt}",
+        s.rational_makespan
+    );
+    if s.rational_exact {
+        prop_assert!(rel(s.rational_makespan, opt) < 1e-9, "search {} optimum {opt}", s.rational_makespan);
+    }
+    prop_assert!(s.lower_bound <= opt * (1.0 + 1e-12), "lower bound {} above optimum {opt}", s.lower_bound);
+    Ok((s, out))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
 
@@ -329,13 +352,7 @@ proptest! {
     /// bounds the plan by a bound below it; counts add up and stay near the shares.
     #[test]
     fn order_search_against_every_order((w, root, n, mode, rounding) in arb_search_instance(5, true)) {
-        let (s, out) = searched(&w, root, n, mode, rounding);
-        let opt = optimum_over_orders(&w, root, n, mode).to_f64().unwrap();
-        prop_assert!(s.rational_makespan >= opt * (1.0 - 1e-9), "search {} below the optimum {opt}", s.rational_makespan);
-        if s.rational_exact {
-            prop_assert!(rel(s.rational_makespan, opt) < 1e-9, "search {} optimum {opt}", s.rational_makespan);
-        }
-        prop_assert!(s.lower_bound <= opt * (1.0 + 1e-12), "lower bound {} above optimum {opt}", s.lower_bound);
+        let (s, out) = searched_against_every_order(&w, root, n, mode, rounding)?;
         prop_assert!(s.lower_bound <= s.makespan);
         prop_assert_eq!(out.iter().map(|a| a.count).sum::<u64>(), n);
         let mut seen: Vec<usize> = out.iter().map(|a| a.worker).collect();
@@ -350,13 +367,7 @@ proptest! {
     /// alone): the plan and the bound hold, and a claimed optimum is one.
     #[test]
     fn order_search_without_per_item_links((w, root, n, mode, rounding) in arb_search_instance(5, false)) {
-        let (s, out) = searched(&w, root, n, mode, rounding);
-        let opt = optimum_over_orders(&w, root, n, mode).to_f64().unwrap();
-        prop_assert!(s.rational_makespan >= opt * (1.0 - 1e-9), "search {} below the optimum {opt}", s.rational_makespan);
-        if s.rational_exact {
-            prop_assert!(rel(s.rational_makespan, opt) < 1e-9, "search {} optimum {opt}", s.rational_makespan);
-        }
-        prop_assert!(s.lower_bound <= opt * (1.0 + 1e-12), "lower bound {} above optimum {opt}", s.lower_bound);
+        let (_, out) = searched_against_every_order(&w, root, n, mode, rounding)?;
         prop_assert_eq!(out.iter().map(|a| a.count).sum::<u64>(), n);
     }
 

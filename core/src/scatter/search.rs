@@ -303,24 +303,21 @@ pub(crate) fn shares<N: Real>(
     let costs = |i: usize| workers.get(i).map_or((0.0, 0.0, 0.0, 1.0), costs_of);
     let mut m = n;
     let mut at = found.best.and_then(|s| lines.get(s as usize));
+    // The share of worker `i` in front of `next` (all `m` items when nothing follows);
+    // only its `b` and `μ` enter, which the root keeps as the root.
+    let share = |i: usize, next: Option<&Line>, m: f64| {
+        let (_, b, _, mu) = costs(i);
+        next.map_or(m, |nx| between((nx.r * (nx.c - b) + m) / (mu * nx.r + 1.0), m))
+    };
     if found.root_first {
-        let (_, b, _, mu) = costs(root);
-        let x = match at {
-            Some(next) => between((next.r * (next.c - b) + m) / (mu * next.r + 1.0), m),
-            None => m,
-        };
+        let x = share(root, at, m);
         emit(root, x);
         m -= x;
     }
     while let Some(line) = at {
         let i = head_of(line.head);
         let next = lines.get(line.parent as usize);
-        // Only the root's `b` and `μ` enter, which it keeps as the root.
-        let (_, b, _, mu) = costs(i);
-        let x = match next {
-            Some(nx) => between((nx.r * (nx.c - b) + m) / (mu * nx.r + 1.0), m),
-            None => m,
-        };
+        let x = share(i, next, m);
         emit(i, x);
         m -= x;
         at = next;
