@@ -3,6 +3,7 @@
 use divload::Worker;
 
 pub mod dd;
+pub mod exact;
 
 /// genaud2003 Table 1: the 16 processors of the paper's experiment, root `dinadan` first
 /// (λ = `comm_per_item`, μ = `comp_per_item`, seconds per ray).

@@ -15,6 +15,7 @@
 
 mod errors;
 pub mod exact;
+pub mod installments;
 pub mod options;
 pub(crate) mod order;
 mod root;

@@ -1,0 +1,665 @@
+//! The star in full: several installments per worker, memory caps, release times, a root
+//! that only distributes, and the deadline question (issue 42 §1, §3–§5;
+//! `docs/derivations/installments.md`).
+//!
+//! The root sends chunks one at a time on its single port, each paying its worker's
+//! `comm_latency` plus `comm_per_item` per item. A worker computes its chunks in arrival
+//! order: a chunk starts once it has arrived, the worker's previous chunk is done and the
+//! worker's `available_at` has come, and pays `comp_latency` plus `comp_per_item` per item.
+//! A chunk holds at most the worker's `max_items`.
+//!
+//! How a plan is found:
+//! * sequences: `R` rounds over the workers in bandwidth order (round-robin; `R = 1` is the
+//!   single-round plan), `R` from 1 up while it helps (or up to the `installments` asked);
+//! * for each sequence, the optimal rational sizes: an LP per horizon and Newton's method
+//!   on the horizon (`lp.rs`); chunks the LP leaves empty are dropped and the rest solved
+//!   again, since an empty chunk still pays its latencies there;
+//! * whole counts: floors, then item by item where the makespan grows least (`counts.rs`).
+//!
+//! Sizing a round-robin sequence by its LP is at least as good as the uniform multi-round
+//! schedule of Yang and Casanova on the same sequence (UMR fixes the sizes by a geometric
+//! rule; the LP picks the best ones), and the number of rounds is searched rather than
+//! taken from UMR's formula.
+//!
+//! The plan's `lower_bound` holds for every plan with at most `installments` chunks per
+//! worker in any order (any number with [`Installments::Auto`]): `bound.rs`.
+//!
+//! Memory: [`memory`] gives the caller's slices for `p` workers, O(p) plus a tableau of at
+//! most [`MAX_CHUNKS`] chunks; nothing is allocated.
+
+mod bound;
+mod counts;
+mod lp;
+
+use crate::error::{Error, ErrorCode, Template};
+use crate::num::Real;
+use crate::platform::worker::Worker;
+use crate::report::{Method, Report};
+use counts::{schedule, whole, Goal};
+use lp::{Costs, RootColumn, Sequence};
+
+/// Most chunks in one sequence (besides the root's share): the LP of a sequence is dense,
+/// (3K + 3) rows by 4K + 4 columns, about 50 k `f64` (0.4 MiB) at K = 64, and a solve takes
+/// milliseconds there.
+pub const MAX_CHUNKS: usize = 64;
+
+/// Most installments a document may ask for.
+pub const MAX_INSTALLMENTS: u32 = MAX_CHUNKS as u32;
+
+impl Method {
+    /// Round-robin sequences of installments, each sized by its linear program, the best
+    /// number of rounds ([`installments`](crate::scatter::installments)).
+    pub const INSTALLMENTS: Method = Method::new("installments_lp");
+}
+
+/// How many installments each worker may receive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Installments {
+    /// As many as help, up to [`MAX_CHUNKS`] chunks in all.
+    #[default]
+    Auto,
+    /// At most this many per worker (1 ..= [`MAX_INSTALLMENTS`]).
+    AtMost(u32),
+}
+
+/// What the root does besides sending.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RootWork {
+    /// It computes its own share after sending every chunk (`MPI_Scatterv`).
+    #[default]
+    AfterSend,
+    /// It computes its own share while it sends.
+    Overlap,
+    /// It only distributes (an I/O rank; DLT-Studio's master).
+    None,
+}
+
+/// A planning problem with installments.
+#[derive(Clone, Copy, Debug)]
+pub struct Problem<'a, N> {
+    /// The workers, root included, in input order.
+    pub workers: &'a [Worker<N>],
+    /// The root's index.
+    pub root: usize,
+    /// What the root does besides sending.
+    pub root_work: RootWork,
+    /// The items to plan; with a deadline, the most there are.
+    pub items: u64,
+    /// Plan the most whole items finished by this time (seconds) instead of all of them.
+    pub deadline: Option<N>,
+    /// The most items each worker may hold in one installment, one per worker, or empty for
+    /// no caps.
+    pub max_items: &'a [u64],
+    /// When each worker may start computing (seconds), one per worker, or empty for 0.
+    pub available_at: &'a [N],
+    /// Installments per worker.
+    pub installments: Installments,
+}
+
+/// One installment of a plan, in the order the root sends them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Chunk<N> {
+    /// The worker (its rank) that receives and computes it; the root for its own share.
+    pub worker: usize,
+    /// Items in it.
+    pub count: u64,
+    /// Offset of its block in the root's buffer: blocks are contiguous in send order.
+    pub displacement: u64,
+    /// Its rational size before rounding.
+    pub share: N,
+    /// When the root starts sending it (the root's own share: when it is set aside).
+    pub send_start: N,
+    /// When it has arrived.
+    pub send_end: N,
+    /// When its worker starts computing it.
+    pub compute_start: N,
+    /// When its worker has computed it.
+    pub compute_end: N,
+}
+
+impl<N: Real> Chunk<N> {
+    /// An empty entry, for initialising fixed-size arrays.
+    pub const EMPTY: Self = Chunk {
+        worker: 0,
+        count: 0,
+        displacement: 0,
+        share: N::ZERO,
+        send_start: N::ZERO,
+        send_end: N::ZERO,
+        compute_start: N::ZERO,
+        compute_end: N::ZERO,
+    };
+}
+
+/// What [`plan`] reports besides the chunks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Summary<N> {
+    /// Items planned (with a deadline: the most that finish in time).
+    pub items: u64,
+    /// With a deadline, no plan finishes more than this many items in time; otherwise
+    /// `items`.
+    pub items_bound: u64,
+    /// The root's index.
+    pub root: usize,
+    /// Makespan of the integer plan.
+    pub makespan: N,
+    /// Makespan of the rational sizes of the chosen sequence.
+    pub rational_makespan: N,
+    /// A lower bound on the makespan of every plan of `items` items with at most
+    /// `installments` chunks per worker, in any sequence.
+    pub lower_bound: N,
+    /// Chunks in the plan (the root's share counts as one).
+    pub chunks: usize,
+    /// Rounds of the chosen sequence.
+    pub rounds: u32,
+    /// Workers that compute something, the root included.
+    pub participating: usize,
+    /// How the counts were obtained.
+    pub method: Method,
+}
+
+impl<N: Real> Summary<N> {
+    /// The answer's quality in the terms every model uses.
+    pub fn report(&self) -> Report<N> {
+        Report {
+            method: self.method,
+            makespan: self.makespan,
+            lower_bound: self.lower_bound,
+            exact: self.makespan <= self.lower_bound,
+        }
+    }
+}
+
+/// The caller's memory for a plan over `p` workers: how many elements each slice of
+/// [`Memory`] needs, or `None` on overflow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sizes {
+    /// [`Memory::chunks`].
+    pub chunks: usize,
+    /// [`Memory::tableau`].
+    pub tableau: usize,
+    /// [`Memory::reals`].
+    pub reals: usize,
+    /// [`Memory::indices`].
+    pub indices: usize,
+}
+
+/// The sizes of [`Memory`] for `p` workers.
+pub const fn memory(p: usize) -> Option<Sizes> {
+    let Some(tableau) = lp::tableau_for(MAX_CHUNKS) else { return None };
+    let Some(reals) = p.checked_add(2 * (MAX_CHUNKS + 1)) else { return None };
+    let Some(indices) = p.checked_add(MAX_CHUNKS) else { return None };
+    Some(Sizes { chunks: MAX_CHUNKS + 1, tableau, reals, indices })
+}
+
+/// The caller's memory (sizes from [`memory`]).
+#[derive(Debug)]
+pub struct Memory<'a, N> {
+    /// The plan's chunks, in send order.
+    pub chunks: &'a mut [Chunk<N>],
+    /// The LP's tableau.
+    pub tableau: &'a mut [f64],
+    /// Sizes and per-worker times.
+    pub reals: &'a mut [f64],
+    /// The workers in bandwidth order, and the sequence.
+    pub indices: &'a mut [usize],
+}
+
+const fn invalid(text: &'static str) -> Template {
+    Template::new(ErrorCode::InvalidInput, text)
+}
+
+impl Error {
+    const fn caps_below_items(capacity: u64, rounds: u64, items: u64) -> Error {
+        invalid(
+            "max_items: the caps hold {0} items in at most {1} installments per worker, fewer than items = {2}; \
+             raise max_items or allow more installments",
+        )
+        .ints([capacity, rounds, items])
+        .error()
+    }
+    const fn per_worker(list: &'static str, got: usize, workers: usize) -> Error {
+        invalid("{w}: must give one value per worker ({1}), got {0}")
+            .word(list)
+            .ints([got as u64, workers as u64, 0])
+            .error()
+    }
+    const fn nobody_computes() -> Error {
+        invalid("workers: no worker may compute (the root only distributes and every other max_items is 0)")
+            .error()
+    }
+}
+
+/// Plans `problem` with installments: the chunks go to `memory.chunks[..summary.chunks]`
+/// in send order.
+///
+/// # Errors
+///
+/// * [`ErrorCode::InvalidInput`]: no workers, zero items (without a deadline), a cost, a
+///   release time or the deadline out of range, `max_items` or `available_at` not one per
+///   worker, caps that cannot hold the items, `installments` out of 1 ..= [`MAX_INSTALLMENTS`],
+///   the simplex not converging on badly scaled costs.
+/// * [`ErrorCode::BufferTooSmall`]: a slice of `memory` shorter than [`memory`] says.
+/// * [`ErrorCode::LimitExceeded`](crate::ErrorCode::LimitExceeded): more than [`MAX_CHUNKS`]
+///   workers besides the root may compute.
+/// * [`ErrorCode::Overflow`]: more items than `f64` counts exactly, or times beyond `N`.
+///
+/// # Example
+///
+/// ```
+/// use divload::scatter::installments::{memory, plan, Chunk, Installments, Memory, Problem, RootWork};
+/// use divload::Worker;
+///
+/// // A root that only sends, and two workers whose messages pay a startup cost.
+/// let w = Worker { comm_latency: 0.01, ..Worker::linear(0.001, 0.01) };
+/// let workers = [Worker::linear(0.0, 1.0), w, w];
+/// let problem = Problem {
+///     workers: &workers,
+///     root: 0,
+///     root_work: RootWork::None,
+///     items: 1000,
+///     deadline: None,
+///     max_items: &[],
+///     available_at: &[],
+///     installments: Installments::Auto,
+/// };
+/// let sizes = memory(workers.len()).unwrap();
+/// let mut chunks = vec![Chunk::EMPTY; sizes.chunks];
+/// let (mut tableau, mut reals) = (vec![0.0; sizes.tableau], vec![0.0; sizes.reals]);
+/// let mut indices = vec![0; sizes.indices];
+/// let mut m = Memory { chunks: &mut chunks, tableau: &mut tableau, reals: &mut reals, indices: &mut indices };
+/// let s = plan(&problem, &mut m).unwrap();
+/// assert_eq!(chunks[..s.chunks].iter().map(|c| c.count).sum::<u64>(), 1000);
+/// assert!(s.rounds > 1 && s.lower_bound <= s.makespan);
+/// ```
+pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Result<Summary<N>, Error> {
+    let p = problem.workers.len();
+    validate(problem)?;
+    let sizes = self::memory(p).ok_or(Error::too_large("workers", usize::MAX as u64, p as u64))?;
+    check_len("installment chunks", sizes.chunks, memory.chunks.len())?;
+    check_len("LP tableau", sizes.tableau, memory.tableau.len())?;
+    check_len("installment reals", sizes.reals, memory.reals.len())?;
+    check_len("installment indices", sizes.indices, memory.indices.len())?;
+
+    let n = problem.items;
+    let costs = |w: usize| view(problem, w);
+    let root = costs(problem.root);
+    let root_column = match problem.root_work {
+        RootWork::None => RootColumn::Absent,
+        _ if root.cap < 1.0 => RootColumn::Absent,
+        RootWork::Overlap => RootColumn::Overlap,
+        RootWork::AfterSend => RootColumn::AfterSend,
+    };
+
+    let (order, rest) = memory.indices.split_at_mut(p);
+    let mut q = 0;
+    for w in (0..p).filter(|&w| w != problem.root && costs(w).cap >= 1.0) {
+        if let Some(slot) = order.get_mut(q) {
+            *slot = w;
+        }
+        q += 1;
+    }
+    if q == 0 && root_column == RootColumn::Absent {
+        return Err(Error::nobody_computes());
+    }
+    if q > MAX_CHUNKS {
+        return Err(Error::limit(
+            "workers besides the root that compute, with installments",
+            MAX_CHUNKS as u64,
+            q as u64,
+        ));
+    }
+    let order = order.get_mut(..q).unwrap_or_default();
+    bound::sort_by_bandwidth(order, costs);
+    let most_rounds = match problem.installments {
+        Installments::Auto => MAX_CHUNKS / q.max(1),
+        Installments::AtMost(r) => (r as usize).min(MAX_CHUNKS / q.max(1)),
+    };
+    if problem.deadline.is_none() {
+        let per_round: f64 = order.iter().map(|&w| costs(w).cap).sum();
+        let root_cap = if root_column == RootColumn::Absent { 0.0 } else { root.cap };
+        let capacity = per_round * most_rounds as f64 + root_cap;
+        if capacity < n as f64 {
+            return Err(Error::caps_below_items(capacity as u64, most_rounds as u64, n));
+        }
+    }
+
+    let (x, rest_reals) = memory.reals.split_at_mut(MAX_CHUNKS + 1);
+    let (spare, ready) = rest_reals.split_at_mut(MAX_CHUNKS + 1);
+    let seq_buf = rest.get_mut(..MAX_CHUNKS).unwrap_or_default();
+    let deadline = problem.deadline.map(|d| d.to_f64());
+    let goal = match deadline {
+        Some(t) => Goal::Deadline(t, n),
+        None => Goal::Items(n),
+    };
+
+    let mut best: Option<Best> = None;
+    let mut stale = 0;
+    for rounds in 1..=most_rounds.max(1) {
+        let mut k = 0;
+        for _ in 0..rounds {
+            for &w in order.iter() {
+                if let Some(slot) = seq_buf.get_mut(k) {
+                    *slot = w;
+                }
+                k += 1;
+            }
+        }
+        let Some(found) = size(seq_buf, k, &costs, root, root_column, goal, memory.tableau, x, spare)? else {
+            continue;
+        };
+        let (seq, rational) = found;
+        let seq_len = seq;
+        let seq_now = seq_buf.get(..seq_len).unwrap_or_default();
+        let shares = x.get(..=seq_len).map_or([0.0; 0].as_slice(), |s| s);
+        let mut whole_x = [0.0f64; MAX_CHUNKS + 1];
+        for (a, &b) in whole_x.iter_mut().zip(shares.iter().take(seq_len)) {
+            *a = b;
+        }
+        if let Some(r) = whole_x.get_mut(seq_len) {
+            *r = shares.get(seq_len).copied().unwrap_or(0.0);
+        }
+        let Some(makespan) = whole(seq_now, &mut whole_x, root, root_column, costs, ready, goal) else {
+            continue;
+        };
+        let planned: f64 = whole_x.iter().take(seq_len + 1).sum();
+        let better = best.as_ref().is_none_or(|b| match goal {
+            Goal::Items(_) => makespan < b.makespan,
+            Goal::Deadline(..) => planned > b.items || (planned == b.items && makespan < b.makespan),
+        });
+        if better {
+            let chunks = emit(
+                seq_now,
+                &whole_x,
+                shares,
+                root,
+                root_column,
+                problem.root,
+                costs,
+                ready,
+                memory.chunks,
+            )?;
+            best = Some(Best { makespan, rational, items: planned, rounds: rounds as u32, chunks });
+            stale = 0;
+        } else {
+            stale += 1;
+            // More rounds pay more latencies; two rounds in a row that do not help end the
+            // search, unless the document asked for a fixed number.
+            if stale >= 2 && problem.installments == Installments::Auto {
+                break;
+            }
+        }
+    }
+    let Some(best) = best else {
+        return match goal {
+            Goal::Deadline(..) => Ok(empty_plan(problem, order, costs, root, root_column)),
+            Goal::Items(_) => Err(Error::caps_below_items(0, most_rounds as u64, n)),
+        };
+    };
+
+    let star = bound::Star {
+        order,
+        costs,
+        root: (root_column != RootColumn::Absent).then_some(root),
+        rounds: bound_rounds(problem.installments),
+    };
+    let (lower, items_bound) = match goal {
+        Goal::Items(_) => (star.makespan_bound(n as f64, best.makespan), n),
+        Goal::Deadline(t, _) => (0.0, (star.items_bound(t) as u64).min(n)),
+    };
+    let participating = count_participants(memory.chunks.get(..best.chunks).unwrap_or_default());
+    Ok(Summary {
+        items: best.items as u64,
+        items_bound: items_bound.max(best.items as u64),
+        root: problem.root,
+        makespan: to_n(best.makespan)?,
+        rational_makespan: to_n(best.rational)?,
+        lower_bound: N::from_f64_below(lower.min(best.makespan)),
+        chunks: best.chunks,
+        rounds: best.rounds,
+        participating,
+        method: Method::INSTALLMENTS,
+    })
+}
+
+struct Best {
+    makespan: f64,
+    rational: f64,
+    items: f64,
+    rounds: u32,
+    chunks: usize,
+}
+
+fn check_len(what: &'static str, needed: usize, got: usize) -> Result<(), Error> {
+    if got < needed {
+        Err(Error::buffer(what, needed, got))
+    } else {
+        Ok(())
+    }
+}
+
+fn to_n<N: Real>(x: f64) -> Result<N, Error> {
+    N::from_f64(x).ok_or(Error::numeric_overflow(N::NAME))
+}
+
+/// Worker `w`'s costs as the planner reads them (the root sends to itself for free).
+fn view<N: Real>(problem: &Problem<'_, N>, w: usize) -> Costs {
+    let worker = problem.workers.get(w).copied().unwrap_or(Worker::linear(N::ZERO, N::ONE));
+    let worker = if w == problem.root { worker.as_root() } else { worker };
+    let cap = problem.max_items.get(w).map_or(f64::INFINITY, |&c| {
+        if c >= problem.items {
+            f64::INFINITY
+        } else {
+            c as f64
+        }
+    });
+    Costs {
+        l: worker.comm_latency.to_f64(),
+        c: worker.comm_per_item.to_f64(),
+        lam: worker.comp_latency.to_f64(),
+        mu: worker.comp_per_item.to_f64(),
+        r: problem.available_at.get(w).map_or(0.0, |r| r.to_f64()),
+        cap,
+    }
+}
+
+fn validate<N: Real>(problem: &Problem<'_, N>) -> Result<(), Error> {
+    let p = problem.workers.len();
+    if p == 0 {
+        return Err(Error::no_workers());
+    }
+    if problem.root >= p {
+        return Err(Error::root_out_of_range(problem.root, p));
+    }
+    for (i, w) in problem.workers.iter().enumerate() {
+        w.validate(i)?;
+    }
+    match problem.deadline {
+        None if problem.items == 0 => return Err(Error::no_items()),
+        Some(t) if !(t.is_finite() && t.to_f64() > 0.0) => {
+            return Err(Error::parameter("deadline", "finite and > 0", t.to_f64()));
+        }
+        _ => {}
+    }
+    if problem.items > f64::MAX_ITEMS {
+        return Err(Error::too_many_items(problem.items, f64::MAX_ITEMS, "f64"));
+    }
+    if !problem.max_items.is_empty() && problem.max_items.len() != p {
+        return Err(Error::per_worker("max_items", problem.max_items.len(), p));
+    }
+    if !problem.available_at.is_empty() && problem.available_at.len() != p {
+        return Err(Error::per_worker("available_at", problem.available_at.len(), p));
+    }
+    for (i, r) in problem.available_at.iter().enumerate() {
+        let v = r.to_f64();
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(Error::entry_value("workers", i, "available_at", "finite and >= 0", v));
+        }
+    }
+    if let Installments::AtMost(r) = problem.installments {
+        if r == 0 || r > MAX_INSTALLMENTS {
+            return Err(Error::parameter("installments", "an integer in 1..=64 or \"auto\"", f64::from(r)));
+        }
+    }
+    Ok(())
+}
+
+/// Sizes the sequence `seq[..k]` for the goal, dropping chunks the LP leaves empty (they
+/// would pay latencies for nothing) and, for a deadline, the last chunks while the
+/// latencies alone exceed it. Returns the remaining length and the rational makespan.
+#[allow(clippy::too_many_arguments)]
+fn size(
+    seq: &mut [usize],
+    mut k: usize,
+    costs: &impl Fn(usize) -> Costs,
+    root: Costs,
+    root_column: RootColumn,
+    goal: Goal,
+    tableau: &mut [f64],
+    x: &mut [f64],
+    spare: &mut [f64],
+) -> Result<Option<(usize, f64)>, Error> {
+    loop {
+        let s = Sequence { seq: seq.get(..k).unwrap_or_default(), costs, root, root_column };
+        let found = match goal {
+            Goal::Items(n) => s.makespan(n as f64, tableau, x, spare)?,
+            Goal::Deadline(t, n) => match s.most_items(t, tableau, x, spare)? {
+                Some(v) => {
+                    if v > n as f64 {
+                        for v_j in x.iter_mut().take(k + 1) {
+                            *v_j *= n as f64 / v;
+                        }
+                    }
+                    Some(t)
+                }
+                None if k > 0 => {
+                    k -= 1;
+                    continue;
+                }
+                None => None,
+            },
+        };
+        let Some(t) = found else { return Ok(None) };
+        let total: f64 = x.iter().take(k + 1).sum();
+        let empty = |v: f64| v <= total * 1e-12;
+        if x.iter().take(k).all(|&v| !empty(v)) {
+            return Ok(Some((k, t)));
+        }
+        let mut kept = 0;
+        for j in 0..k {
+            let v = x.get(j).copied().unwrap_or(0.0);
+            if !empty(v) {
+                if let (Some(&w), true) = (seq.get(j), kept < j) {
+                    if let Some(slot) = seq.get_mut(kept) {
+                        *slot = w;
+                    }
+                }
+                kept += 1;
+            }
+        }
+        k = kept;
+    }
+}
+
+/// Writes the plan's chunks in send order (the root's share first in overlap, last after
+/// send), skipping empty ones; returns how many.
+#[allow(clippy::too_many_arguments)]
+fn emit<N: Real>(
+    seq: &[usize],
+    counts: &[f64],
+    shares: &[f64],
+    root: Costs,
+    root_column: RootColumn,
+    root_index: usize,
+    costs: impl Fn(usize) -> Costs,
+    ready: &mut [f64],
+    out: &mut [Chunk<N>],
+) -> Result<usize, Error> {
+    let k = seq.len();
+    let root_count = counts.get(k).copied().unwrap_or(0.0);
+    let root_first = root_column == RootColumn::Overlap && root_count > 0.0;
+    let mut at = usize::from(root_first);
+    let mut failed = false;
+    schedule(seq, counts, root_count, root, root_column, costs, ready, |j, t| {
+        let count = counts.get(j).copied().unwrap_or(0.0);
+        if count <= 0.0 {
+            return;
+        }
+        let slot = if j == k && root_first { 0 } else { at };
+        let worker = if j == k { root_index } else { seq.get(j).copied().unwrap_or(0) };
+        let chunk = (|| {
+            Some(Chunk {
+                worker,
+                count: count as u64,
+                displacement: 0,
+                share: N::from_f64(shares.get(j).copied().unwrap_or(0.0))?,
+                send_start: N::from_f64(t.send_start)?,
+                send_end: N::from_f64(t.send_end)?,
+                compute_start: N::from_f64(t.compute_start)?,
+                compute_end: N::from_f64(t.compute_end)?,
+            })
+        })();
+        match (chunk, out.get_mut(slot)) {
+            (Some(c), Some(o)) => *o = c,
+            _ => failed = true,
+        }
+        if !(j == k && root_first) {
+            at += 1;
+        }
+    });
+    if failed {
+        return Err(Error::numeric_overflow(N::NAME));
+    }
+    let mut displacement = 0;
+    for c in out.iter_mut().take(at) {
+        c.displacement = displacement;
+        displacement += c.count;
+    }
+    Ok(at)
+}
+
+fn count_participants<N>(chunks: &[Chunk<N>]) -> usize {
+    (0..chunks.len())
+        .filter(|&i| {
+            let w = chunks.get(i).map(|c| c.worker);
+            !chunks.iter().take(i).any(|c| Some(c.worker) == w)
+        })
+        .count()
+}
+
+/// The answer when not one item finishes by the deadline.
+fn empty_plan<N: Real>(
+    problem: &Problem<'_, N>,
+    order: &[usize],
+    costs: impl Fn(usize) -> Costs,
+    root: Costs,
+    root_column: RootColumn,
+) -> Summary<N> {
+    let star = bound::Star {
+        order,
+        costs,
+        root: (root_column != RootColumn::Absent).then_some(root),
+        rounds: bound_rounds(problem.installments),
+    };
+    let t = problem.deadline.map_or(0.0, |d| d.to_f64());
+    Summary {
+        items: 0,
+        items_bound: (star.items_bound(t) as u64).min(problem.items),
+        root: problem.root,
+        makespan: N::ZERO,
+        rational_makespan: N::ZERO,
+        lower_bound: N::ZERO,
+        chunks: 0,
+        rounds: 0,
+        participating: 0,
+        method: Method::INSTALLMENTS,
+    }
+}
+
+/// Installments per worker the bound allows (`u64::MAX`: any number).
+fn bound_rounds(installments: Installments) -> u64 {
+    match installments {
+        Installments::Auto => u64::MAX,
+        Installments::AtMost(r) => u64::from(r),
+    }
+}

@@ -1,0 +1,642 @@
+//! The star with installments, caps, release times and deadlines (`scatter::installments`)
+//! against brute force in exact rationals:
+//! * the schedule of given counts, simulated by its definition (sends back to back, a chunk
+//!   computes once arrived, its predecessor done and its worker released);
+//! * each sequence's optimal rational sizes, an exact LP per horizon with Newton's method
+//!   on the horizon, checked against that simulation;
+//! * every sequence with at most `M` chunks per worker, for the optimum over sequences.
+
+use divload::scatter::installments::{memory, plan, Chunk, Installments, Memory, Problem, RootWork, Summary};
+use divload::Worker;
+use divload_tests::exact::{qf, qi, simplex_max, Q};
+use divload_tests::Lcg;
+use num_traits::{Signed, ToPrimitive, Zero};
+
+#[derive(Clone, Debug)]
+struct Pf {
+    workers: Vec<Worker<f64>>,
+    root: usize,
+    work: RootWork,
+    caps: Vec<u64>,
+    release: Vec<f64>,
+}
+
+/// One worker's costs in rationals, as the planner reads them (the root's sends are free).
+#[derive(Clone, Debug)]
+struct C {
+    l: Q,
+    c: Q,
+    lam: Q,
+    mu: Q,
+    r: Q,
+    cap: Option<Q>,
+}
+
+impl Pf {
+    fn costs(&self, w: usize, items: u64) -> C {
+        let x = self.workers[w];
+        let root = w == self.root;
+        C {
+            l: if root { Q::zero() } else { qf(x.comm_latency) },
+            c: if root { Q::zero() } else { qf(x.comm_per_item) },
+            lam: qf(x.comp_latency),
+            mu: qf(x.comp_per_item),
+            r: self.release.get(w).map_or(Q::zero(), |&r| qf(r)),
+            cap: self.caps.get(w).filter(|&&c| c < items).map(|&c| qi(c as i64)),
+        }
+    }
+
+    fn others(&self) -> Vec<usize> {
+        (0..self.workers.len())
+            .filter(|&w| w != self.root && self.caps.get(w).is_none_or(|&c| c >= 1))
+            .collect()
+    }
+
+    fn root_computes(&self) -> bool {
+        self.work != RootWork::None && self.caps.get(self.root).is_none_or(|&c| c >= 1)
+    }
+
+    fn run(
+        &self,
+        items: u64,
+        deadline: Option<f64>,
+        installments: Installments,
+    ) -> (Summary<f64>, Vec<Chunk<f64>>) {
+        let sizes = memory(self.workers.len()).unwrap();
+        let mut chunks = vec![Chunk::EMPTY; sizes.chunks];
+        let mut tableau = vec![0.0; sizes.tableau];
+        let mut reals = vec![0.0; sizes.reals];
+        let mut indices = vec![0; sizes.indices];
+        let problem = Problem {
+            workers: &self.workers,
+            root: self.root,
+            root_work: self.work,
+            items,
+            deadline,
+            max_items: &self.caps,
+            available_at: &self.release,
+            installments,
+        };
+        let mut m =
+            Memory { chunks: &mut chunks, tableau: &mut tableau, reals: &mut reals, indices: &mut indices };
+        let s = plan(&problem, &mut m).unwrap_or_else(|e| panic!("{e} on {self:?}"));
+        chunks.truncate(s.chunks);
+        (s, chunks)
+    }
+}
+
+/// The makespan of counts `x` over `seq` (the root's share `root`), by the definition.
+fn simulate(pf: &Pf, seq: &[usize], x: &[Q], root: &Q, items: u64) -> Q {
+    let mut ready: Vec<Q> = (0..pf.workers.len()).map(|w| pf.costs(w, items).r).collect();
+    let (mut port, mut makespan) = (Q::zero(), Q::zero());
+    for (&w, n) in seq.iter().zip(x) {
+        if !n.is_positive() {
+            continue;
+        }
+        let c = pf.costs(w, items);
+        port = &port + &c.l + &c.c * n;
+        let start = if port > ready[w] { port.clone() } else { ready[w].clone() };
+        ready[w] = start + &c.lam + &c.mu * n;
+        if ready[w] > makespan {
+            makespan = ready[w].clone();
+        }
+    }
+    if root.is_positive() {
+        let c = pf.costs(pf.root, items);
+        let start = match pf.work {
+            RootWork::Overlap => c.r.clone(),
+            _ => {
+                if port > c.r {
+                    port.clone()
+                } else {
+                    c.r.clone()
+                }
+            }
+        };
+        let end = start + &c.lam + &c.mu * root;
+        if end > makespan {
+            makespan = end;
+        }
+    }
+    makespan
+}
+
+fn simulate_f64(pf: &Pf, seq: &[usize], x: &[u64], root: u64) -> f64 {
+    let mut ready: Vec<f64> =
+        (0..pf.workers.len()).map(|w| pf.release.get(w).copied().unwrap_or(0.0)).collect();
+    let (mut port, mut makespan) = (0.0f64, 0.0f64);
+    for (&w, &n) in seq.iter().zip(x) {
+        if n == 0 {
+            continue;
+        }
+        let c = pf.workers[w];
+        port += c.comm_latency + c.comm_per_item * n as f64;
+        ready[w] = port.max(ready[w]) + c.comp_latency + c.comp_per_item * n as f64;
+        makespan = makespan.max(ready[w]);
+    }
+    if root > 0 {
+        let c = pf.workers[pf.root];
+        let r = ready[pf.root];
+        let start = if pf.work == RootWork::Overlap { r } else { port.max(r) };
+        makespan = makespan.max(start + c.comp_latency + c.comp_per_item * root as f64);
+    }
+    makespan
+}
+
+/// The sequence's LP at horizon `t` (see `scatter/installments/lp.rs`), written
+/// independently: `None` when a latency row's right-hand side is negative. Returns the
+/// optimum and the number of rows whose right-hand side moves with `t`.
+fn lp_at(
+    pf: &Pf,
+    seq: &[usize],
+    with_root: bool,
+    t: &Q,
+    items: u64,
+) -> Option<(divload_tests::exact::Optimum, usize)> {
+    let k = seq.len();
+    let n_cols = k + 1;
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let mut sum_l = Q::zero();
+    for j in 0..k {
+        let w = pf.costs(seq[j], items);
+        sum_l += &w.l;
+        let later: Vec<usize> = (j..k).filter(|&i| seq[i] == seq[j]).collect();
+        let mut row = vec![Q::zero(); n_cols];
+        for i in 0..=j {
+            row[i] += pf.costs(seq[i], items).c;
+        }
+        for &i in &later {
+            row[i] += &w.mu;
+        }
+        a.push(row);
+        b.push(t - &sum_l - qi(later.len() as i64) * &w.lam);
+    }
+    for j in 0..k {
+        let w = pf.costs(seq[j], items);
+        if seq[..j].contains(&seq[j]) || !w.r.is_positive() {
+            continue;
+        }
+        let mine: Vec<usize> = (0..k).filter(|&i| seq[i] == seq[j]).collect();
+        let mut row = vec![Q::zero(); n_cols];
+        for &i in &mine {
+            row[i] = w.mu.clone();
+        }
+        a.push(row);
+        b.push(t - &w.r - qi(mine.len() as i64) * &w.lam);
+    }
+    if with_root {
+        let r = pf.costs(pf.root, items);
+        let mut own = vec![Q::zero(); n_cols];
+        own[k] = r.mu.clone();
+        a.push(own);
+        b.push(t - &r.r - &r.lam);
+        if pf.work == RootWork::AfterSend {
+            let mut after: Vec<Q> = seq.iter().map(|&w| pf.costs(w, items).c).collect();
+            after.push(r.mu.clone());
+            a.push(after);
+            b.push(t - &sum_l - &r.lam);
+        }
+    }
+    let moving = a.len();
+    if b.iter().any(|v| v.is_negative()) {
+        return None;
+    }
+    for j in 0..k {
+        if let Some(cap) = pf.costs(seq[j], items).cap {
+            let mut row = vec![Q::zero(); n_cols];
+            row[j] = qi(1);
+            a.push(row);
+            b.push(cap);
+        }
+    }
+    if with_root {
+        if let Some(cap) = pf.costs(pf.root, items).cap {
+            let mut row = vec![Q::zero(); n_cols];
+            row[k] = qi(1);
+            a.push(row);
+            b.push(cap);
+        }
+    }
+    let mut c = vec![qi(1); n_cols];
+    if !with_root {
+        c[k] = Q::zero();
+    }
+    Some((simplex_max(&a, &b, &c), moving))
+}
+
+/// The least horizon at which `seq` finishes `items` (exact Newton on the concave `f`),
+/// the least over the sequence with and without the root's share.
+fn seq_makespan(pf: &Pf, seq: &[usize], items: u64) -> Option<(Q, Vec<Q>)> {
+    let n = qi(items as i64);
+    let mut best: Option<(Q, Vec<Q>)> = None;
+    for with_root in [false, true] {
+        if with_root && !pf.root_computes() {
+            continue;
+        }
+        // The least horizon of the latency rows: every right-hand side 0 or more.
+        let mut t = Q::zero();
+        let mut sum_l = Q::zero();
+        for j in 0..seq.len() {
+            let w = pf.costs(seq[j], items);
+            sum_l += &w.l;
+            let m = qi(seq[j..].iter().filter(|&&v| v == seq[j]).count() as i64);
+            t = t.max(&sum_l + &m * &w.lam);
+            t = t.max(&w.r + qi(seq.iter().filter(|&&v| v == seq[j]).count() as i64) * &w.lam);
+        }
+        if with_root {
+            let r = pf.costs(pf.root, items);
+            t = t.max(&r.r + &r.lam);
+            if pf.work == RootWork::AfterSend {
+                t = t.max(&sum_l + &r.lam);
+            }
+        }
+        let mut found = None;
+        for _ in 0..200 {
+            let (opt, moving) =
+                lp_at(pf, seq, with_root, &t, items).expect("feasible from the least horizon on");
+            if opt.value >= n {
+                found = Some((t.clone(), opt.x));
+                break;
+            }
+            let g: Q = opt.y.iter().take(moving).fold(Q::zero(), |s, y| s + y);
+            if !g.is_positive() {
+                break;
+            }
+            t = &t + (&n - &opt.value) / g;
+        }
+        if let Some((t, x)) = found {
+            if best.as_ref().is_none_or(|(b, _)| t < *b) {
+                best = Some((t, x));
+            }
+        }
+    }
+    best
+}
+
+/// Every sequence of the workers `others` with at most `most` chunks each.
+fn sequences(others: &[usize], most: usize) -> Vec<Vec<usize>> {
+    fn go(others: &[usize], left: &mut Vec<usize>, seq: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        out.push(seq.clone());
+        for (i, &w) in others.iter().enumerate() {
+            if left[i] > 0 {
+                left[i] -= 1;
+                seq.push(w);
+                go(others, left, seq, out);
+                seq.pop();
+                left[i] += 1;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    go(others, &mut vec![most; others.len()], &mut Vec::new(), &mut out);
+    out
+}
+
+/// The optimum over every sequence with at most `most` chunks per worker.
+fn optimum(pf: &Pf, items: u64, most: usize) -> Q {
+    sequences(&pf.others(), most)
+        .iter()
+        .filter(|s| !s.is_empty() || pf.root_computes())
+        .filter_map(|s| seq_makespan(pf, s, items).map(|(t, _)| t))
+        .min()
+        .expect("some sequence holds the items")
+}
+
+fn to_f64(q: &Q) -> f64 {
+    q.to_f64().unwrap()
+}
+
+/// Caps, when asked, are at least the even share of `items`, so one installment holds them.
+fn random_pf(rng: &mut Lcg, others: usize, latencies: bool, caps: bool, release: bool) -> Pf {
+    let items = 300;
+    let p = others + 1;
+    let work = [RootWork::None, RootWork::Overlap, RootWork::AfterSend][rng.below(3) as usize];
+    // Costs on a grid of 2⁻¹⁶: exact in f64 with small numerators, which keeps the exact
+    // simplex's rationals short (full 53-bit costs make it ten times slower).
+    let grid = |x: f64| (x * 65536.0).round().max(1.0) / 65536.0;
+    let workers: Vec<Worker<f64>> = (0..p)
+        .map(|_| {
+            let c = 0.001 * (1.0 + 9.0 * rng.unit());
+            let mu = 0.002 * (1.0 + 9.0 * rng.unit());
+            let (l, lam) = if latencies { (0.05 * rng.unit(), 0.05 * rng.unit()) } else { (0.0, 0.0) };
+            let (l, lam) = if latencies { (grid(l), grid(lam)) } else { (0.0, 0.0) };
+            Worker { comm_latency: l, comm_per_item: grid(c), comp_latency: lam, comp_per_item: grid(mu) }
+        })
+        .collect();
+    let even = items / others as u64;
+    let caps = if caps { (0..p).map(|_| even + rng.below(even)).collect() } else { Vec::new() };
+    let release = if release {
+        (0..p).map(|_| if rng.below(2) == 0 { 0.0 } else { grid(0.3 * rng.unit()) }).collect()
+    } else {
+        Vec::new()
+    };
+    Pf { workers, root: 0, work, caps, release }
+}
+
+/// The plan's chunks are a schedule of exactly `items` whole items that respects the caps
+/// and release times, with the times the summary claims.
+fn check_schedule(pf: &Pf, s: &Summary<f64>, chunks: &[Chunk<f64>], items: u64) {
+    assert_eq!(chunks.iter().map(|c| c.count).sum::<u64>(), items, "{pf:?}");
+    let mut port = 0.0f64;
+    let mut displacement = 0;
+    let mut ready = vec![0.0f64; pf.workers.len()];
+    let mut makespan = 0.0f64;
+    for c in chunks {
+        assert!(c.count >= 1);
+        assert_eq!(c.displacement, displacement);
+        displacement += c.count;
+        if let Some(&cap) = pf.caps.get(c.worker) {
+            assert!(c.count <= cap, "chunk of {} items over the cap {cap}", c.count);
+        }
+        let release = pf.release.get(c.worker).copied().unwrap_or(0.0);
+        assert!(c.compute_start >= release);
+        assert!(c.compute_start >= ready[c.worker]);
+        if c.worker != pf.root {
+            assert!(c.send_start >= port - 1e-12 && c.send_end >= c.send_start);
+            assert!(c.compute_start >= c.send_end);
+            port = c.send_end;
+        }
+        ready[c.worker] = c.compute_end;
+        makespan = makespan.max(c.compute_end);
+    }
+    assert!((makespan - s.makespan).abs() <= 1e-12 * makespan.max(1.0), "{makespan} vs {}", s.makespan);
+    assert!(s.lower_bound <= s.makespan);
+}
+
+/// The plan's whole counts, simulated exactly, give its makespan; its sequence is no
+/// better than the exact optimum over every sequence of as many installments, and its
+/// lower bound is below that optimum.
+#[test]
+fn plans_against_every_sequence_in_exact_rationals() {
+    let mut rng = Lcg(42);
+    let mut compared = 0;
+    for case in 0..24 {
+        let others = 2 + usize::from(case % 6 == 0);
+        let (latencies, caps, release) = (case % 3 != 0, case % 4 == 1, case % 5 >= 3);
+        let pf = random_pf(&mut rng, others, latencies, caps, release);
+        let items = 200;
+        // Every sequence of three workers with two chunks each is 271 sequences, of two with
+        // three each 70: the larger searches on a few platforms only.
+        let most_of = if others == 2 {
+            3
+        } else if case == 0 {
+            2
+        } else {
+            1
+        };
+        for most in 1..=most_of {
+            let (s, chunks) = pf.run(items, None, Installments::AtMost(most as u32));
+            check_schedule(&pf, &s, &chunks, items);
+            let opt = optimum(&pf, items, most);
+            let opt_f = to_f64(&opt);
+            assert!(
+                s.lower_bound <= opt_f * (1.0 + 1e-12),
+                "bound {} above the optimum {opt_f}: {pf:?}",
+                s.lower_bound
+            );
+            assert!(
+                s.rational_makespan >= opt_f * (1.0 - 1e-9),
+                "{} below the optimum {opt_f}",
+                s.rational_makespan
+            );
+            // The integer plan, replayed in rationals from its own sequence.
+            let seq: Vec<usize> = chunks.iter().filter(|c| c.worker != pf.root).map(|c| c.worker).collect();
+            let x: Vec<Q> =
+                chunks.iter().filter(|c| c.worker != pf.root).map(|c| qi(c.count as i64)).collect();
+            let root = chunks.iter().find(|c| c.worker == pf.root).map_or(Q::zero(), |c| qi(c.count as i64));
+            let exact = to_f64(&simulate(&pf, &seq, &x, &root, items));
+            assert!((exact - s.makespan).abs() <= 1e-12 * exact, "{exact} vs {}", s.makespan);
+            // Any sequence's plan is at least the optimum; the anytime bound of every
+            // sequence with any number of installments is below this one too.
+            let (auto, _) = pf.run(items, None, Installments::Auto);
+            assert!(auto.lower_bound <= opt_f * (1.0 + 1e-12));
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 20 * 3 + 2 + 3);
+}
+
+/// A sequence's rational sizes from the LP are a schedule (simulated by the definition)
+/// that finishes exactly at the LP's horizon: the rows say what the schedule does.
+#[test]
+fn each_sequence_lp_is_its_schedule() {
+    let mut rng = Lcg(7);
+    for _ in 0..10 {
+        let (caps, release) = (rng.below(2) == 0, rng.below(2) == 0);
+        let pf = random_pf(&mut rng, 3, true, caps, release);
+        for seq in sequences(&pf.others(), 2).iter().filter(|s| s.len() >= 2).step_by(7) {
+            let Some((t, x)) = seq_makespan(&pf, seq, 150) else { continue };
+            let root = x[seq.len()].clone();
+            let sim = simulate(&pf, seq, &x[..seq.len()], &root, 150);
+            assert!(sim <= t, "the LP's sizes overrun its horizon: {sim} > {t} on {seq:?}");
+        }
+    }
+}
+
+/// Without latencies, release times or caps, one installment in bandwidth order is the
+/// optimum (Thm 3): the planner's rational makespan is the exact optimum over every order
+/// and subset.
+#[test]
+fn one_installment_without_latencies_is_the_exact_optimum() {
+    let mut rng = Lcg(3);
+    for _ in 0..20 {
+        let pf = random_pf(&mut rng, 3, false, false, false);
+        let (s, _) = pf.run(1000, None, Installments::AtMost(1));
+        let opt = to_f64(&optimum(&pf, 1000, 1));
+        assert!((s.rational_makespan - opt).abs() <= 1e-10 * opt, "{} vs {opt}: {pf:?}", s.rational_makespan);
+    }
+}
+
+/// More installments pay off when sending dominates: a root that only distributes to
+/// four alike workers, with small startup costs.
+#[test]
+fn installments_beat_one_round_when_sending_dominates() {
+    let w = Worker { comm_latency: 1e-4, comm_per_item: 1e-3, comp_latency: 1e-4, comp_per_item: 3e-3 };
+    let pf = Pf { workers: vec![w; 5], root: 0, work: RootWork::None, caps: Vec::new(), release: Vec::new() };
+    let (one, _) = pf.run(10_000, None, Installments::AtMost(1));
+    let (many, chunks) = pf.run(10_000, None, Installments::Auto);
+    check_schedule(&pf, &many, &chunks, 10_000);
+    assert!(many.rounds > 1);
+    assert!(many.makespan < 0.8 * one.makespan, "{} vs {}", many.makespan, one.makespan);
+    // The steady state: the port carries 10⁴ items at 1e-3 s each, and the workers compute
+    // 2.5·10³ items each at 3e-3 s: the bound is max(10, 7.5) s, and many rounds get close.
+    assert!(many.lower_bound >= 10.0 * (1.0 - 1e-9));
+    assert!(many.makespan <= 1.1 * many.lower_bound, "{} vs {}", many.makespan, many.lower_bound);
+}
+
+/// Caps: a chunk never exceeds its worker's cap; one installment with caps below the items
+/// is an error naming the caps' capacity; more installments take the items in rounds.
+#[test]
+fn caps_shape_the_rounds() {
+    let w = Worker::linear(1e-3, 1e-2);
+    let pf = Pf {
+        workers: vec![w; 4],
+        root: 0,
+        work: RootWork::None,
+        caps: vec![0, 100, 100, 100],
+        release: Vec::new(),
+    };
+    let sizes = memory(4).unwrap();
+    let mut chunks = vec![Chunk::EMPTY; sizes.chunks];
+    let (mut tableau, mut reals, mut indices) =
+        (vec![0.0; sizes.tableau], vec![0.0; sizes.reals], vec![0; sizes.indices]);
+    let problem = Problem {
+        workers: &pf.workers,
+        root: 0,
+        root_work: RootWork::None,
+        items: 1000,
+        deadline: None,
+        max_items: &pf.caps,
+        available_at: &[],
+        installments: Installments::AtMost(1),
+    };
+    let mut m =
+        Memory { chunks: &mut chunks, tableau: &mut tableau, reals: &mut reals, indices: &mut indices };
+    let err = plan(&problem, &mut m).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "max_items: the caps hold 300 items in at most 1 installments per worker, fewer than items = 1000; \
+         raise max_items or allow more installments"
+    );
+    let (s, chunks) = pf.run(1000, None, Installments::AtMost(4));
+    check_schedule(&pf, &s, &chunks, 1000);
+    assert!(s.rounds >= 4);
+}
+
+/// Release times: nothing computes before its worker is available, and a late worker
+/// gets less.
+#[test]
+fn release_times_hold() {
+    let w = Worker::linear(1e-4, 1e-2);
+    let pf = Pf {
+        workers: vec![w; 3],
+        root: 0,
+        work: RootWork::Overlap,
+        caps: Vec::new(),
+        release: vec![0.0, 0.0, 5.0],
+    };
+    let (s, chunks) = pf.run(1000, None, Installments::AtMost(1));
+    check_schedule(&pf, &s, &chunks, 1000);
+    let late: u64 = chunks.iter().filter(|c| c.worker == 2).map(|c| c.count).sum();
+    let early: u64 = chunks.iter().filter(|c| c.worker == 1).map(|c| c.count).sum();
+    assert!(late < early, "{late} vs {early}");
+}
+
+/// The deadline question: the planned items finish in time, no plan of as many
+/// installments finishes more (the bound, checked against every sequence's rational
+/// optimum), and the answer is at least what the makespan plan implies.
+#[test]
+fn deadlines_against_every_sequence() {
+    let mut rng = Lcg(11);
+    for case in 0..16 {
+        let pf = random_pf(&mut rng, 2 + usize::from(case % 4 == 0), true, case % 3 == 0, case % 2 == 0);
+        let (full, _) = pf.run(300, None, Installments::AtMost(2));
+        let deadline = full.makespan * 0.6;
+        let (s, chunks) = pf.run(300, Some(deadline), Installments::AtMost(2));
+        assert!(s.items <= s.items_bound && s.items_bound <= 300);
+        if s.items > 0 {
+            check_schedule(&pf, &s, &chunks, s.items);
+            assert!(s.makespan <= deadline);
+        }
+        // The most items in time over every sequence, rationally: each sequence's LP at the
+        // deadline (with and without the root's share).
+        let t = qf(deadline);
+        let mut most = Q::zero();
+        for seq in sequences(&pf.others(), 2) {
+            for with_root in [false, true] {
+                if with_root && !pf.root_computes() {
+                    continue;
+                }
+                if let Some((opt, _)) = lp_at(&pf, &seq, with_root, &t, 300) {
+                    most = most.max(opt.value);
+                }
+            }
+        }
+        let lo = to_f64(&most).floor().min(300.0) as u64;
+        // Whole items lose at most one per chunk against the rational optimum.
+        assert!(s.items + 2 * pf.workers.len() as u64 + 2 >= lo, "{} far below {lo}", s.items);
+    }
+}
+
+/// The bound holds for random plans: random sequences with random whole counts, simulated.
+#[test]
+fn the_bound_holds_on_random_plans() {
+    let mut rng = Lcg(5);
+    let mut plans = 0;
+    for case in 0..20 {
+        let pf = random_pf(&mut rng, 4, case % 2 == 0, false, case % 3 == 0);
+        let items = 500;
+        let (s, _) = pf.run(items, None, Installments::Auto);
+        let others = pf.others();
+        for _ in 0..5_000 {
+            let k = 1 + rng.below(12) as usize;
+            let seq: Vec<usize> = (0..k).map(|_| others[rng.below(others.len() as u64) as usize]).collect();
+            let root_share = if pf.root_computes() { rng.below(items / 2) } else { 0 };
+            let mut left = items - root_share;
+            let mut x = vec![0u64; k];
+            for v in x.iter_mut().take(k - 1) {
+                *v = rng.below(left + 1);
+                left -= *v;
+            }
+            x[k - 1] = left;
+            // In f64 (the exact simulation of 10⁵ plans takes minutes): a makespan of at most
+            // 13 chunks' additions, rounded by far less than the margin.
+            let m = simulate_f64(&pf, &seq, &x, root_share);
+            assert!(
+                s.lower_bound <= m * (1.0 + 1e-12),
+                "bound {} above a plan of {m}: {pf:?}",
+                s.lower_bound
+            );
+            plans += 1;
+        }
+    }
+    assert_eq!(plans, 100_000);
+}
+
+/// Bad input gets a clear error, never a panic.
+#[test]
+fn invalid_inputs_are_errors() {
+    let w = Worker::linear(1e-3, 1e-2);
+    let workers = [w; 3];
+    let sizes = memory(3).unwrap();
+    let mut chunks = vec![Chunk::EMPTY; sizes.chunks];
+    let (mut tableau, mut reals, mut indices) =
+        (vec![0.0; sizes.tableau], vec![0.0; sizes.reals], vec![0; sizes.indices]);
+    let base = Problem {
+        workers: &workers,
+        root: 0,
+        root_work: RootWork::AfterSend,
+        items: 10,
+        deadline: None,
+        max_items: &[],
+        available_at: &[],
+        installments: Installments::Auto,
+    };
+    let mut run = |p: Problem<'_, f64>| {
+        let mut m =
+            Memory { chunks: &mut chunks, tableau: &mut tableau, reals: &mut reals, indices: &mut indices };
+        plan(&p, &mut m).map(|_| ()).unwrap_err().to_string()
+    };
+    assert_eq!(run(Problem { items: 0, ..base }), "items: must be at least 1, got 0");
+    assert_eq!(
+        run(Problem { deadline: Some(f64::NAN), ..base }),
+        "deadline: must be finite and > 0, got NaN"
+    );
+    assert_eq!(run(Problem { deadline: Some(-1.0), ..base }), "deadline: must be finite and > 0, got -1");
+    assert_eq!(
+        run(Problem { max_items: &[1, 2], ..base }),
+        "max_items: must give one value per worker (3), got 2"
+    );
+    assert_eq!(
+        run(Problem { available_at: &[0.0, f64::INFINITY, 0.0], ..base }),
+        "workers[1].available_at: must be finite and >= 0, got inf"
+    );
+    assert!(
+        run(Problem { installments: Installments::AtMost(0), ..base }).starts_with("installments: must be")
+    );
+    assert_eq!(
+        run(Problem { root_work: RootWork::None, max_items: &[5, 0, 0], ..base }),
+        "workers: no worker may compute (the root only distributes and every other max_items is 0)"
+    );
+    assert_eq!(run(Problem { root: 3, ..base }), "root: must be a worker index in 0..3, got 3");
+}
