@@ -27,7 +27,9 @@ fn main() {
             }
         }
     }
-    println!("inst  p  divload-1     peer-1inst  divload-auto rounds  peer-best (solver)        auto/peer  ms");
+    println!(
+        "inst  p  divload-1     peer-1inst  divload-auto rounds  peer-best (solver)        auto/peer  ms"
+    );
     let (mut wins, mut total, mut one_ok) = (0, 0, 0);
     let mut ratios = Vec::new();
     for i in 0.. {
@@ -62,8 +64,12 @@ fn main() {
                 available_at: &[],
                 installments,
             };
-            let mut m =
-                Memory { chunks: &mut chunks, tableau: &mut tableau, reals: &mut reals, indices: &mut indices };
+            let mut m = Memory {
+                chunks: &mut chunks,
+                tableau: &mut tableau,
+                reals: &mut reals,
+                indices: &mut indices,
+            };
             let start = Instant::now();
             let s = plan(&problem, &mut m).expect("plan");
             (s, start.elapsed().as_secs_f64() * 1e3)

@@ -24,7 +24,7 @@ use divload::{ErrorCode, Method, Real};
 use divload_tests::Lcg;
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::{One, Signed, ToPrimitive, Zero};
+use num_traits::{One, ToPrimitive, Zero};
 use proptest::prelude::*;
 
 type Q = BigRational;
@@ -45,59 +45,8 @@ fn frac(a: i64, b: i64) -> Q {
 
 /// max c·x s.t. A x ≤ b, x ≥ 0, b ≥ 0: exact, Bland's rule. Returns (value, x).
 fn simplex_max(a: &[Vec<Q>], b: &[Q], c: &[Q]) -> (Q, Vec<Q>) {
-    let (m, n) = (a.len(), c.len());
-    let mut t: Vec<Vec<Q>> = (0..m)
-        .map(|i| {
-            let mut row = a[i].clone();
-            row.extend((0..m).map(|k| if k == i { Q::one() } else { Q::zero() }));
-            row.push(b[i].clone());
-            row
-        })
-        .collect();
-    let mut z: Vec<Q> = c.iter().map(|v| -v.clone()).collect();
-    z.extend((0..=m).map(|_| Q::zero()));
-    let mut basis: Vec<usize> = (n..n + m).collect();
-    while let Some(enter) = (0..n + m).find(|&j| z[j].is_negative()) {
-        let mut best: Option<(Q, usize)> = None;
-        for i in 0..m {
-            if t[i][enter].is_positive() {
-                let r = &t[i][n + m] / &t[i][enter];
-                let better = match &best {
-                    None => true,
-                    Some((br, bi)) => r < *br || (r == *br && basis[i] < basis[*bi]),
-                };
-                if better {
-                    best = Some((r, i));
-                }
-            }
-        }
-        let (_, piv) = best.expect("bounded");
-        let pv = t[piv][enter].clone();
-        for v in t[piv].iter_mut() {
-            *v = &*v / &pv;
-        }
-        let prow = t[piv].clone();
-        for (i, row) in t.iter_mut().enumerate() {
-            if i != piv && !row[enter].is_zero() {
-                let f = row[enter].clone();
-                for (v, p) in row.iter_mut().zip(&prow) {
-                    *v = &*v - &f * p;
-                }
-            }
-        }
-        let f = z[enter].clone();
-        for (v, p) in z.iter_mut().zip(&prow) {
-            *v = &*v - &f * p;
-        }
-        basis[piv] = enter;
-    }
-    let mut x = vec![Q::zero(); n];
-    for (i, &bj) in basis.iter().enumerate() {
-        if bj < n {
-            x[bj] = t[i][n + m].clone();
-        }
-    }
-    (z[n + m].clone(), x)
+    let o = divload_tests::exact::simplex_max(a, b, c);
+    (o.value, o.x)
 }
 
 #[derive(Clone, Debug)]
