@@ -3,7 +3,8 @@
 //! and §3.3) without writing or reading a document.
 
 use divload::doc;
-use divload::{Assignment, Options, Problem, Root, Scratch, Summary, Worker};
+use divload::scatter::installments::RootWork;
+use divload::{Assignment, Options, Problem, Root, RootMode, Scratch, Summary, Worker};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -38,7 +39,15 @@ pub(crate) fn scatter_counts<'py>(
     let options = Options {
         order: option(&doc::scatter::ORDER, order).map_err(fail)?,
         rounding: option(&doc::scatter::ROUNDING, rounding).map_err(fail)?,
-        root_mode: option(&doc::scatter::ROOT_MODE, root_mode).map_err(fail)?,
+        root_mode: match option(&doc::scatter::ROOT_MODE, root_mode).map_err(fail)? {
+            RootWork::AfterSend => RootMode::AfterSend,
+            RootWork::Overlap => RootMode::Overlap,
+            RootWork::None => {
+                return Err(fail(Failure::invalid(
+                    "root_mode: \"distribute_only\" is planned with installments: give a document to divload.plan",
+                )))
+            }
+        },
     };
     let workers = no_panic(|| {
         workers(&comm_per_item, &comp_per_item, comm_latency.as_ref(), comp_latency.as_ref(), root)

@@ -338,13 +338,21 @@ fn random_pf(rng: &mut Lcg, others: usize, latencies: bool, caps: bool, release:
 fn check_schedule(pf: &Pf, s: &Summary<f64>, chunks: &[Chunk<f64>], items: u64) {
     assert_eq!(chunks.iter().map(|c| c.count).sum::<u64>(), items, "{pf:?}");
     let mut port = 0.0f64;
-    let mut displacement = 0;
     let mut ready = vec![0.0f64; pf.workers.len()];
     let mut makespan = 0.0f64;
+    // Each worker's items are one block, blocks in the order of first chunks, chunks in
+    // order within it.
+    let mut next: Vec<Option<u64>> = vec![None; pf.workers.len()];
+    let mut block = 0;
     for c in chunks {
         assert!(c.count >= 1);
-        assert_eq!(c.displacement, displacement);
-        displacement += c.count;
+        let at = next[c.worker].unwrap_or_else(|| {
+            let total: u64 = chunks.iter().filter(|d| d.worker == c.worker).map(|d| d.count).sum();
+            block += total;
+            block - total
+        });
+        assert_eq!(c.displacement, at, "{chunks:?}");
+        next[c.worker] = Some(at + c.count);
         if let Some(&cap) = pf.caps.get(c.worker) {
             assert!(c.count <= cap, "chunk of {} items over the cap {cap}", c.count);
         }
@@ -639,4 +647,120 @@ fn invalid_inputs_are_errors() {
         "workers: no worker may compute (the root only distributes and every other max_items is 0)"
     );
     assert_eq!(run(Problem { root: 3, ..base }), "root: must be a worker index in 0..3, got 3");
+}
+
+fn doc_plan(doc: &str) -> Result<serde_json::Value, String> {
+    divload_host::plan_json(doc.as_bytes())
+        .map(|out| serde_json::from_slice(&out).expect("result JSON"))
+        .map_err(|e| e.to_string())
+}
+
+const STAR: &str = r#"{"version": 1, "model": "scatter", "items": 10000, "root": "io", "root_mode": "distribute_only",
+ "installments": "auto",
+ "workers": [{"name": "io", "comm_per_item": 0, "comp_per_item": 1},
+             {"name": "n", "count": 4, "comm_latency": 1e-4, "comm_per_item": 1e-3, "comp_latency": 1e-4,
+              "comp_per_item": 3e-3, "max_items": 600, "available_at": 0.5}]}"#;
+
+/// A document with installments plans through the registry (what the CLI, C, Python and
+/// the page call): every chunk within its cap and after its worker's release, the totals
+/// per worker in `plan` and the shares the C library hands out.
+#[test]
+fn documents_with_installments() {
+    let v = doc_plan(STAR).unwrap();
+    assert_eq!(v["method"], "installments_lp");
+    assert_eq!(v["root_mode"], "distribute_only");
+    assert_eq!(v["installments"], "auto");
+    let chunks = v["chunks"].as_array().unwrap();
+    assert_eq!(chunks.iter().map(|c| c["count"].as_u64().unwrap()).sum::<u64>(), 10_000);
+    assert!(chunks.iter().all(|c| c["count"].as_u64().unwrap() <= 600 && c["rank"] != 0));
+    assert!(chunks.iter().all(|c| c["compute_start"].as_f64().unwrap() >= 0.5));
+    let plan = v["plan"].as_array().unwrap();
+    assert_eq!(plan.len(), 4);
+    let (makespan, bound) = (v["makespan"].as_f64().unwrap(), v["lower_bound"].as_f64().unwrap());
+    // The port carries 10⁴ items at 1e-3 s: 10 s at least; rounds get within 1 %.
+    assert!(bound >= 10.0 && makespan <= bound * 1.01, "{makespan} vs {bound}");
+    assert!((v["gap"].as_f64().unwrap() - (makespan - bound)).abs() < 1e-9);
+    let (shares, report) = divload_host::plan_shares(STAR.as_bytes()).unwrap();
+    assert_eq!(report.makespan, makespan);
+    assert_eq!(shares[0].position, None);
+    for row in plan {
+        let s = shares[row["rank"].as_u64().unwrap() as usize];
+        assert_eq!(
+            (s.count, s.displacement),
+            (row["count"].as_u64().unwrap(), row["displacement"].as_u64().unwrap())
+        );
+    }
+    // One installment cannot hold the items within the caps.
+    let one = STAR.replace(r#""installments": "auto""#, r#""installments": 1"#);
+    assert_eq!(
+        doc_plan(&one).unwrap_err(),
+        "max_items: the caps hold 2400 items in at most 1 installments per worker, fewer than items = 10000; \
+         raise max_items or allow more installments"
+    );
+    // The deadline question: what finishes by 5 s.
+    let by5 = STAR.replace(r#""installments": "auto""#, r#""installments": "auto", "deadline": 5"#);
+    let d = doc_plan(&by5).unwrap();
+    let (items, most) = (d["items"].as_u64().unwrap(), d["items_bound"].as_u64().unwrap());
+    assert!(items > 0 && items <= most && d["makespan"].as_f64().unwrap() <= 5.0, "{d}");
+    assert_eq!(
+        d["chunks"].as_array().unwrap().iter().map(|c| c["count"].as_u64().unwrap()).sum::<u64>(),
+        items
+    );
+}
+
+/// What an installment document may not say, each refused naming the key.
+#[test]
+fn installment_documents_refuse_what_they_cannot_plan() {
+    let refused = |from: &str, to: &str, needle: &str| {
+        let doc = STAR.replace(from, to);
+        assert_ne!(doc, STAR, "{from}");
+        let e = doc_plan(&doc).unwrap_err();
+        assert!(e.contains(needle), "{to}: {e}");
+    };
+    let inst = r#""installments": "auto""#;
+    refused(inst, r#""installments": 0"#, "must be an integer in 1..=64 or \"auto\"");
+    refused(inst, r#""installments": 65"#, "must be an integer in 1..=64");
+    refused(inst, r#""installments": "many""#, "must be an integer in 1..=64");
+    refused(inst, r#""installments": 2.5"#, "installments");
+    refused(inst, r#""installments": 1, "deadline": -1"#, "deadline: must be finite and > 0, got -1");
+    refused(inst, r#""installments": 1, "deadline": 0"#, "deadline: must be finite and > 0, got 0");
+    refused(
+        inst,
+        r#""installments": 2, "solver": "exact""#,
+        "solver: installment plans have their own solver",
+    );
+    refused(
+        inst,
+        r#""installments": 2, "order": "search""#,
+        "order: installment plans go in bandwidth order",
+    );
+    refused(
+        inst,
+        r#""installments": 2, "rounding": "paper""#,
+        "rounding: installment plans round item by item",
+    );
+    refused(r#""max_items": 600"#, r#""max_items": -1"#, "max_items");
+    refused(r#""max_items": 600"#, r#""max_items": 1.5"#, "max_items");
+    refused(
+        r#""available_at": 0.5"#,
+        r#""available_at": -0.5"#,
+        "workers[1].available_at: must be finite and >= 0",
+    );
+    refused(r#""available_at": 0.5"#, r#""available_at": 1e400"#, "available_at");
+    refused(r#""root_mode": "distribute_only""#, r#""root_mode": "io_only""#, "distribute_only");
+    refused(
+        r#""comp_latency": 1e-4,
+              "comp_per_item": 3e-3"#,
+        r#""comp_table": [[1, 0.003], [1000, 3]]"#,
+        "workers: installment plans need affine costs",
+    );
+    // The one-round questions have no answer for installment plans yet, and say so.
+    let t = divload_host::timeline_json(STAR.as_bytes()).unwrap_err().to_string();
+    assert!(t.contains("no timeline for plans with installments"), "{t}");
+    let b = divload_host::baselines_json(STAR.as_bytes()).unwrap_err().to_string();
+    assert!(b.contains("no baselines for plans with installments"), "{b}");
+    // A document without any of the new keys still plans with the closed form.
+    let plain =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/scatter.json")).unwrap();
+    assert_eq!(doc_plan(&plain).unwrap()["method"], "closed_form");
 }

@@ -103,7 +103,10 @@ pub struct Chunk<N> {
     pub worker: usize,
     /// Items in it.
     pub count: u64,
-    /// Offset of its block in the root's buffer: blocks are contiguous in send order.
+    /// Offset of its items in the root's buffer. Each worker's items are one block (the
+    /// blocks in the order of the workers' first chunks) and its chunks are consecutive
+    /// parts of it, so a rank receives every chunk into one buffer and a one-shot
+    /// `MPI_Scatterv` of the workers' totals moves the same items.
     pub displacement: u64,
     /// Its rational size before rounding.
     pub share: N,
@@ -143,10 +146,12 @@ pub struct Summary<N> {
     pub root: usize,
     /// Makespan of the integer plan.
     pub makespan: N,
-    /// Makespan of the rational sizes of the chosen sequence.
+    /// Makespan of the rational sizes of the chosen sequence (with a deadline: the
+    /// deadline, which the rational sizes fill).
     pub rational_makespan: N,
     /// A lower bound on the makespan of every plan of `items` items with at most
-    /// `installments` chunks per worker, in any sequence.
+    /// `installments` chunks per worker, in any sequence (with a deadline: of as many items
+    /// as planned).
     pub lower_bound: N,
     /// Chunks in the plan (the root's share counts as one).
     pub chunks: usize,
@@ -154,11 +159,20 @@ pub struct Summary<N> {
     pub rounds: u32,
     /// Workers that compute something, the root included.
     pub participating: usize,
+    /// Makespan of the even split of the plan's `items` in one installment (`MPI_Scatter`:
+    /// ⌊n/P⌋ items to each of the P workers that may compute, one more to the first
+    /// `n mod P` in bandwidth order), caps aside: the baseline of `speedup`.
+    pub uniform_makespan: N,
     /// How the counts were obtained.
     pub method: Method,
 }
 
 impl<N: Real> Summary<N> {
+    /// How much faster than the even split ([`crate::report::speedup`]).
+    pub fn speedup(&self) -> f64 {
+        crate::report::speedup(self.uniform_makespan.to_f64(), self.makespan.to_f64())
+    }
+
     /// The answer's quality in the terms every model uses.
     pub fn report(&self) -> Report<N> {
         Report {
@@ -405,9 +419,14 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
     };
     let (lower, items_bound) = match goal {
         Goal::Items(_) => (star.makespan_bound(n as f64, best.makespan), n),
-        Goal::Deadline(t, _) => (0.0, (star.items_bound(t) as u64).min(n)),
+        // A plan of this many items, in time or not, takes at least this long.
+        Goal::Deadline(t, _) => {
+            (star.makespan_bound(best.items, best.makespan), (star.items_bound(t) as u64).min(n))
+        }
     };
     let participating = count_participants(memory.chunks.get(..best.chunks).unwrap_or_default());
+    // The even split of as many items as the plan holds (with a deadline, fewer than `n`).
+    let uniform = even_split(order, best.items as u64, root, root_column, costs, ready, x);
     Ok(Summary {
         items: best.items as u64,
         items_bound: items_bound.max(best.items as u64),
@@ -418,8 +437,33 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
         chunks: best.chunks,
         rounds: best.rounds,
         participating,
+        uniform_makespan: to_n(uniform)?,
         method: Method::INSTALLMENTS,
     })
+}
+
+/// The makespan of the even split over the workers that may compute, one installment in
+/// `order`, the root's part last (`x` is scratch of `order.len() + 1`).
+fn even_split(
+    order: &[usize],
+    n: u64,
+    root: Costs,
+    root_column: RootColumn,
+    costs: impl Fn(usize) -> Costs,
+    ready: &mut [f64],
+    x: &mut [f64],
+) -> f64 {
+    let with_root = root_column != RootColumn::Absent;
+    let parts = order.len() as u64 + u64::from(with_root);
+    if parts == 0 {
+        return 0.0;
+    }
+    let (each, extra) = (n / parts, n % parts);
+    for (i, v) in x.iter_mut().take(order.len() + 1).enumerate() {
+        *v = (each + u64::from((i as u64) < extra)) as f64;
+    }
+    let root_share = if with_root { x.get(order.len()).copied().unwrap_or(0.0) } else { 0.0 };
+    schedule(order, x, root_share, root, root_column, costs, ready, |_, _| {})
 }
 
 struct Best {
@@ -610,10 +654,19 @@ fn emit<N: Real>(
     if failed {
         return Err(Error::numeric_overflow(N::NAME));
     }
-    let mut displacement = 0;
-    for c in out.iter_mut().take(at) {
-        c.displacement = displacement;
-        displacement += c.count;
+    let out = out.get_mut(..at).unwrap_or_default();
+    let mut block = 0;
+    for i in 0..out.len() {
+        let Some(w) = out.get(i).map(|c| c.worker) else { break };
+        if out.iter().take(i).any(|c| c.worker == w) {
+            continue;
+        }
+        let mut next = block;
+        for c in out.iter_mut().skip(i).filter(|c| c.worker == w) {
+            c.displacement = next;
+            next += c.count;
+        }
+        block = next;
     }
     Ok(at)
 }
@@ -652,6 +705,7 @@ fn empty_plan<N: Real>(
         chunks: 0,
         rounds: 0,
         participating: 0,
+        uniform_makespan: N::ZERO,
         method: Method::INSTALLMENTS,
     }
 }

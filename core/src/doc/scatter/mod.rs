@@ -30,6 +30,8 @@
 //! [`parse_platform`] fills that many [`WorkerEntry`]s, and [`PlatformFile::problem`]
 //! expands the entries into a slice of workers.
 
+mod installments;
+
 use crate::doc::json::{Str, Writer};
 use crate::doc::model::{
     limits, shares_in_order, timeline_document, written, Effort, Memory, Model, Name, Planned,
@@ -43,17 +45,23 @@ use crate::num::Real;
 use crate::platform::cost::{Affine, Cost, PowerLaw, Tabulated, WorkerCosts};
 use crate::platform::worker::{check, Worker};
 use crate::scatter::exact::CostProblem;
+use crate::scatter::installments::{Installments, RootWork, MAX_INSTALLMENTS};
 use crate::scatter::sampled::Sampled;
 pub use crate::scatter::Solver;
 use crate::scatter::{
     Assignment, Options, OrderPolicy, Problem, Root, RootCandidate, RootMode, Rounding, Scratch, Summary,
 };
 
-/// When the root computes ([`RootMode`]).
-pub const ROOT_MODE: Names<RootMode> = Names {
+/// When the root computes, or that it only distributes ([`RootWork`]; the one-round
+/// solvers take [`RootMode`]'s two).
+pub const ROOT_MODE: Names<RootWork> = Names {
     key: "root_mode",
-    table: &[("after_send", RootMode::AfterSend), ("overlap", RootMode::Overlap)],
-    expected: "must be \"after_send\" or \"overlap\"",
+    table: &[
+        ("after_send", RootWork::AfterSend),
+        ("overlap", RootWork::Overlap),
+        ("distribute_only", RootWork::None),
+    ],
+    expected: "must be \"after_send\", \"overlap\" or \"distribute_only\"",
 };
 
 /// The send order ([`OrderPolicy`]).
@@ -105,7 +113,7 @@ impl Model for Scatter {
     const SCHEMA: &'static [Key] = &[
         ITEMS,
         field("root", Kind::Text, "the worker holding the data"),
-        field("root_mode", Kind::Choice(&ROOT_MODE), "root computes after or while sending"),
+        field("root_mode", Kind::Choice(&ROOT_MODE), "root computes after or while sending, or only sends"),
         field("order", Kind::Choice(&ORDER), "send order"),
         field("rounding", Kind::Choice(&ROUNDING), "rounding to whole items"),
         field("solver", Kind::Choice(&SOLVER), "closed form or DP"),
@@ -119,6 +127,11 @@ impl Model for Scatter {
             ]),
             "instead of root: where the data may be moved",
         ),
+        field("installments", Kind::Json, "chunks per worker at most: 1..64 or \"auto\""),
+        Key {
+            unit: "s",
+            ..field("deadline", Kind::Number(POSITIVE), "plan the most items finished by then")
+        },
     ];
     const GANTT: &'static [Phase] = &[
         Phase { label: "receive", start: "start", end: "received" },
@@ -126,7 +139,11 @@ impl Model for Scatter {
     ];
 
     fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
-        let run = run(text, memory)?;
+        let (file, entries, candidates) = read_doc(text, memory)?;
+        if file.installments.is_some() {
+            return installments::plan(&file, entries, memory);
+        }
+        let run = solve_doc(file, entries, candidates, memory)?;
         let summary = run.solved.summary;
         let document = written(memory, |buf| write_result(&run.file, run.entries, &summary, run.plan, buf))?;
         // Every worker has its place in the send order, the root's and those given nothing too.
@@ -143,6 +160,18 @@ impl Model for Scatter {
         let candidates = memory.slice("root candidates", sizes.candidates, CandidateEntry::EMPTY)?;
         let file = parse_platform(text, entries, candidates)?;
         let p = file.workers as u64;
+        if let Some(installments) = file.installments {
+            // Rounds tried, each sequence sized twice (with and without the root's share)
+            // by at most 64 Newton steps of an LP whose simplex takes about `rows` pivots
+            // of `rows × width` each (`scatter::installments`, at most 64 chunks).
+            let rounds = match installments {
+                Installments::Auto => 64,
+                Installments::AtMost(r) => u64::from(r),
+            };
+            let k = p.saturating_mul(rounds).min(64);
+            let lp = (3 * k + 3).pow(2).saturating_mul(4 * k + 4);
+            return Ok(Effort { workers: p, work: rounds.saturating_mul(2 * 64).saturating_mul(lp) });
+        }
         let work = match file.solver(None) {
             Solver::Exact => p.saturating_mul(file.items.saturating_add(1).saturating_pow(2)),
             Solver::Sampled => p.saturating_mul((limits::SAMPLES as u64).pow(2)).saturating_mul(4),
@@ -168,7 +197,7 @@ impl Model for Scatter {
     /// sending in the send order (then computing, after_send; or a second actor computing
     /// from the start, overlap), each other worker receiving then computing.
     fn timeline<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Option<&'m [u8]>, Error> {
-        let run = run(text, memory)?;
+        let run = run(text, memory, "has no timeline for plans with installments yet: simulate the one-round plan (leave installments, deadline, max_items, available_at and distribute_only out)")?;
         let (plan, root) = (run.plan, run.solved.summary.root);
         let overlap = run.file.options.root_mode == crate::RootMode::Overlap;
         // The receive time's fixed part: the affine latency, when the closed form's workers are there.
@@ -246,7 +275,7 @@ impl Model for Scatter {
     /// (slowest link first, the root in its place), which shows what the order is worth
     /// (Thm 3). For affine costs only: other costs have no closed form to compare.
     fn baselines<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<&'m [u8], Error> {
-        let run = run(text, memory)?;
+        let run = run(text, memory, "has no baselines for plans with installments yet: the result's uniform_makespan is the even split")?;
         let Some(workers) = run.workers else {
             return Err(Error::json(
                 "the calculator compares schedules for affine costs only; tabulated and power-law costs are planned without them",
@@ -324,9 +353,11 @@ struct Run<'s> {
     workers: Option<&'s [Worker<f64>]>,
 }
 
-/// Reads a document, checks its limits, sizes every buffer from [`PlatformFile::needs`],
-/// takes them from `memory` and solves with the document's solver.
-fn run<'s, M: Memory>(text: &'s [u8], memory: &'s M) -> Result<Run<'s>, Error> {
+/// A document read into `memory`: the file, its worker entries and root candidates.
+type Read<'s> = (PlatformFile<'s>, &'s [WorkerEntry<'s>], &'s [CandidateEntry<'s>]);
+
+/// Reads a document into buffers from `memory`, checking its names and its size.
+fn read_doc<'s, M: Memory>(text: &'s [u8], memory: &'s M) -> Result<Read<'s>, Error> {
     // Sized from what the reader found, so a document of B bytes never asks for more than
     // a constant times B before its limits are checked.
     let sizes = sizes(text)?;
@@ -338,6 +369,27 @@ fn run<'s, M: Memory>(text: &'s [u8], memory: &'s M) -> Result<Run<'s>, Error> {
     unique_names(memory, "workers", file.entries, &|i| entries.get(i).map(|e| e.name))?;
     unique_names(memory, "root_candidates", file.candidates, &|i| candidates.get(i).map(|c| c.name))?;
     check_workers("workers", file.workers as u64)?;
+    Ok((file, entries, candidates))
+}
+
+/// Reads a document with the one-round solvers (installment documents are refused with
+/// `what`, the front end's question they have no answer to yet) and solves it.
+fn run<'s, M: Memory>(text: &'s [u8], memory: &'s M, what: &'static str) -> Result<Run<'s>, Error> {
+    let (file, entries, candidates) = read_doc(text, memory)?;
+    if file.installments.is_some() {
+        return Err(crate::doc::missing("installments", what));
+    }
+    solve_doc(file, entries, candidates, memory)
+}
+
+/// Sizes every buffer from [`PlatformFile::needs`], takes them from `memory` and solves
+/// with the document's solver.
+fn solve_doc<'s, M: Memory>(
+    file: PlatformFile<'s>,
+    entries: &'s [WorkerEntry<'s>],
+    candidates: &'s [CandidateEntry<'s>],
+    memory: &'s M,
+) -> Result<Run<'s>, Error> {
     let solver = file.solver(None);
     let needs = file.needs(solver)?;
     let dp_bytes = needs.dp_bytes::<f64>();
@@ -421,6 +473,12 @@ const WORKER_FIELDS: &[Key] = &[
     field("comm_power", Kind::Json, "{coeff, exponent, latency} instead"),
     COMP_POWER,
     REPAIR,
+    field("max_items", Kind::Integer(NON_NEGATIVE), "most items in one installment"),
+    Key {
+        unit: "s",
+        default: "0",
+        ..field("available_at", Kind::Number(NON_NEGATIVE), "computes no earlier")
+    },
 ];
 
 const EXAMPLE: &str = r#"{
@@ -506,6 +564,11 @@ pub struct WorkerEntry<'a> {
     pub comp_model: CostModel<'a>,
     /// Repair tables whose times decrease (cerin2006 §3.3) instead of rejecting them.
     pub repair: bool,
+    /// The most items it may hold in one installment (`max_items`; `u64::MAX`, no cap, when
+    /// absent: an `Option` would make the entry 8 bytes longer, 8 MB in 10⁶).
+    pub max_items: u64,
+    /// When it may start computing, seconds ≥ 0 (`available_at`; 0 when absent).
+    pub available_at: f64,
 }
 
 impl WorkerEntry<'_> {
@@ -526,6 +589,8 @@ impl WorkerEntry<'_> {
         comm_model: CostModel::Affine,
         comp_model: CostModel::Affine,
         repair: false,
+        max_items: u64::MAX,
+        available_at: 0.0,
     };
 }
 
@@ -565,6 +630,14 @@ pub struct PlatformFile<'a> {
     pub solver: Solver,
     /// `true` when every cost in the file is affine (the closed form applies).
     pub affine: bool,
+    /// What the root does besides sending (`root_mode`, with `distribute_only`).
+    pub root_work: RootWork,
+    /// Installments per worker when the installment planner plans the document: given
+    /// `installments`, or 1 when only `deadline`, `max_items`, `available_at` or a root
+    /// that only distributes call for it; `None` for the one-round solvers.
+    pub installments: Option<Installments>,
+    /// Plan the most items finished by this time (`deadline`).
+    pub deadline: Option<f64>,
 }
 
 /// How many entries a document holds, found by reading it whole: size the buffers for
@@ -646,9 +719,11 @@ const TOP: Keys = Keys {
         "root_candidates",
         "comment",
         "description",
+        "installments",
+        "deadline",
     ],
     unknown: "unknown key (expected version, model, items, root, root_mode, order, rounding, solver, \
-              workers, root_candidates, comment, description)",
+              workers, root_candidates, installments, deadline, comment, description)",
 };
 
 const WORKER: Keys = Keys {
@@ -665,9 +740,12 @@ const WORKER: Keys = Keys {
         "comm_power",
         "comp_power",
         "comment",
+        "max_items",
+        "available_at",
     ],
     unknown: "unknown key (expected name, count, comm_per_item, comm_latency, comp_per_item, \
-              comp_latency, comm_table, comp_table, comm_power, comp_power, repair, comment)",
+              comp_latency, comm_table, comp_table, comm_power, comp_power, repair, max_items, \
+              available_at, comment)",
 };
 
 const CANDIDATE: Keys = Keys {
@@ -692,16 +770,32 @@ fn read<'a>(
     let mut items: Option<u64> = None;
     let mut root: Option<Str<'a>> = None;
     let mut options = Options::default();
-    let mut workers: Option<(usize, u64, bool)> = None;
+    let mut workers: Option<(usize, u64, bool, bool)> = None;
     let mut cands: Option<usize> = None;
     let mut solver = Solver::Auto;
+    let (mut root_work, mut installments, mut deadline) = (RootWork::AfterSend, None, None);
+    let (mut order_given, mut rounding_given) = (false, false);
     while let Some(k) = d.top_key(&TOP, &mut seen, "scatter", "must be \"scatter\" for this reader")? {
         match k {
             "items" => items = Some(d.u64()?),
             "root" => root = Some(d.string()?),
-            "root_mode" => options.root_mode = d.name(&ROOT_MODE)?,
-            "order" => options.order = d.name(&ORDER)?,
-            "rounding" => options.rounding = d.name(&ROUNDING)?,
+            "root_mode" => {
+                root_work = d.name(&ROOT_MODE)?;
+                options.root_mode = match root_work {
+                    RootWork::Overlap => RootMode::Overlap,
+                    _ => RootMode::AfterSend,
+                };
+            }
+            "order" => (options.order, order_given) = (d.name(&ORDER)?, true),
+            "rounding" => (options.rounding, rounding_given) = (d.name(&ROUNDING)?, true),
+            "installments" => installments = Some(read_installments(&mut d)?),
+            "deadline" => {
+                let v = d.f64()?;
+                if !(v.is_finite() && v > 0.0) {
+                    return Err(Error::parameter("deadline", "finite and > 0", v));
+                }
+                deadline = Some(v);
+            }
             "solver" => solver = d.name(&SOLVER)?,
             "workers" => workers = Some(read_workers(&mut d, entries)?),
             "root_candidates" => cands = Some(read_candidates(&mut d, candidates)?),
@@ -715,7 +809,7 @@ fn read<'a>(
     if items == 0 {
         return Err(Error::no_items());
     }
-    let Some((n_entries, expanded, affine)) = workers else {
+    let Some((n_entries, expanded, affine, staged)) = workers else {
         return Err(missing("workers", "missing (the list of workers)"));
     };
     if n_entries == 0 {
@@ -730,6 +824,26 @@ fn read<'a>(
     let Ok(n_workers) = usize::try_from(expanded) else {
         return Err(Error::limit("workers", usize::MAX as u64, expanded));
     };
+    // What only the installment planner (`scatter::installments`) plans.
+    let staged = staged || installments.is_some() || deadline.is_some() || root_work == RootWork::None;
+    if staged {
+        let conflict = if cands.is_some() {
+            Some(("root_candidates", "installment plans need a fixed root: give root instead"))
+        } else if solver != Solver::Auto {
+            Some(("solver", "installment plans have their own solver: leave solver out"))
+        } else if order_given && options.order != OrderPolicy::Bandwidth {
+            Some(("order", "installment plans go in bandwidth order: leave order out"))
+        } else if rounding_given && options.rounding != Rounding::Greedy {
+            Some(("rounding", "installment plans round item by item: leave rounding out"))
+        } else if !affine {
+            Some(("workers", "installment plans need affine costs (*_per_item and *_latency)"))
+        } else {
+            None
+        };
+        if let Some((key, message)) = conflict {
+            return Err(missing(key, message));
+        }
+    }
     Ok(PlatformFile {
         items,
         root,
@@ -739,17 +853,40 @@ fn read<'a>(
         workers: n_workers,
         solver,
         affine,
+        root_work,
+        installments: staged.then_some(installments.unwrap_or(Installments::AtMost(1))),
+        deadline,
     })
 }
 
-/// Reads `workers`; returns (entries, expanded worker count, every cost affine).
-fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [WorkerEntry<'a>]) -> Result<(usize, u64, bool), Error> {
+/// `installments`: a whole number in 1 ..= 64, or `"auto"`.
+fn read_installments(d: &mut Doc<'_>) -> Result<Installments, Error> {
+    const EXPECTED: &str = "must be an integer in 1..=64 or \"auto\"";
+    let offset = d.offset();
+    if d.peek()? == crate::doc::json::Kind::String {
+        return if d.string()?.eq_str("auto") {
+            Ok(Installments::Auto)
+        } else {
+            Err(d.error(EXPECTED, offset))
+        };
+    }
+    let n = d.u64()?;
+    match u32::try_from(n) {
+        Ok(r @ 1..=MAX_INSTALLMENTS) => Ok(Installments::AtMost(r)),
+        _ => Err(d.error(EXPECTED, offset)),
+    }
+}
+
+/// Reads `workers`; returns (entries, expanded worker count, every cost affine, some
+/// worker with `max_items` or `available_at`).
+fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [WorkerEntry<'a>]) -> Result<(usize, u64, bool, bool), Error> {
     d.array()?;
-    let (mut n, mut ranks, mut affine) = (0usize, 0u64, true);
+    let (mut n, mut ranks, mut affine, mut staged) = (0usize, 0u64, true, false);
     while d.element()? {
         d.at("workers", n, "");
         let mut e = read_worker(d, n)?;
         affine &= e.is_affine();
+        staged |= e.max_items != u64::MAX || e.available_at > 0.0;
         e.first_rank = ranks;
         ranks = ranks.checked_add(e.count).ok_or(Error::json(
             "total worker count overflows",
@@ -760,7 +897,7 @@ fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [WorkerEntry<'a>]) -> Result<(usi
         }
         n += 1;
     }
-    Ok((n, ranks, affine))
+    Ok((n, ranks, affine, staged))
 }
 
 fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> {
@@ -788,6 +925,18 @@ fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> 
             }
             "repair" => {
                 e.repair = d.bool()?;
+                continue;
+            }
+            "max_items" => {
+                e.max_items = d.u64()?;
+                continue;
+            }
+            "available_at" => {
+                let v = d.f64()?;
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err(Error::entry_value("workers", i, "available_at", "finite and >= 0", v));
+                }
+                e.available_at = v;
                 continue;
             }
             "comm_table" | "comp_table" | "comm_power" | "comp_power" => {
@@ -1536,7 +1685,7 @@ pub fn write_result<N: Real>(
     w.key("root_rank");
     w.u64(m.root as u64);
     w.key("root_mode");
-    w.str(ROOT_MODE.name(file.options.root_mode));
+    w.str(ROOT_MODE.name(file.root_work));
     w.key("order");
     w.str(ORDER.name(file.options.order));
     w.key("rounding");
@@ -1592,7 +1741,7 @@ mod tests {
 
     #[test]
     fn every_option_has_one_name_and_is_listed() {
-        crate::doc::names::complete(&ROOT_MODE, &[RootMode::AfterSend, RootMode::Overlap]);
+        crate::doc::names::complete(&ROOT_MODE, &[RootWork::AfterSend, RootWork::Overlap, RootWork::None]);
         crate::doc::names::complete(
             &ORDER,
             &[OrderPolicy::Given, OrderPolicy::Bandwidth, OrderPolicy::Search],
