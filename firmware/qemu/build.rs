@@ -5,7 +5,8 @@ use std::{env, fs, path::PathBuf};
 
 fn main() {
     let boards = [("microbit", "CARGO_FEATURE_MICROBIT"), ("mps2-an386", "CARGO_FEATURE_MPS2_AN386")];
-    let chosen: Vec<&str> = boards.iter().filter(|(_, f)| env::var_os(f).is_some()).map(|(b, _)| *b).collect();
+    let chosen: Vec<&str> =
+        boards.iter().filter(|(_, f)| env::var_os(f).is_some()).map(|(b, _)| *b).collect();
     let [board] = chosen[..] else {
         eprintln!("choose exactly one board: --features microbit or --features mps2-an386");
         std::process::exit(1);

@@ -5,7 +5,7 @@
 //!
 //! # Protocol
 //!
-//! One command per line, at most [`LINE`] bytes of ASCII, ended by `\n` (`\r\n` and `\r`
+//! One command per line, at most [`LINE`] bytes of printable ASCII, ended by `\n` (`\r\n` and `\r`
 //! also end a line). Words are separated by spaces or tabs; empty lines and lines starting
 //! with `#` are ignored. Every command gets exactly one final line that starts with `ok` or
 //! `error`, so a driver reads until it sees one.
@@ -26,7 +26,7 @@
 //!
 //! A malformed line is answered by `error WHAT: ...` naming the input and its valid range,
 //! and changes nothing: `error items: must be an integer from 1 to 2147483647, got "abc"`,
-//! `error nodes: at most 16, got 17`, `error line: at most 80 bytes, got more (dropped)`.
+//! `error nodes: at most 16, got 17`, `error line: at most 128 bytes, got more (dropped)`.
 //!
 //! ```
 //! use divload_controller::session::{Session, Step};
@@ -52,7 +52,10 @@ use core::fmt::{self, Write};
 use divload::{plan, Assignment, Error, Options, Problem, Real, Root, Scratch, Worker};
 
 /// Longest line accepted, in bytes (without its end).
-pub const LINE: usize = 80;
+///
+/// A node with four numbers at `f64`'s full precision (`repr`-style, up to 24 characters
+/// each) takes 104 bytes.
+pub const LINE: usize = 128;
 
 /// What [`Session::feed`] did with a byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,10 +126,12 @@ impl<N: Real, const NODES: usize> Session<N, NODES> {
         }
         // Copied out so that the line can be read while the session changes.
         let bytes = self.line;
+        // Control characters would be echoed into error lines and confuse a terminal.
+        let printable = |b: &u8| b.is_ascii_graphic() || *b == b' ' || *b == b'\t';
         match core::str::from_utf8(&bytes[..len]) {
-            Ok(text) if text.is_ascii() => self.command(text, out, clock),
+            Ok(text) if bytes[..len].iter().all(printable) => self.command(text, out, clock),
             _ => {
-                writeln!(out, "error line: must be ASCII text (dropped)")?;
+                writeln!(out, "error line: must be printable ASCII text (dropped)")?;
                 Ok(Step::Replied)
             }
         }
@@ -337,6 +342,14 @@ mod tests {
         assert!(lower <= makespan && (makespan - lower - gap).abs() < 1e-9, "{last:?}");
         assert_eq!(last[8..], ["participating", "3", "solve_ns", "0"]);
 
+        // Four numbers at full precision fit in a line.
+        let r = run(
+            &mut s,
+            "node 1.2345678901234567e-05 0.0012345678901234567 0.012345678901234567 0.012345678901234567\n",
+        );
+        assert_eq!(r, ["ok node 3"]);
+        run(&mut s, "clear\nitems 817101\nnode 0 0.009288\nnode 1.12e-5 0.009365\nnode 8.15e-5 0.003976\n");
+
         // The nodes stay: a new item count plans again, `clear` forgets them.
         let r = run(&mut s, "items 1000\nplan\nclear\nplan\n");
         assert_eq!(shares(&r), direct::<Q32>(1000).0);
@@ -379,8 +392,9 @@ mod tests {
             ("node 0 1e300\n", "error worker 0: comp_per_item = 1e300 does not fit the Q32 number type"),
             ("node 0\n", "error worker 0: expected 2 or 4 numbers (comm_per_item comp_per_item [comm_latency comp_latency]), got 1"),
             ("node 0 1 0 0 0\n", "error worker 0: expected 2 or 4 numbers, got more"),
-            (&long, "error line: at most 80 bytes, got more (dropped)"),
-            ("items \u{e9}\n", "error line: must be ASCII text (dropped)"),
+            (&long, "error line: at most 128 bytes, got more (dropped)"),
+            ("items \u{e9}\n", "error line: must be printable ASCII text (dropped)"),
+            ("items \u{1b}[2J\n", "error line: must be printable ASCII text (dropped)"),
             ("scatter\n", "error line: unknown command \"scatter\" (expected items, node, plan, clear or quit)"),
             ("plan now\n", "error plan: takes no arguments"),
             ("plan\n", "error plan: no items yet (send \"items N\", N from 1 to 2147483647)"),
