@@ -86,7 +86,7 @@ fn paint_stack() {
 /// Deepest stack use since [`paint_stack`], in bytes.
 fn stack_peak() -> usize {
     let top = core::ptr::addr_of!(_stack_start) as usize;
-    let mut at = core::ptr::addr_of!(__sheap) as *const u32;
+    let mut at = core::ptr::addr_of!(__sheap);
     // SAFETY: reads stay between the end of the statics and the top of the stack.
     while (at as usize) < top && unsafe { at.read_volatile() } == PAINT {
         at = unsafe { at.add(1) };
