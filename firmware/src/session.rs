@@ -44,8 +44,9 @@
 //! # Memory
 //!
 //! `size_of::<Session<N, NODES>>()`: for each node a [`Worker`], an [`Assignment`] and a
-//! [`Scratch`] (with `Q32`: 32 + 64 + 64 bytes), plus the line buffer: 2.7 KB for
-//! 16 nodes in `Q32`. The closed form needs no other memory than the stack.
+//! [`Scratch`] (with `Q32` on a 32-bit core: 32 + 56 + 64 bytes), plus the line buffer:
+//! 2 592 bytes for 16 nodes in `Q32` on a Cortex-M. The closed form needs no other memory
+//! than the stack.
 
 use core::fmt::{self, Write};
 
@@ -109,11 +110,12 @@ impl<N: Real, const NODES: usize> Session<N, NODES> {
         clock: impl FnMut() -> u64,
     ) -> Result<Step, fmt::Error> {
         if byte != b'\n' && byte != b'\r' {
-            if self.len < LINE {
-                self.line[self.len] = byte;
-                self.len += 1;
-            } else {
-                self.overlong = true;
+            match self.line.get_mut(self.len) {
+                Some(slot) => {
+                    *slot = byte;
+                    self.len += 1;
+                }
+                None => self.overlong = true,
             }
             return Ok(Step::Pending);
         }
@@ -125,11 +127,12 @@ impl<N: Real, const NODES: usize> Session<N, NODES> {
             return Ok(Step::Replied);
         }
         // Copied out so that the line can be read while the session changes.
-        let bytes = self.line;
+        let line = self.line;
+        let bytes = line.get(..len).unwrap_or_default();
         // Control characters would be echoed into error lines and confuse a terminal.
         let printable = |b: &u8| b.is_ascii_graphic() || *b == b' ' || *b == b'\t';
-        match core::str::from_utf8(&bytes[..len]) {
-            Ok(text) if bytes[..len].iter().all(printable) => self.command(text, out, clock),
+        match core::str::from_utf8(bytes) {
+            Ok(text) if bytes.iter().all(printable) => self.command(text, out, clock),
             _ => {
                 writeln!(out, "error line: must be printable ASCII text (dropped)")?;
                 Ok(Step::Replied)
@@ -194,18 +197,17 @@ impl<N: Real, const NODES: usize> Session<N, NODES> {
         let mut values = [0.0f64; 4];
         let mut given = 0;
         for word in words {
-            if given == values.len() {
+            let (Some(slot), Some(name)) = (values.get_mut(given), NAMES.get(given)) else {
                 return writeln!(out, "error worker {index}: expected 2 or 4 numbers, got more");
-            }
+            };
             match word.parse::<f64>() {
-                Ok(v) => values[given] = v,
+                Ok(v) => *slot = v,
                 Err(_) => {
                     return writeln!(
                         out,
-                        "error worker {index}: {} must be a number, got {:?}",
-                        NAMES[given],
+                        "error worker {index}: {name} must be a number, got {:?}",
                         Clip(word)
-                    );
+                    )
                 }
             }
             given += 1;
@@ -245,7 +247,8 @@ impl<N: Real, const NODES: usize> Session<N, NODES> {
         let problem =
             Problem { workers: &self.nodes, root: Root::Fixed(0), items, options: Options::default() };
         let start = clock();
-        let result = plan(&problem, &mut self.plan[..count], &mut self.scratch[..count]);
+        // Whole arrays: the core uses the first `count` of each, and checks that many exist.
+        let result = plan(&problem, &mut self.plan, &mut self.scratch);
         let solve_ns = clock().wrapping_sub(start);
         let summary = match result {
             Ok(s) => s,
@@ -253,7 +256,7 @@ impl<N: Real, const NODES: usize> Session<N, NODES> {
         };
         // The plan lists nodes in send order; the reply lists them as they were given.
         for node in 0..count {
-            let share = self.plan[..count].iter().find(|a| a.worker == node).map_or(0, |a| a.count);
+            let share = self.plan.iter().take(count).find(|a| a.worker == node).map_or(0, |a| a.count);
             writeln!(out, "share {node} {share}")?;
         }
         let report = summary.report();
