@@ -1,13 +1,13 @@
 //! The controller's line protocol: the nodes' measurements arrive as short text lines (on a
 //! UART, a socket, a test's string), [`Session`] plans the scatter with the closed form
 //! (genaud2003 §3, [`divload::plan`]) in memory fixed at compile time and answers each line
-//! with text. The board support ([`firmware/qemu`](../qemu)) only moves bytes.
+//! with text. The board support (`firmware/qemu/`) only moves bytes.
 //!
 //! # Protocol
 //!
-//! One command per line, at most [`LINE`] bytes of printable ASCII, ended by `\n` (`\r\n` and `\r`
-//! also end a line). Words are separated by spaces or tabs; empty lines and lines starting
-//! with `#` are ignored. Every command gets exactly one final line that starts with `ok` or
+//! One command per line, at most [`LINE`] bytes of printable ASCII, ended by `\n` (`\r\n`
+//! and `\r` also end a line). Words are separated by spaces or tabs; empty lines and lines
+//! starting with `#` are ignored. Every command gets exactly one final line that starts with `ok` or
 //! `error`, so a driver reads until it sees one.
 //!
 //! | command | meaning | reply |
