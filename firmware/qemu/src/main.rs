@@ -45,7 +45,9 @@ fn now_ns() -> u64 {
         // A wrap between the two reads would pair the new count with the old wraps.
         if wraps == SYSTICK_WRAPS.load(Ordering::Relaxed) {
             let cycles = wraps as u64 * (RELOAD + 1) + (RELOAD - left);
-            return cycles * 1_000_000_000 / board::CORE_HZ;
+            // Per microsecond rather than per second: `cycles * 10⁹` would overflow after
+            // 19 minutes at 16 MHz, this after 36 years.
+            return cycles * 1000 / board::CYCLES_PER_US;
         }
     }
 }

@@ -3,7 +3,7 @@
 
 pub type Number = divload::Q32;
 pub const NAME: &str = "microbit";
-pub const CORE_HZ: u64 = 16_000_000;
+pub const CYCLES_PER_US: u64 = 16;
 
 const UART0: usize = 0x4000_2000;
 const STARTRX: usize = 0x000;

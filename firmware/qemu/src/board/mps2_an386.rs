@@ -3,7 +3,7 @@
 
 pub type Number = f32;
 pub const NAME: &str = "mps2-an386";
-pub const CORE_HZ: u64 = 25_000_000;
+pub const CYCLES_PER_US: u64 = 25;
 
 const UART0: usize = 0x4000_4000;
 const DATA: usize = 0x00;
