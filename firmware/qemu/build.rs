@@ -11,6 +11,10 @@ fn main() {
         eprintln!("choose exactly one board: --features microbit or --features mps2-an386");
         std::process::exit(1);
     };
+    if board == "microbit" && env::var_os("CARGO_FEATURE_F64").is_some() {
+        eprintln!("feature f64 is for the mps2-an386 image: the micro:bit plans in Q32");
+        std::process::exit(1);
+    }
     let out = PathBuf::from(env::var_os("OUT_DIR").unwrap_or_default());
     let memory = format!("memory-{board}.x");
     if let Err(e) = fs::copy(&memory, out.join("memory.x")) {

@@ -2,7 +2,7 @@
 //! plans with divload's closed form in a static [`Session`], and writes each node's share
 //! and the certified gap back (the protocol: `divload_controller::session`). One image per
 //! board (`--features microbit` for a Cortex-M0 in `Q32`, `--features mps2-an386` for a
-//! Cortex-M4F in `f32`); `tests/firmware/run` boots both in QEMU.
+//! Cortex-M4F in `f32`, with `f64` in `f64`); `tests/firmware/run` boots each in QEMU.
 //!
 //! Beyond the protocol, `quit` answers `ok quit stack_peak_bytes N` and ends the run
 //! through semihosting, so that QEMU exits; on a real board without a debugger attached

@@ -1,7 +1,11 @@
 //! Arm MPS2 with the AN386 image (Cortex-M4 with single-precision FPU at 25 MHz: plans in
-//! `f32`), UART0 an Arm CMSDK APB UART (Cortex-M System Design Kit TRM, §4.5).
+//! `f32`, or in `f64` with feature `f64`), UART0 an Arm CMSDK APB UART (Cortex-M System
+//! Design Kit TRM, §4.5).
 
+#[cfg(not(feature = "f64"))]
 pub type Number = f32;
+#[cfg(feature = "f64")]
+pub type Number = f64;
 pub const NAME: &str = "mps2-an386";
 pub const CYCLES_PER_US: u64 = 25;
 
