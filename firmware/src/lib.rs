@@ -11,7 +11,8 @@
 //! [`session`] is the controller's side of a serial line: nodes' per-item costs in as text
 //! lines, each node's share and the plan's certified gap out, in any number type. The
 //! images in `firmware/qemu/` run it on an emulated Cortex-M0 (`Q32`) and Cortex-M4F
-//! (`f32`); `tests/firmware/run` boots them and checks them against the command line.
+//! (`f32` and `f64`); `tests/firmware/run` boots them and checks them against the command
+//! line.
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
