@@ -7,6 +7,12 @@
 //! and the certified distance of that plan from the optimum, so the firmware can decide
 //! whether the approximation is good enough. The scripts build this crate for
 //! `thumbv6m-none-eabi`, which proves the sampled DP compiles there in `Q32`.
+//!
+//! [`session`] is the controller's side of a serial line: nodes' per-item costs in as text
+//! lines, each node's share and the plan's certified gap out, in any number type. The
+//! images in `firmware/qemu/` run it on an emulated Cortex-M0 (`Q32`) and Cortex-M4F
+//! (`f32` and `f64`); `tests/firmware/run` boots them and checks them against the command
+//! line.
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -18,6 +24,8 @@ use divload::cost::{Affine, Tabulated, WorkerCosts};
 use divload::scatter::exact::CostProblem;
 use divload::scatter::sampled::Sampled;
 use divload::{Assignment, Error, OrderPolicy, Real, RootMode, Q32};
+
+pub mod session;
 
 /// Most nodes the controller manages.
 pub const NODES: usize = 8;

@@ -25,9 +25,17 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 #[test]
 fn every_source_file_starts_with_a_doc_paragraph() {
     let mut files = Vec::new();
-    for krate in
-        ["core/src", "host/src", "cli/src", "ffi/src", "wasm/src", "firmware/src", "tests/src", "tests/tests"]
-    {
+    for krate in [
+        "core/src",
+        "host/src",
+        "cli/src",
+        "ffi/src",
+        "wasm/src",
+        "firmware/src",
+        "firmware/qemu/src",
+        "tests/src",
+        "tests/tests",
+    ] {
         rust_files(&root().join(krate), &mut files);
     }
     assert!(files.len() > 20, "found only {} files", files.len());
