@@ -764,3 +764,41 @@ fn installment_documents_refuse_what_they_cannot_plan() {
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/scatter.json")).unwrap();
     assert_eq!(doc_plan(&plain).unwrap()["method"], "closed_form");
 }
+
+/// A plan with installments is never worse than the best one-round plan (the order
+/// search), whatever the number of installments asked.
+#[test]
+fn installments_never_lose_to_one_round() {
+    let mut rng = Lcg(17);
+    for case in 0..30 {
+        let p = 3 + rng.below(5) as usize;
+        let workers: Vec<String> = (0..p)
+            .map(|i| {
+                format!(
+                    r#"{{"name": "w{i}", "comm_latency": {}, "comm_per_item": {}, "comp_latency": {}, "comp_per_item": {}}}"#,
+                    if rng.below(2) == 0 { 0.0 } else { 0.5 * rng.unit() },
+                    1e-3 * (1.0 + 9.0 * rng.unit()),
+                    if rng.below(2) == 0 { 0.0 } else { 0.1 * rng.unit() },
+                    1e-2 * (1.0 + 9.0 * rng.unit()),
+                )
+            })
+            .collect();
+        let mode = if case % 2 == 0 { "after_send" } else { "overlap" };
+        let doc = |extra: &str| {
+            format!(
+                r#"{{"items": 1000, "root": "w0", "root_mode": "{mode}", {extra} "workers": [{}]}}"#,
+                workers.join(", ")
+            )
+        };
+        let one = doc_plan(&doc(r#""order": "search","#)).unwrap();
+        let best_one = one["makespan"].as_f64().unwrap();
+        for inst in ["1", "2", "\"auto\""] {
+            let v = doc_plan(&doc(&format!(r#""installments": {inst},"#))).unwrap();
+            let m = v["makespan"].as_f64().unwrap();
+            assert!(m <= best_one, "installments {inst}: {m} > one round's {best_one}: {v}");
+            assert!(v["lower_bound"].as_f64().unwrap() <= m);
+            let chunks = v["chunks"].as_array().unwrap();
+            assert_eq!(chunks.iter().map(|c| c["count"].as_u64().unwrap()).sum::<u64>(), 1000);
+        }
+    }
+}

@@ -14,12 +14,17 @@ use crate::doc::model::{shares_in_order, written, Memory, Planned};
 use crate::doc::{begin_result, begin_row};
 use crate::error::Error;
 use crate::platform::worker::Worker;
-use crate::scatter::installments::{self as planner, Chunk, Installments, Problem, Summary};
+use crate::scatter::installments::{self as planner, Chunk, Installments, Problem, RootWork, Summary};
+use crate::scatter::search::MAX_EXACT_WORKERS;
+use crate::scatter::OrderPolicy;
 
-/// Plans `file` (read into `entries`) with installments.
-pub(super) fn plan<'m, M: Memory>(
-    file: &PlatformFile<'_>,
-    entries: &[WorkerEntry<'_>],
+/// Plans `file` (read into `entries`) with installments. Where the one-round solvers
+/// apply too (no caps, release times, deadline, and a root that computes), their best plan
+/// (the order search up to its size, else the bandwidth order) is planned as well and
+/// kept when it is faster: a plan with installments is never worse than one round.
+pub(super) fn plan<'s, 'm, M: Memory>(
+    file: PlatformFile<'s>,
+    entries: &'s [WorkerEntry<'s>],
     memory: &'m M,
 ) -> Result<Planned<'m>, Error> {
     let p = file.workers;
@@ -61,9 +66,54 @@ pub(super) fn plan<'m, M: Memory>(
         available_at: &*release,
         installments: file.installments.unwrap_or(Installments::AtMost(1)),
     };
-    let summary = planner::plan(&problem, &mut m)?;
+    let mut summary = planner::plan(&problem, &mut m)?;
+    let one_round = file.deadline.is_none()
+        && file.root_work != RootWork::None
+        && caps.iter().all(|&c| c == u64::MAX)
+        && release.iter().all(|&r| r == 0.0);
+    if one_round {
+        let mut one = file;
+        one.installments = None;
+        one.options.order = if p.saturating_sub(1) <= MAX_EXACT_WORKERS {
+            OrderPolicy::Search
+        } else {
+            OrderPolicy::Bandwidth
+        };
+        let run = super::solve_doc(one, entries, &[], memory)?;
+        let s = run.solved.summary;
+        if s.makespan < summary.makespan {
+            let mut k = 0;
+            for a in run.plan.iter().filter(|a| a.count > 0) {
+                if let Some(c) = chunks.get_mut(k) {
+                    *c = Chunk {
+                        worker: a.worker,
+                        count: a.count,
+                        displacement: a.displacement,
+                        share: a.share,
+                        send_start: a.start,
+                        send_end: a.received,
+                        compute_start: a.received,
+                        compute_end: a.finish,
+                    };
+                    k += 1;
+                }
+            }
+            summary = Summary {
+                makespan: s.makespan,
+                rational_makespan: s.rational_makespan,
+                // The installment planner's bound covers every sequence; one round's
+                // only the orders of one round.
+                lower_bound: summary.lower_bound.min(s.makespan),
+                chunks: k,
+                rounds: 1,
+                participating: s.participating,
+                method: s.method,
+                ..summary
+            };
+        }
+    }
     let chunks: &[Chunk<f64>] = chunks.get(..summary.chunks).unwrap_or_default();
-    let document = written(memory, |buf| write(file, entries, &summary, chunks, buf))?;
+    let document = written(memory, |buf| write(&file, entries, &summary, chunks, buf))?;
     // Each worker's total, at its block, in the order of its first chunk.
     let rows = chunks
         .iter()

@@ -141,7 +141,7 @@ impl Model for Scatter {
     fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
         let (file, entries, candidates) = read_doc(text, memory)?;
         if file.installments.is_some() {
-            return installments::plan(&file, entries, memory);
+            return installments::plan(file, entries, memory);
         }
         let run = solve_doc(file, entries, candidates, memory)?;
         let summary = run.solved.summary;
