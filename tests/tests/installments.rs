@@ -343,13 +343,16 @@ fn check_schedule(pf: &Pf, s: &Summary<f64>, chunks: &[Chunk<f64>], items: u64) 
     // Each worker's items are one block, blocks in the order of first chunks, chunks in
     // order within it.
     let mut next: Vec<Option<u64>> = vec![None; pf.workers.len()];
+    let mut totals = vec![0u64; pf.workers.len()];
+    for c in chunks {
+        totals[c.worker] += c.count;
+    }
     let mut block = 0;
     for c in chunks {
         assert!(c.count >= 1);
         let at = next[c.worker].unwrap_or_else(|| {
-            let total: u64 = chunks.iter().filter(|d| d.worker == c.worker).map(|d| d.count).sum();
-            block += total;
-            block - total
+            block += totals[c.worker];
+            block - totals[c.worker]
         });
         assert_eq!(c.displacement, at, "{chunks:?}");
         next[c.worker] = Some(at + c.count);
@@ -801,4 +804,97 @@ fn installments_never_lose_to_one_round() {
             assert_eq!(chunks.iter().map(|c| c["count"].as_u64().unwrap()).sum::<u64>(), 1000);
         }
     }
+}
+
+/// One round over more workers than the LP takes (`wide.rs`): without latencies, the
+/// bandwidth-order fill's horizon is the one-round LP's optimum for that order, caps and
+/// release times included (the LP by `microlp`, with variable bounds for the caps).
+#[test]
+fn one_wide_round_is_the_lp_optimum_of_its_order() {
+    use microlp::{ComparisonOp, OptimizationDirection, Problem as Lp};
+    let mut rng = Lcg(23);
+    for case in 0..6 {
+        let q = 70 + rng.below(30) as usize;
+        let p = q + 1;
+        let mut workers = vec![Worker::linear(0.0, 1e-2)];
+        workers.extend(
+            (0..q).map(|_| Worker::linear(1e-4 * (1.0 + 9.0 * rng.unit()), 1e-2 * (1.0 + 9.0 * rng.unit()))),
+        );
+        let items = 100_000u64;
+        let caps: Vec<u64> = (0..p).map(|_| 800 + rng.below(4000)).collect();
+        let release: Vec<f64> =
+            (0..p).map(|_| if rng.below(3) == 0 { 5.0 * rng.unit() } else { 0.0 }).collect();
+        let work = if case % 2 == 0 { RootWork::Overlap } else { RootWork::AfterSend };
+        let pf = Pf { workers: workers.clone(), root: 0, work, caps: caps.clone(), release: release.clone() };
+        let (s, chunks) = pf.run(items, None, Installments::AtMost(1));
+        check_schedule(&pf, &s, &chunks, items);
+        assert_eq!(s.rounds, 1);
+
+        // The LP over the same order: the order the plan sent in, then every worker it left
+        // out (with nothing, it pays nothing: no latencies here).
+        let mut order: Vec<usize> = chunks.iter().filter(|c| c.worker != 0).map(|c| c.worker).collect();
+        let mut rest: Vec<usize> = (1..p).filter(|w| !order.contains(w)).collect();
+        rest.sort_by(|&a, &b| workers[a].comm_per_item.total_cmp(&workers[b].comm_per_item));
+        order.extend(rest);
+        let mut lp = Lp::new(OptimizationDirection::Minimize);
+        let t = lp.add_var(1.0, (0.0, f64::INFINITY));
+        let x: Vec<_> = order.iter().map(|&w| lp.add_var(0.0, (0.0, caps[w] as f64))).collect();
+        let xr = lp.add_var(0.0, (0.0, caps[0] as f64));
+        let mut all: Vec<_> = x.iter().map(|&v| (v, 1.0)).collect();
+        all.push((xr, 1.0));
+        lp.add_constraint(all, ComparisonOp::Eq, items as f64);
+        for (i, &w) in order.iter().enumerate() {
+            let mut row: Vec<_> = (0..=i).map(|j| (x[j], workers[order[j]].comm_per_item)).collect();
+            row[i].1 += workers[w].comp_per_item;
+            row.push((t, -1.0));
+            lp.add_constraint(row, ComparisonOp::Le, 0.0);
+            lp.add_constraint(
+                vec![(x[i], workers[w].comp_per_item), (t, -1.0)],
+                ComparisonOp::Le,
+                -release[w],
+            );
+        }
+        lp.add_constraint(vec![(xr, workers[0].comp_per_item), (t, -1.0)], ComparisonOp::Le, -release[0]);
+        if work == RootWork::AfterSend {
+            let mut row: Vec<_> =
+                order.iter().enumerate().map(|(j, &w)| (x[j], workers[w].comm_per_item)).collect();
+            row.push((xr, workers[0].comp_per_item));
+            row.push((t, -1.0));
+            lp.add_constraint(row, ComparisonOp::Le, 0.0);
+        }
+        let microlp::SolveOutcome::Solution(sol) = lp.solve().expect("LP solves") else {
+            panic!("LP interrupted")
+        };
+        let rel = (s.rational_makespan - sol.objective()).abs() / sol.objective();
+        assert!(rel < 1e-7, "fill {} LP {} ({work:?})", s.rational_makespan, sol.objective());
+        // Prefix rounding moves every arrival by less than one item's transfer and every
+        // count by less than one item.
+        let slack = workers.iter().map(|w| w.comm_per_item + w.comp_per_item).fold(0.0, f64::max);
+        assert!(s.makespan <= s.rational_makespan + 2.0 * slack, "{} vs {}", s.makespan, s.rational_makespan);
+    }
+}
+
+/// A hundred thousand workers with caps, release times and startup costs plan in one
+/// round: exact sums, caps and release times held, the bound below.
+#[test]
+fn a_hundred_thousand_workers_with_caps_and_release_times() {
+    let mut rng = Lcg(29);
+    let p = 100_001;
+    let mut workers = vec![Worker::linear(0.0, 1e-2)];
+    workers.extend((1..p).map(|_| Worker {
+        comm_latency: 1e-6 * rng.unit(),
+        comm_per_item: 1e-7 * (1.0 + 9.0 * rng.unit()),
+        comp_latency: 1e-5 * rng.unit(),
+        comp_per_item: 1e-3 * (1.0 + 9.0 * rng.unit()),
+    }));
+    let caps: Vec<u64> = (0..p).map(|_| 50 + rng.below(200)).collect();
+    let release: Vec<f64> = (0..p).map(|_| if rng.below(4) == 0 { 0.05 * rng.unit() } else { 0.0 }).collect();
+    let pf = Pf { workers, root: 0, work: RootWork::AfterSend, caps, release };
+    let items = 10_000_000;
+    let (s, chunks) = pf.run(items, None, Installments::Auto);
+    check_schedule(&pf, &s, &chunks, items);
+    assert!(s.rounds == 1 && s.participating > 1000);
+    let (d, dchunks) = pf.run(items, Some(s.makespan * 0.8), Installments::Auto);
+    assert!(d.items < items && d.items <= d.items_bound && d.makespan <= s.makespan * 0.8);
+    check_schedule(&pf, &d, &dchunks, d.items);
 }

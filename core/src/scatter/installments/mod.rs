@@ -14,7 +14,10 @@
 //! * for each sequence, the optimal rational sizes: an LP per horizon and Newton's method
 //!   on the horizon (`lp.rs`); chunks the LP leaves empty are dropped and the rest solved
 //!   again, since an empty chunk still pays its latencies there;
-//! * whole counts: floors, then item by item where the makespan grows least (`counts.rs`).
+//! * whole counts: floors, then item by item where the makespan grows least (`counts.rs`);
+//! * beyond [`MAX_CHUNKS`] workers that compute, one round: the most items each worker in
+//!   bandwidth order still finishes by a horizon, the least horizon by bisection, and whole
+//!   counts by rounding the prefix sums (`wide.rs`), O(p) a horizon.
 //!
 //! Sizing a round-robin sequence by its LP is at least as good as the uniform multi-round
 //! schedule of Yang and Casanova on the same sequence (UMR fixes the sizes by a geometric
@@ -25,11 +28,12 @@
 //! worker in any order (any number with [`Installments::Auto`]): `bound.rs`.
 //!
 //! Memory: [`memory`] gives the caller's slices for `p` workers, O(p) plus a tableau of at
-//! most [`MAX_CHUNKS`] chunks; nothing is allocated.
+//! most [`MAX_CHUNKS`] chunks (0.4 MiB); nothing is allocated.
 
 mod bound;
 mod counts;
 mod lp;
+mod wide;
 
 use crate::error::{Error, ErrorCode, Template};
 use crate::num::Real;
@@ -201,9 +205,12 @@ pub struct Sizes {
 /// The sizes of [`Memory`] for `p` workers.
 pub const fn memory(p: usize) -> Option<Sizes> {
     let Some(tableau) = lp::tableau_for(MAX_CHUNKS) else { return None };
-    let Some(reals) = p.checked_add(2 * (MAX_CHUNKS + 1)) else { return None };
+    let Some(wide) = p.checked_add(1) else { return None };
+    let half = if wide > MAX_CHUNKS + 1 { wide } else { MAX_CHUNKS + 1 };
+    let Some(both) = half.checked_mul(2) else { return None };
+    let Some(reals) = p.checked_add(both) else { return None };
     let Some(indices) = p.checked_add(MAX_CHUNKS) else { return None };
-    Some(Sizes { chunks: MAX_CHUNKS + 1, tableau, reals, indices })
+    Some(Sizes { chunks: half, tableau, reals, indices })
 }
 
 /// The caller's memory (sizes from [`memory`]).
@@ -254,9 +261,8 @@ impl Error {
 ///   worker, caps that cannot hold the items, `installments` out of 1 ..= [`MAX_INSTALLMENTS`],
 ///   the simplex not converging on badly scaled costs.
 /// * [`ErrorCode::BufferTooSmall`]: a slice of `memory` shorter than [`memory`] says.
-/// * [`ErrorCode::LimitExceeded`](crate::ErrorCode::LimitExceeded): more than [`MAX_CHUNKS`]
-///   workers besides the root may compute.
-/// * [`ErrorCode::Overflow`]: more items than `f64` counts exactly, or times beyond `N`.
+/// * [`ErrorCode::Overflow`]: more items than `f64` counts exactly, or times beyond `N`
+///   or `f64`.
 ///
 /// # Example
 ///
@@ -316,19 +322,14 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
     if q == 0 && root_column == RootColumn::Absent {
         return Err(Error::nobody_computes());
     }
-    if q > MAX_CHUNKS {
-        return Err(Error::limit(
-            "workers besides the root that compute, with installments",
-            MAX_CHUNKS as u64,
-            q as u64,
-        ));
-    }
     let order = order.get_mut(..q).unwrap_or_default();
     bound::sort_by_bandwidth(order, costs);
+    // Beyond the LP's size, one round (`wide.rs`).
     let most_rounds = match problem.installments {
         Installments::Auto => MAX_CHUNKS / q.max(1),
         Installments::AtMost(r) => (r as usize).min(MAX_CHUNKS / q.max(1)),
-    };
+    }
+    .max(1);
     if problem.deadline.is_none() {
         let per_round: f64 = order.iter().map(|&w| costs(w).cap).sum();
         let root_cap = if root_column == RootColumn::Absent { 0.0 } else { root.cap };
@@ -338,8 +339,9 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
         }
     }
 
-    let (x, rest_reals) = memory.reals.split_at_mut(MAX_CHUNKS + 1);
-    let (spare, ready) = rest_reals.split_at_mut(MAX_CHUNKS + 1);
+    let half = (MAX_CHUNKS + 1).max(p + 1);
+    let (x, rest_reals) = memory.reals.split_at_mut(half);
+    let (spare, ready) = rest_reals.split_at_mut(half);
     let seq_buf = rest.get_mut(..MAX_CHUNKS).unwrap_or_default();
     let deadline = problem.deadline.map(|d| d.to_f64());
     let goal = match deadline {
@@ -348,8 +350,23 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
     };
 
     let mut best: Option<Best> = None;
+    if q > MAX_CHUNKS {
+        best = Some(one_wide_round(
+            order,
+            costs,
+            root,
+            root_column,
+            problem.root,
+            goal,
+            x,
+            spare,
+            ready,
+            memory.chunks,
+        )?);
+    }
+    let narrow_rounds = if q > MAX_CHUNKS { 0 } else { most_rounds };
     let mut stale = 0;
-    for rounds in 1..=most_rounds.max(1) {
+    for rounds in 1..=narrow_rounds {
         let mut k = 0;
         for _ in 0..rounds {
             for &w in order.iter() {
@@ -424,7 +441,8 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
             (star.makespan_bound(best.items, best.makespan), (star.items_bound(t) as u64).min(n))
         }
     };
-    let participating = count_participants(memory.chunks.get(..best.chunks).unwrap_or_default());
+    let chunks = memory.chunks.get(..best.chunks).unwrap_or_default();
+    let participating = if q > MAX_CHUNKS { chunks.len() } else { count_participants(chunks) };
     // The even split of as many items as the plan holds (with a deadline, fewer than `n`).
     let uniform = even_split(order, best.items as u64, root, root_column, costs, ready, x);
     Ok(Summary {
@@ -464,6 +482,48 @@ fn even_split(
     }
     let root_share = if with_root { x.get(order.len()).copied().unwrap_or(0.0) } else { 0.0 };
     schedule(order, x, root_share, root, root_column, costs, ready, |_, _| {})
+}
+
+/// One round over more workers than the LP takes (`wide.rs`): the rational fill's least
+/// horizon and its prefix-rounded counts, or for a deadline the whole fill.
+#[allow(clippy::too_many_arguments)]
+fn one_wide_round<N: Real>(
+    order: &[usize],
+    costs: impl Fn(usize) -> Costs + Copy,
+    root: Costs,
+    root_column: RootColumn,
+    root_index: usize,
+    goal: Goal,
+    x: &mut [f64],
+    counts: &mut [f64],
+    ready: &mut [f64],
+    out: &mut [Chunk<N>],
+) -> Result<Best, Error> {
+    let w = wide::Wide { order, costs, root, root_column };
+    let k = order.len() + 1;
+    let (x, counts) = (x.get_mut(..k).unwrap_or_default(), counts.get_mut(..k).unwrap_or_default());
+    let rational = match goal {
+        Goal::Items(n) => {
+            let t = w
+                .makespan(n as f64, x)
+                .ok_or(Error::time_overflow("makespan", "give smaller costs or times in a larger unit"))?;
+            wide::round_prefixes(x, n, counts);
+            t
+        }
+        Goal::Deadline(t, n) => {
+            wide::most_by(&w, t, n, counts);
+            for (a, &b) in x.iter_mut().zip(counts.iter()) {
+                *a = b;
+            }
+            t
+        }
+    };
+    let (chunks, root_count) = counts.split_at(order.len());
+    let root_count = root_count.first().copied().unwrap_or(0.0);
+    let makespan = schedule(order, chunks, root_count, root, root_column, costs, ready, |_, _| {});
+    let items = counts.iter().sum();
+    let chunks = emit(order, counts, x, root, root_column, root_index, costs, ready, out)?;
+    Ok(Best { makespan, rational, items, rounds: 1, chunks })
 }
 
 struct Best {
@@ -655,6 +715,15 @@ fn emit<N: Real>(
         return Err(Error::numeric_overflow(N::NAME));
     }
     let out = out.get_mut(..at).unwrap_or_default();
+    if out.len() > MAX_CHUNKS + 1 {
+        // One round over many workers (`wide.rs`): each worker once, blocks in send order.
+        let mut next = 0;
+        for c in out.iter_mut() {
+            c.displacement = next;
+            next += c.count;
+        }
+        return Ok(at);
+    }
     let mut block = 0;
     for i in 0..out.len() {
         let Some(w) = out.get(i).map(|c| c.worker) else { break };
