@@ -111,6 +111,22 @@ def test_shares_are_the_plans_rows_by_worker(model):
     assert sorted(int(c) for c in s.counts if c > 0) == sorted(r["count"] for r in result["plan"] if r["count"] > 0)
 
 
+def test_installment_documents_plan_and_share():
+    """A document with installments, caps and a late node: whole chunks within the caps,
+    each worker's total at its block, as the command line plans it."""
+    path = REPO / "examples" / "scatter_installments.json"
+    result = divload.plan(path.read_text())
+    assert result == json.loads(cli("plan", str(path), "--json"))
+    assert result["method"] == "installments_lp" and result["rounds"] > 1
+    chunks = result["chunks"]
+    assert sum(c["count"] for c in chunks) == result["items"] == 20000
+    assert all(c["count"] <= 2500 for c in chunks)
+    s = divload.shares(path.read_text())
+    for row in result["plan"]:
+        assert s.counts[row["rank"]] == row["count"] and s.displacements[row["rank"]] == row["displacement"]
+    assert s.positions[0] == -1 and s.counts[0] == 0
+
+
 def test_shares_errors_are_plans_errors():
     with pytest.raises(divload.DivloadError) as e:
         divload.shares('{"version": 1, "model": "ring"')
@@ -293,7 +309,8 @@ def test_fewer_items_than_ranks():
         ({"comm_per_item": 0.5}, 2, r"comm_per_item: must be one-dimensional"),
         ({"order": "fastest"}, 2, r'order: must be "bandwidth", "given" or "search", got "fastest"'),
         ({"rounding": "up"}, 2, r'rounding: must be "greedy", "largest_remainder" or "paper", got "up"'),
-        ({"root_mode": "never"}, 2, r'root_mode: must be "after_send" or "overlap", got "never"'),
+        ({"root_mode": "never"}, 2, r'root_mode: must be "after_send", "overlap" or "distribute_only", got "never"'),
+        ({"root_mode": "distribute_only"}, 2, r'root_mode: "distribute_only" is planned with installments'),
         ({"order": 1}, 2, r"order: must be a string, got int"),
     ],
 )
