@@ -898,3 +898,20 @@ fn a_hundred_thousand_workers_with_caps_and_release_times() {
     assert!(d.items < items && d.items <= d.items_bound && d.makespan <= s.makespan * 0.8);
     check_schedule(&pf, &d, &dchunks, d.items);
 }
+
+/// A deadline whose rational plan gives a slow-starting worker half an item: the floor
+/// empties that chunk, and the latency it no longer pays holds a billion items on the
+/// next worker. Adding them one at a time took minutes; each chunk now takes its most at
+/// once.
+#[test]
+fn a_floor_that_frees_a_latency_is_filled_at_once() {
+    let doc = r#"{"version": 1, "items": 1000000000000, "root": "io", "root_mode": "distribute_only", "deadline": 1000.5,
+     "workers": [{"name": "io", "comm_per_item": 0, "comp_per_item": 1},
+                 {"name": "a", "comm_latency": 1000, "comm_per_item": 1e-9, "comp_per_item": 1},
+                 {"name": "b", "comm_per_item": 1e-8, "comp_per_item": 1e-6}]}"#;
+    let v = doc_plan(doc).unwrap();
+    let items = v["items"].as_u64().unwrap();
+    // b alone: 1000.5 s at 1.01e-6 s an item.
+    assert!(items >= 990_000_000 && items <= v["items_bound"].as_u64().unwrap(), "{v}");
+    assert!(v["makespan"].as_f64().unwrap() <= 1000.5);
+}

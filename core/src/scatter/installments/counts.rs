@@ -78,8 +78,9 @@ pub(super) enum Goal {
 
 /// Whole counts from the rational sizes `x` (chunks, then the root's share at `x[K]`),
 /// written over `x`: the floors (within each cap), then one item at a time where it raises
-/// the makespan least; for a deadline, while the makespan stays within it. Returns the
-/// makespan, or `None` when the items cannot be placed (the caps).
+/// the makespan least (at most K + 1 items: the floors lose less than one each); for a
+/// deadline, each chunk in turn as many more as still finish in time. Returns the makespan,
+/// or `None` when the items cannot be placed (the caps).
 pub(super) fn whole(
     seq: &[usize],
     x: &mut [f64],
@@ -108,6 +109,34 @@ pub(super) fn whole(
     }
     let candidates = k + usize::from(root_column != RootColumn::Absent);
     let mut makespan = run(seq, x, root_costs, root_column, costs, ready);
+    if let Goal::Deadline(t, _) = goal {
+        // Floors can empty a chunk, and an empty chunk pays no latency: the time it frees
+        // may hold millions of items elsewhere, too many to add one at a time. Each chunk
+        // in turn takes the most that still finishes by `t` (bisection on its count; a
+        // count never ends earlier when it grows).
+        for j in 0..candidates {
+            let Some(&v) = x.get(j) else { break };
+            let room = (libm::floor(cap(j)) - v).min(limit - total);
+            let (mut lo, mut hi) = (0.0f64, room.max(0.0));
+            while hi - lo >= 1.0 {
+                let mid = libm::floor(lo + (hi - lo + 1.0) / 2.0);
+                if let Some(slot) = x.get_mut(j) {
+                    *slot = v + mid;
+                }
+                if run(seq, x, root_costs, root_column, costs, ready) <= t {
+                    lo = mid;
+                } else {
+                    hi = mid - 1.0;
+                }
+            }
+            if let Some(slot) = x.get_mut(j) {
+                *slot = v + lo;
+            }
+            total += lo;
+        }
+        makespan = run(seq, x, root_costs, root_column, costs, ready);
+        return Some(makespan);
+    }
     while total < limit {
         let mut best: Option<(usize, f64)> = None;
         for j in 0..candidates {
@@ -127,11 +156,6 @@ pub(super) fn whole(
             }
         }
         let Some((j, m)) = best else { break };
-        if let Goal::Deadline(t, _) = goal {
-            if m > t {
-                break;
-            }
-        }
         if let Some(slot) = x.get_mut(j) {
             *slot += 1.0;
         }
