@@ -8,7 +8,7 @@
 //! "compute_start", "compute_end"}`. With a deadline, `items` is what finishes in time and
 //! `items_bound` the most any plan finishes.
 
-use super::{name_of, PlatformFile, WorkerEntry, ROOT_MODE};
+use super::{name_of, PlatformFile, WorkerEntry};
 use crate::doc::json::Writer;
 use crate::doc::model::{shares_in_order, written, Memory, Planned};
 use crate::doc::{begin_result, begin_row};
@@ -150,12 +150,7 @@ fn write(
         w.key("items_bound");
         w.u64(m.items_bound);
     }
-    w.key("root");
-    w.raw_str(name_of(entries, m.root));
-    w.key("root_rank");
-    w.u64(m.root as u64);
-    w.key("root_mode");
-    w.str(ROOT_MODE.name(file.root_work));
+    super::write_root(&mut w, file, entries, m.root);
     w.key("installments");
     match file.installments {
         Some(Installments::AtMost(r)) => w.u64(u64::from(r)),

@@ -1653,6 +1653,16 @@ pub fn name_of<'a>(entries: &[WorkerEntry<'a>], rank: usize) -> Str<'a> {
     super::entry_of(entries, rank, |e| (e.first_rank, e.count)).map_or(Str::EMPTY, |e| e.name)
 }
 
+/// `root`, `root_rank` and `root_mode` of a result, as every scatter result has them.
+fn write_root(w: &mut Writer<'_>, file: &PlatformFile<'_>, entries: &[WorkerEntry<'_>], root: usize) {
+    w.key("root");
+    w.raw_str(name_of(entries, root));
+    w.key("root_rank");
+    w.u64(root as u64);
+    w.key("root_mode");
+    w.str(ROOT_MODE.name(file.root_work));
+}
+
 /// Writes the result document into `out` and returns its length in bytes.
 ///
 /// `{"version": 1, "model": "scatter", "items", "root", "root_rank", "root_mode", "order",
@@ -1680,12 +1690,7 @@ pub fn write_result<N: Real>(
     begin_result(&mut w, "scatter");
     w.key("items");
     w.u64(m.items);
-    w.key("root");
-    w.raw_str(name_of(entries, m.root));
-    w.key("root_rank");
-    w.u64(m.root as u64);
-    w.key("root_mode");
-    w.str(ROOT_MODE.name(file.root_work));
+    write_root(&mut w, file, entries, m.root);
     w.key("order");
     w.str(ORDER.name(file.options.order));
     w.key("rounding");
