@@ -19,7 +19,9 @@
 //! `returns::throughput_bound`, and the ring model (`f64`): `ring::plan` on a cost matrix
 //! and on a graph of directed, bidirectional and backbone links, with every solver
 //! (greedy, greedy and local search, exhaustive) and every sharing (greedy, max-min,
-//! optimal), and `ring::fixed_ring`. The dynamic programs and the return-message model get their
+//! optimal), and `ring::fixed_ring`, and the star with installments
+//! (`scatter::installments::plan`: every root role, a fixed and an automatic number of
+//! installments, caps, release times and a deadline, in `f32` and `Q32`). The dynamic programs and the return-message model get their
 //! workers, scenarios and buffers as slices of unknown length, so the proof holds for any
 //! sizes. Nothing is pending now; `--features pending` is kept for entry points to come,
 //! and `scripts/nopanic --diagnose` lists the source lines that branch to the panic
@@ -199,6 +201,52 @@ fn returns_model<N: Real>() -> u64 {
             let (w, scratch) = (black_box(&w[..]), black_box(&mut scratch[..]));
             if let Ok(t) = entry(|| returns::throughput_bound(w, black_box(port), scratch)) {
                 total += t as u64;
+            }
+        }
+    }
+    total
+}
+
+/// The star with installments: every root role and installment count, caps, release
+/// times and a deadline, on buffers of unknown length (so the wide one-round path for many
+/// workers is reachable too).
+fn installments_model<N: Real>() -> u64 {
+    use divload::scatter::installments::{self as inst, Chunk, Installments, Memory, RootWork};
+    let w: [Worker<N>; P] = core::array::from_fn(|i| Worker {
+        comm_latency: n(0.001 * i as f64),
+        comm_per_item: n(0.01 * (i + 1) as f64),
+        comp_latency: n(0.002),
+        comp_per_item: n(0.5 + i as f64),
+    });
+    let caps: [u64; P] = core::array::from_fn(|i| 100 + i as u64);
+    let release: [N; P] = core::array::from_fn(|i| n(0.1 * i as f64));
+    let mut chunks = [Chunk::EMPTY; 16];
+    let mut tableau = [0.0f64; 512];
+    let mut reals = [0.0f64; 64];
+    let mut indices = [0usize; 32];
+    let mut total = 0;
+    for root_work in [RootWork::AfterSend, RootWork::Overlap, RootWork::None] {
+        for installments in [Installments::Auto, Installments::AtMost(3)] {
+            for deadline in [None, Some(n(50.0))] {
+                let problem = inst::Problem {
+                    workers: black_box(&w[..]),
+                    root: black_box(0),
+                    root_work: black_box(root_work),
+                    items: black_box(1000),
+                    deadline: black_box(deadline),
+                    max_items: black_box(&caps[..]),
+                    available_at: black_box(&release[..]),
+                    installments: black_box(installments),
+                };
+                let mut m = Memory {
+                    chunks: black_box(&mut chunks[..]),
+                    tableau: black_box(&mut tableau[..]),
+                    reals: black_box(&mut reals[..]),
+                    indices: black_box(&mut indices[..]),
+                };
+                if let Ok(s) = entry(|| inst::plan(&problem, &mut m)) {
+                    total += s.makespan.floor_u64() + s.items;
+                }
             }
         }
     }
@@ -401,6 +449,7 @@ pub extern "C" fn _start() -> ! {
     black_box(dynamic::<f32>() + dynamic::<Q32>());
     black_box(controller());
     black_box(returns_model::<f32>() + returns_model::<Q32>());
+    black_box(installments_model::<f32>() + installments_model::<Q32>());
     loop {
         core::hint::spin_loop();
     }

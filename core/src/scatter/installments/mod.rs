@@ -311,7 +311,10 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
         RootWork::AfterSend => RootColumn::AfterSend,
     };
 
-    let (order, rest) = memory.indices.split_at_mut(p);
+    // The lengths were checked above; the checked splits keep the no-panic proof whole.
+    let Some((order, rest)) = memory.indices.split_at_mut_checked(p) else {
+        return Err(Error::buffer("installment indices", sizes.indices, 0));
+    };
     let mut q = 0;
     for w in (0..p).filter(|&w| w != problem.root && costs(w).cap >= 1.0) {
         if let Some(slot) = order.get_mut(q) {
@@ -340,8 +343,12 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
     }
 
     let half = (MAX_CHUNKS + 1).max(p + 1);
-    let (x, rest_reals) = memory.reals.split_at_mut(half);
-    let (spare, ready) = rest_reals.split_at_mut(half);
+    let Some((x, rest_reals)) = memory.reals.split_at_mut_checked(half) else {
+        return Err(Error::buffer("installment reals", sizes.reals, 0));
+    };
+    let Some((spare, ready)) = rest_reals.split_at_mut_checked(half) else {
+        return Err(Error::buffer("installment reals", sizes.reals, 0));
+    };
     let seq_buf = rest.get_mut(..MAX_CHUNKS).unwrap_or_default();
     let deadline = problem.deadline.map(|d| d.to_f64());
     let goal = match deadline {
@@ -518,7 +525,7 @@ fn one_wide_round<N: Real>(
             t
         }
     };
-    let (chunks, root_count) = counts.split_at(order.len());
+    let (chunks, root_count) = counts.split_at_checked(order.len()).unwrap_or((counts, &[]));
     let root_count = root_count.first().copied().unwrap_or(0.0);
     let makespan = schedule(order, chunks, root_count, root, root_column, costs, ready, |_, _| {});
     let items = counts.iter().sum();
