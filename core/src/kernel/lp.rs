@@ -31,6 +31,15 @@ const EPS: f64 = 1e-12;
 /// three orders above that noise and below the genuine entries of well-scaled columns.
 const PIVOT_TOL: f64 = 1e-9;
 
+/// `2^-⌊log₂ x⌋` for `x > 0` (exponents clamped to ±1000): a column scale that puts the
+/// column's diagonal entry in [1, 2) and changes no digit, so the simplex's tolerances are
+/// relative to each column's own magnitude.
+pub(crate) fn pow2_scale(x: f64) -> f64 {
+    let e = ((x.to_bits() >> 52) & 0x7ff) as i64 - 1023;
+    let e = e.clamp(-1000, 1000);
+    f64::from_bits(((1023 - e) as u64) << 52)
+}
+
 /// Number of `f64` the tableau of an LP with `rows` constraints and `cols` structural
 /// variables needs: `(rows + 1)·(cols + rows + 1) + rows`, or `None` on overflow.
 pub const fn tableau_len(rows: usize, cols: usize) -> Option<usize> {

@@ -16,7 +16,7 @@
 
 use crate::error::Error;
 use crate::kernel::fp;
-use crate::kernel::lp::{tableau_len, Tableau};
+use crate::kernel::lp::{pow2_scale, tableau_len, Tableau};
 use crate::num::Real;
 use crate::returns::types::{col, Assignment, Cols, Port, ReturnWorker};
 
@@ -47,14 +47,6 @@ const LP_REFINEMENTS: usize = 3;
 /// `f64` of tableau for a scenario LP over `members` workers.
 pub(crate) fn lp_tableau(members: usize, port: Port) -> Option<usize> {
     tableau_len(members + usize::from(port == Port::HalfDuplex), members)
-}
-
-/// `2^-⌊log₂ x⌋` for `x > 0` (exponents clamped to ±1000): a column scale that makes the
-/// column's diagonal entry lie in [1, 2) and changes no digit.
-fn pow2_scale(x: f64) -> f64 {
-    let e = ((x.to_bits() >> 52) & 0x7ff) as i64 - 1023;
-    let e = e.clamp(-1000, 1000);
-    f64::from_bits(((1023 - e) as u64) << 52)
 }
 
 /// The LP value of the scenario `send` (worker indices in send order) with `rank[a]` the

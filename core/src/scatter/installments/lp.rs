@@ -27,7 +27,7 @@
 //! without the root's column, and each is solved on its own domain.
 
 use crate::error::Error;
-use crate::kernel::lp::{tableau_len, Tableau};
+use crate::kernel::lp::{pow2_scale, tableau_len, Tableau};
 
 /// One worker's costs as the planner reads them, in `f64`; the root's `l` and `c` are 0.
 #[derive(Clone, Copy, Debug, Default)]
@@ -76,14 +76,6 @@ pub(super) const fn max_rows(k: usize) -> usize {
 /// `f64` of tableau for sequences of at most `k` chunks.
 pub(super) const fn tableau_for(k: usize) -> Option<usize> {
     tableau_len(max_rows(k), k + 1)
-}
-
-/// `2^-⌊log₂ x⌋` for `x > 0`: a column scale that puts the column's own entry in [1, 2)
-/// and changes no digit (the simplex's tolerances are relative to a column's entries).
-fn pow2_scale(x: f64) -> f64 {
-    let e = ((x.to_bits() >> 52) & 0x7ff) as i64 - 1023;
-    let e = e.clamp(-1000, 1000);
-    f64::from_bits(((1023 - e) as u64) << 52)
 }
 
 impl<F: Fn(usize) -> Costs> Sequence<'_, F> {

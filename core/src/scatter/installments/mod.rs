@@ -391,11 +391,8 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
         let seq_now = seq_buf.get(..seq_len).unwrap_or_default();
         let shares = x.get(..=seq_len).map_or([0.0; 0].as_slice(), |s| s);
         let mut whole_x = [0.0f64; MAX_CHUNKS + 1];
-        for (a, &b) in whole_x.iter_mut().zip(shares.iter().take(seq_len)) {
+        for (a, &b) in whole_x.iter_mut().zip(shares) {
             *a = b;
-        }
-        if let Some(r) = whole_x.get_mut(seq_len) {
-            *r = shares.get(seq_len).copied().unwrap_or(0.0);
         }
         let Some(makespan) = whole(seq_now, &mut whole_x, root, root_column, costs, ready, goal) else {
             continue;
