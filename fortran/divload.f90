@@ -8,6 +8,9 @@
 !   status = plan(workers, root, items, assignments [, summary] [, options])
 !   status = plan_json(document, result)
 !   status = plan_shares(document, shares [, summary])
+!   status = plan_installments(workers, root, items, chunks [, summary] [, options]
+!                              [, max_items] [, available_at])
+!   status = plan_chunks(document, chunks [, summary])
 !   text   = method_name(summary)
 !   status = models_json(result)
 !   text   = status_message(status)
@@ -18,13 +21,13 @@
 ! and never stops the program: bad input is reported, never trapped, since one rank
 ! aborting ends a whole MPI job. Outputs are written only on success.
 module divload
-  use, intrinsic :: iso_c_binding, only: c_associated, c_char, c_f_pointer, c_int, c_int32_t, &
+  use, intrinsic :: iso_c_binding, only: c_associated, c_char, c_double, c_f_pointer, c_int, c_int32_t, &
       c_int64_t, c_loc, c_null_char, c_null_ptr, c_ptr, c_size_t
   use divload_c
   implicit none
   ! The iso_c_binding names are this module's tools, not part of its interface; the
   ! generated module's names are (hence the public default).
-  private :: c_associated, c_char, c_f_pointer, c_int, c_int32_t, c_int64_t, c_loc, &
+  private :: c_associated, c_char, c_double, c_f_pointer, c_int, c_int32_t, c_int64_t, c_loc, &
       c_null_char, c_null_ptr, c_ptr, c_size_t
 
   ! plan_counts picks the C function by the kind of the counts: integer(c_int) for
@@ -33,7 +36,7 @@ module divload
   interface plan_counts
     module procedure plan_counts_int, plan_counts_int64
   end interface plan_counts
-  public :: plan_counts, plan, plan_json, plan_shares, method_name, models_json, status_message, &
+  public :: plan_counts, plan, plan_json, plan_shares, plan_installments, plan_chunks, method_name, models_json, status_message, &
       last_error_message, library_version_matches
   private :: plan_counts_int, plan_counts_int64, document_call, from_c_string, copy_chars, &
       to_c_chars, rank_arg, options_arg, summary_arg, strlen
@@ -235,6 +238,113 @@ contains
       deallocate (out)
     end do
   end function plan_shares
+
+  ! Plans a scatter sent in installments (several chunks per worker, so that workers
+  ! compute while the root still sends) and returns the chunks in send order in `chunks`,
+  ! allocated to their number: %rank (from 0), %count, %displacement (from 0; a rank's
+  ! chunks are consecutive parts of its block), %send_start, %send_end, %compute_start,
+  ! %compute_end. `options` (optional): %root_mode (DIVLOAD_ROOT_MODE_*, DISTRIBUTE_ONLY
+  ! for a root that only sends), %installments (0 for as many as help), %deadline (0 for
+  ! none). `max_items` (optional, one per worker): the most items a worker holds in one
+  ! installment (-1, UINT64_MAX in C, for no cap).
+  ! `available_at` (optional, one per worker): when it may start computing. `chunks` has
+  ! no elements on failure. Statuses as divload_plan_installments.
+  function plan_installments(workers, root, items, chunks, summary, options, max_items, available_at) &
+      result(status)
+    type(divload_worker), intent(in), target, contiguous :: workers(:)
+    integer, intent(in) :: root
+    integer(c_int64_t), intent(in) :: items
+    type(divload_chunk), allocatable, intent(out) :: chunks(:)
+    type(divload_plan_summary), intent(inout), optional, target :: summary
+    type(divload_installment_options), intent(in), optional, target :: options
+    integer(c_int64_t), intent(in), optional, target, contiguous :: max_items(:)
+    real(c_double), intent(in), optional, target, contiguous :: available_at(:)
+    integer(c_int32_t) :: status
+    type(divload_worker), target :: no_workers(1)
+    type(divload_chunk), allocatable, target :: out(:)
+    integer(c_size_t), target :: n
+    type(c_ptr) :: w, caps, release, o, s
+    integer :: stat
+    allocate (chunks(0))
+    w = c_loc(no_workers)
+    if (size(workers) > 0) w = c_loc(workers)
+    caps = c_null_ptr
+    release = c_null_ptr
+    o = c_null_ptr
+    s = c_null_ptr
+    ! C reads one value per worker: a shorter list is refused here, not read past.
+    if (present(max_items)) then
+      if (size(max_items) /= size(workers)) then
+        status = DIVLOAD_INVALID_INPUT
+        return
+      end if
+      if (size(max_items) > 0) caps = c_loc(max_items)
+    end if
+    if (present(available_at)) then
+      if (size(available_at) /= size(workers)) then
+        status = DIVLOAD_INVALID_INPUT
+        return
+      end if
+      if (size(available_at) > 0) release = c_loc(available_at)
+    end if
+    if (present(options)) o = c_loc(options)
+    if (present(summary)) s = c_loc(summary)
+    ! At most one chunk per worker plus DIVLOAD_MAX_CHUNKS: one call suffices.
+    allocate (out(size(workers) + DIVLOAD_MAX_CHUNKS), stat=stat)
+    if (stat /= 0) then
+      status = DIVLOAD_OUT_OF_MEMORY
+      return
+    end if
+    n = 0
+    status = divload_plan_installments(w, size(workers, kind=c_size_t), rank_arg(root), items, caps, release, &
+        o, c_loc(out), size(out, kind=c_size_t), c_loc(n), s)
+    if (status == DIVLOAD_OK) then
+      deallocate (chunks)
+      chunks = out(1:n)
+    end if
+  end function plan_installments
+
+  ! Plans a document sent in installments (a scatter document with "installments",
+  ! "deadline", "max_items", "available_at" or "root_mode": "distribute_only") and returns
+  ! its chunks in send order, as plan_installments. Statuses as divload_plan_chunks.
+  function plan_chunks(document, chunks, summary) result(status)
+    character(len=*), intent(in) :: document
+    type(divload_chunk), allocatable, intent(out) :: chunks(:)
+    type(divload_plan_summary), intent(inout), optional, target :: summary
+    integer(c_int32_t) :: status
+    character(kind=c_char), allocatable, target :: doc(:)
+    type(divload_chunk), allocatable, target :: out(:)
+    integer(c_size_t), target :: n
+    type(c_ptr) :: s
+    integer :: attempt, stat
+    allocate (chunks(0))
+    allocate (doc(max(1, len(document))), stat=stat)
+    if (stat /= 0) then
+      status = DIVLOAD_OUT_OF_MEMORY
+      return
+    end if
+    call to_c_chars(document, doc)
+    s = c_null_ptr
+    if (present(summary)) s = c_loc(summary)
+    ! A first guess, then the exact number of chunks C reports.
+    n = DIVLOAD_MAX_CHUNKS
+    do attempt = 1, 2
+      allocate (out(max(1_c_size_t, n)), stat=stat)
+      if (stat /= 0) then
+        status = DIVLOAD_OUT_OF_MEMORY
+        return
+      end if
+      status = divload_plan_chunks(c_loc(doc), len(document, kind=c_size_t), c_loc(out), &
+          size(out, kind=c_size_t), c_loc(n), s)
+      if (status == DIVLOAD_OK) then
+        deallocate (chunks)
+        chunks = out(1:n)
+        return
+      end if
+      if (status /= DIVLOAD_BUFFER_TOO_SMALL .or. n <= size(out, kind=c_size_t)) return
+      deallocate (out)
+    end do
+  end function plan_chunks
 
   ! The method a plan_shares summary names ('closed_form', 'greedy', ...).
   function method_name(summary) result(text)

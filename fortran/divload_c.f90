@@ -51,6 +51,14 @@ module divload_c
   integer(c_int32_t), parameter :: DIVLOAD_PORT_HALF_DUPLEX = 1
   ! Bytes of `divload_plan_summary.method`, the NUL included.
   integer(c_int32_t), parameter :: DIVLOAD_METHOD_NAME_LEN = 32
+  ! The root only distributes: it sends every chunk and computes nothing (an I/O rank).
+  ! Installment plans only (`divload_plan_installments`).
+  integer(c_int32_t), parameter :: DIVLOAD_ROOT_MODE_DISTRIBUTE_ONLY = 2
+  ! Installments per worker: as many as help (`divload_installment_options.installments`).
+  integer(c_int32_t), parameter :: DIVLOAD_INSTALLMENTS_AUTO = 0
+  ! Most chunks a plan with installments has when at most 64 workers compute; beyond, one
+  ! chunk per worker. An `out` of `workers_len + DIVLOAD_MAX_CHUNKS` chunks always suffices.
+  integer(c_int32_t), parameter :: DIVLOAD_MAX_CHUNKS = 64
 
   ! What a divload function did. The numbers are stable and never reused.
   ! Success; the outputs are written.
@@ -304,6 +312,41 @@ module divload_c
     ! every result document already carries, and a new method needs no new number.
     character(kind=c_char) :: method(DIVLOAD_METHOD_NAME_LEN)
   end type divload_plan_summary
+
+  ! One message of a plan sent in installments, in send order. Times in seconds from the
+  ! start of the scatter.
+  type, bind(c) :: divload_chunk
+    ! The worker that receives and computes it (its rank); the root for its own share,
+    ! which is not sent.
+    integer(c_size_t) :: rank
+    ! Items in it (> 0).
+    integer(c_int64_t) :: count
+    ! Its first item in the root's buffer. A worker's chunks are consecutive parts of
+    ! one block, so it can receive them all into one buffer.
+    integer(c_int64_t) :: displacement
+    ! When the root starts sending it.
+    real(c_double) :: send_start
+    ! When it has arrived.
+    real(c_double) :: send_end
+    ! When its worker starts computing it.
+    real(c_double) :: compute_start
+    ! When its worker has computed it.
+    real(c_double) :: compute_end
+  end type divload_chunk
+
+  ! Options of `divload_plan_installments`. All zeros are the defaults (the root computes
+  ! after sending, as many installments as help, no deadline); a null pointer means the
+  ! defaults too.
+  type, bind(c) :: divload_installment_options
+    ! `DIVLOAD_ROOT_MODE_AFTER_SEND`, `_OVERLAP` or `_DISTRIBUTE_ONLY`.
+    integer(c_int32_t) :: root_mode
+    ! At most this many installments per worker (1 to 64), or
+    ! `DIVLOAD_INSTALLMENTS_AUTO` (0).
+    integer(c_int32_t) :: installments
+    ! Plan the most whole items finished by this time (seconds, > 0) instead of all of
+    ! them; 0 for no deadline. The summary's `items` is then what finishes in time.
+    real(c_double) :: deadline
+  end type divload_installment_options
 
   interface
 
@@ -626,6 +669,86 @@ module divload_c
       type(c_ptr), value :: summary
       integer(c_int32_t) :: c_result
     end function divload_plan_shares
+
+    ! C: divload_status divload_plan_chunks(const char *json, size_t json_len, struct divload_chunk
+    ! C: *out, size_t out_len, size_t *out_n, struct divload_plan_summary *summary);
+    ! Plans a document with installments (a scatter document with `"installments"`,
+    ! `"deadline"`, a worker's `"max_items"` or `"available_at"`, or `"root_mode":
+    ! "distribute_only"`; the JSON format of `divload plan`) and writes its chunks into `out`
+    ! in send order, and the summary (as `divload_plan_shares` writes it) into `summary`
+    ! (which may be null). What a pipelined scatter posts.
+    !
+    ! On `DIVLOAD_OK`, `*out_n` is the number of chunks written. On
+    ! `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the number of
+    ! chunks the plan has: call again with that many (or give `workers + DIVLOAD_MAX_CHUNKS`
+    ! at once). Returns `DIVLOAD_NULL_PARAMETER` for a null `json`, `out` or `out_n`,
+    ! `DIVLOAD_JSON` for malformed JSON or a value out of range, `DIVLOAD_INVALID_INPUT` for
+    ! a document whose plan sends each worker its share in one message (plan it with
+    ! `divload_plan_shares`) or a misaligned pointer, and otherwise as
+    ! `divload_plan_shares`. Nothing is written unless the result is `DIVLOAD_OK` (or
+    ! `*out_n` alone, for `DIVLOAD_BUFFER_TOO_SMALL`).
+    !
+    ! # Safety
+    !
+    ! `json` must be valid for `json_len` bytes, `out` for `out_len` elements, `out_n` for
+    ! one `size_t`, `summary` null or valid for one element.
+    function divload_plan_chunks(json, json_len, out, out_len, out_n, summary) &
+        bind(c, name="divload_plan_chunks") result(c_result)
+      import :: c_int32_t, c_ptr, c_size_t
+      type(c_ptr), value :: json
+      integer(c_size_t), value :: json_len
+      type(c_ptr), value :: out
+      integer(c_size_t), value :: out_len
+      type(c_ptr), value :: out_n
+      type(c_ptr), value :: summary
+      integer(c_int32_t) :: c_result
+    end function divload_plan_chunks
+
+    ! C: divload_status divload_plan_installments(const struct divload_worker *workers, size_t
+    ! C: workers_len, size_t root, uint64_t items, const uint64_t *max_items, const double
+    ! C: *available_at, const struct divload_installment_options *options, struct divload_chunk
+    ! C: *out, size_t out_len, size_t *out_n, struct divload_plan_summary *summary);
+    ! Plans `items` items over `workers` (rank `r`'s costs at `workers[r]`) held by `root`,
+    ! sent in installments, and writes the chunks into `out` in send order and the summary
+    ! into `summary` (which may be null), as `divload_plan_chunks` does for the same
+    ! platform written as a document.
+    !
+    ! `max_items` (null for no caps) holds, per worker, the most items it may hold in one
+    ! installment (`UINT64_MAX`: no cap). `available_at` (null for all 0) holds, per worker,
+    ! when it may start computing (seconds, finite and >= 0). The root's `comm_latency` and
+    ! `comm_per_item` are replaced by 0 before any check (its share is not sent), as in
+    ! `divload_plan`.
+    !
+    ! Returns `DIVLOAD_NULL_PARAMETER` for a null `workers`, `out` or `out_n`,
+    ! `DIVLOAD_INVALID_INPUT` for zero workers or items (without a deadline), a root out of
+    ! range, a bad cost, release time, option or deadline, caps that cannot hold the items
+    ! (the message names their capacity) or a misaligned pointer, `DIVLOAD_BUFFER_TOO_SMALL`
+    ! as `divload_plan_chunks`, `DIVLOAD_OVERFLOW` beyond 2^53 items or the workers' limit,
+    ! `DIVLOAD_OUT_OF_MEMORY`. Nothing is written unless the result is `DIVLOAD_OK`.
+    !
+    ! # Safety
+    !
+    ! `workers` must be valid for `workers_len` elements, `max_items` and `available_at`
+    ! null or valid for `workers_len` elements, `options` null or valid for one element,
+    ! `out` for `out_len` elements, `out_n` for one `size_t`, `summary` null or valid for one
+    ! element.
+    function divload_plan_installments(workers, workers_len, root, items, max_items, available_at, &
+        options, out, out_len, out_n, summary) &
+        bind(c, name="divload_plan_installments") result(c_result)
+      import :: c_int32_t, c_int64_t, c_ptr, c_size_t
+      type(c_ptr), value :: workers
+      integer(c_size_t), value :: workers_len
+      integer(c_size_t), value :: root
+      integer(c_int64_t), value :: items
+      type(c_ptr), value :: max_items
+      type(c_ptr), value :: available_at
+      type(c_ptr), value :: options
+      type(c_ptr), value :: out
+      integer(c_size_t), value :: out_len
+      type(c_ptr), value :: out_n
+      type(c_ptr), value :: summary
+      integer(c_int32_t) :: c_result
+    end function divload_plan_installments
   end interface
 
   public :: DIVLOAD_VERSION_MAJOR
@@ -647,6 +770,9 @@ module divload_c
   public :: DIVLOAD_PORT_FULL_DUPLEX
   public :: DIVLOAD_PORT_HALF_DUPLEX
   public :: DIVLOAD_METHOD_NAME_LEN
+  public :: DIVLOAD_ROOT_MODE_DISTRIBUTE_ONLY
+  public :: DIVLOAD_INSTALLMENTS_AUTO
+  public :: DIVLOAD_MAX_CHUNKS
   public :: DIVLOAD_OK
   public :: DIVLOAD_NULL_PARAMETER
   public :: DIVLOAD_INVALID_INPUT
@@ -667,6 +793,8 @@ module divload_c
   public :: divload_multicluster_summary
   public :: divload_share
   public :: divload_plan_summary
+  public :: divload_chunk
+  public :: divload_installment_options
   public :: divload_library_version
   public :: divload_status_message
   public :: divload_last_error_message
@@ -679,4 +807,6 @@ module divload_c
   public :: divload_models_json
   public :: divload_plan_multicluster
   public :: divload_plan_shares
+  public :: divload_plan_chunks
+  public :: divload_plan_installments
 end module divload_c

@@ -38,6 +38,10 @@
  * divload_plan_shares and builds a periodic ring communicator in ring order (see its
  * section, after the multi-cluster one).
  *
+ * The scatter in installments (the root sends chunks so that workers compute while it
+ * still sends; memory caps, release times): divload_mpi_installments_create and
+ * divload_mpi_installments_scatter, in divload_mpi_installments.h (included here).
+ *
  * Batches whose cost is not linear in their size, on ranks of different speeds (cerin2006,
  * "model": "partition"): divload_mpi_partition_plan plans each rank's share from its
  * speed or its measured timings, divload_mpi_partition_splitters and
@@ -2319,5 +2323,8 @@ static inline int divload_mpi_partition_rebalance(const divload_mpi_partition *p
 #ifdef __cplusplus
 }
 #endif
+
+/* The pipelined scatter (several installments): its own header, part of this one. */
+#include "divload_mpi_installments.h"
 
 #endif /* DIVLOAD_MPI_H */

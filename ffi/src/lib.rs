@@ -24,6 +24,7 @@ use divload::{
 };
 use divload_host::{filled, HostError};
 
+mod chunks;
 mod status;
 // The tests compare the generated code with the table; the generator (ffi/tests/status.rs)
 // is what reads every field.
@@ -31,6 +32,7 @@ mod status;
 #[allow(dead_code)]
 mod status_table;
 
+pub use chunks::*;
 use divload_status::*;
 pub use status::divload_status;
 
@@ -1613,44 +1615,45 @@ pub unsafe extern "C" fn divload_plan_shares(
                 unsafe { out_n.write(shares.len()) };
                 return Ok(Copied::TooSmall { needed: shares.len(), got: out.len() });
             }
-            let (mut items, mut participating) = (0u64, 0usize);
             for (o, s) in out.iter_mut().zip(shares) {
                 *o = divload_share {
                     count: s.count,
                     displacement: s.displacement,
                     position: s.position.map_or(-1, i64::from),
                 };
-                items = items.saturating_add(s.count);
-                participating += usize::from(s.position.is_some());
             }
             // SAFETY: as above.
             unsafe { out_n.write(shares.len()) };
             if let Some(summary) = summary {
-                let mut method = [0 as c_char; DIVLOAD_METHOD_NAME_LEN];
-                let name = report.method.name().as_bytes();
-                // One byte kept for the NUL; every name is shorter (`Method::MAX_NAME_LEN`,
-                // checked where each method is declared, and against this buffer below).
-                const _: () = assert!(divload::Method::MAX_NAME_LEN < DIVLOAD_METHOD_NAME_LEN);
-                for (m, &b) in method.iter_mut().zip(name.iter().take(DIVLOAD_METHOD_NAME_LEN - 1)) {
-                    *m = b as c_char;
-                }
-                let value = divload_plan_summary {
-                    makespan: report.makespan,
-                    lower_bound: report.lower_bound,
-                    gap: report.gap(),
-                    exact: report.exact,
-                    workers: shares.len(),
-                    participating,
-                    items,
-                    method,
-                };
                 // SAFETY: non-null and aligned (`optional_output`); validity is the caller's contract.
-                unsafe { summary.write(value) };
+                unsafe { summary.write(plan_summary(&report, shares)) };
             }
             Ok(Copied::Done)
         })?;
         copied.or_failure("out")
     })
+}
+
+/// The summary of any model's plan from its report and shares.
+fn plan_summary(report: &divload::Report<f64>, shares: &[divload::doc::Share]) -> divload_plan_summary {
+    let mut method = [0 as c_char; DIVLOAD_METHOD_NAME_LEN];
+    let name = report.method.name().as_bytes();
+    // One byte kept for the NUL; every name is shorter (`Method::MAX_NAME_LEN`, checked
+    // where each method is declared, and against this buffer below).
+    const _: () = assert!(divload::Method::MAX_NAME_LEN < DIVLOAD_METHOD_NAME_LEN);
+    for (m, &b) in method.iter_mut().zip(name.iter().take(DIVLOAD_METHOD_NAME_LEN - 1)) {
+        *m = b as c_char;
+    }
+    divload_plan_summary {
+        makespan: report.makespan,
+        lower_bound: report.lower_bound,
+        gap: report.gap(),
+        exact: report.exact,
+        workers: shares.len(),
+        participating: shares.iter().filter(|s| s.position.is_some()).count(),
+        items: shares.iter().fold(0u64, |a, s| a.saturating_add(s.count)),
+        method,
+    }
 }
 
 #[cfg(test)]

@@ -153,6 +153,7 @@ program test_divload
       'status ' // itoa(status) // ' ' // last_error_message())
 
   call raw_binding()
+  call installments()
 
   ! The main program's variables live to the end; freed here so that a leak checker
   ! reports only what the module loses.
@@ -239,6 +240,70 @@ contains
 
   ! The generated bind(c) interfaces called directly: null pointers and lengths reach the
   ! C checks and come back as statuses.
+  ! plan_installments and plan_chunks: startup costs that make several installments pay
+  ! off; counts add up, each rank's chunks consecutive in its block, caps kept, a late
+  ! rank computing no earlier than it may; the document gives the same chunks; bad
+  ! options and lists of the wrong length refused.
+  subroutine installments()
+    type(divload_worker) :: w(4)
+    type(divload_chunk), allocatable :: chunks(:), again(:)
+    type(divload_plan_summary) :: s
+    type(divload_installment_options) :: o
+    integer(c_int64_t) :: caps(4), next(0:3)
+    real(c_double) :: release(4)
+    character(len=:), allocatable :: doc
+    integer :: k, r
+    logical :: consecutive
+    w(1) = divload_worker(0, 0, 0, 5e-3_c_double)
+    w(2) = divload_worker(2e-3_c_double, 2e-4_c_double, 1e-3_c_double, 1e-3_c_double)
+    w(3) = w(2)
+    w(4) = divload_worker(4e-3_c_double, 3e-4_c_double, 1e-3_c_double, 2e-3_c_double)
+    status = plan_installments(w, 0, 5000_c_int64_t, chunks, s)
+    call check(status == DIVLOAD_OK .and. size(chunks) > size(w), 'plan_installments: several installments, got ' // &
+        itoa(size(chunks)) // ' chunks ' // last_error_message())
+    call check(sum(chunks(:)%count) == 5000 .and. s%items == 5000 .and. s%lower_bound <= s%makespan, &
+        'plan_installments: counts add up to the items, the bound below the makespan')
+    next = -1
+    consecutive = .true.
+    do k = 1, size(chunks)
+      r = int(chunks(k)%rank)
+      if (next(r) >= 0 .and. chunks(k)%displacement /= next(r)) consecutive = .false.
+      next(r) = chunks(k)%displacement + chunks(k)%count
+    end do
+    call check(consecutive, 'plan_installments: each rank''s chunks are consecutive parts of its block')
+    doc = '{"model":"scatter","items":5000,"root":"a","installments":"auto","workers":[' // &
+        '{"name":"a","comm_per_item":0,"comp_per_item":5e-3},' // &
+        '{"name":"b","count":2,"comm_latency":2e-3,"comm_per_item":2e-4,"comp_latency":1e-3,"comp_per_item":1e-3},' // &
+        '{"name":"c","comm_latency":4e-3,"comm_per_item":3e-4,"comp_latency":1e-3,"comp_per_item":2e-3}]}'
+    status = plan_chunks(doc, again)
+    call check(status == DIVLOAD_OK .and. size(again) == size(chunks), 'plan_chunks: the same number of chunks')
+    if (status == DIVLOAD_OK .and. size(again) == size(chunks)) then
+      call check(all(again(:)%count == chunks(:)%count) .and. all(again(:)%rank == chunks(:)%rank) .and. &
+          all(again(:)%displacement == chunks(:)%displacement), 'plan_chunks: the document plans the same chunks')
+    end if
+    o = divload_installment_options(DIVLOAD_ROOT_MODE_DISTRIBUTE_ONLY, 4, 0)
+    caps = [-1_c_int64_t, 300_c_int64_t, 300_c_int64_t, 200_c_int64_t]
+    release = [0, 0, 0, 1]
+    status = plan_installments(w, 0, 3000_c_int64_t, chunks, s, o, caps, release)
+    call check(status == DIVLOAD_OK .and. sum(chunks(:)%count) == 3000, 'plan_installments with caps: ' // &
+        'DIVLOAD_OK, counts add up ' // last_error_message())
+    call check(all(chunks(:)%rank /= 0), 'plan_installments: a root that only distributes computes nothing')
+    call check(all(chunks(:)%rank == 0 .or. chunks(:)%count <= caps(chunks(:)%rank + 1)), &
+        'plan_installments: every chunk within its rank''s cap')
+    call check(all(chunks(:)%rank /= 3 .or. chunks(:)%compute_start >= 1), &
+        'plan_installments: the late rank computes no earlier than it may')
+    o = divload_installment_options(DIVLOAD_ROOT_MODE_AFTER_SEND, 65, 0)
+    status = plan_installments(w, 0, 3000_c_int64_t, chunks, s, o)
+    call check(status == DIVLOAD_INVALID_INPUT .and. size(chunks) == 0 .and. &
+        index(last_error_message(), 'options.installments') > 0, 'plan_installments: 65 installments refused, by name')
+    status = plan_installments(w, 0, 3000_c_int64_t, chunks, max_items=caps(1:2))
+    call check(status == DIVLOAD_INVALID_INPUT, 'plan_installments: max_items not one per worker refused')
+    status = plan_chunks('{"model":"scatter","items":10,"root":"a","workers":[{"name":"a","comm_per_item":0,' // &
+        '"comp_per_item":1},{"name":"b","comm_per_item":1,"comp_per_item":1}]}', chunks)
+    call check(status == DIVLOAD_INVALID_INPUT .and. index(last_error_message(), 'divload_plan_shares') > 0, &
+        'plan_chunks: a one-message plan is refused with the call to use')
+  end subroutine installments
+
   subroutine raw_binding()
     type(divload_worker), target :: w(4)
     integer(c_int), target :: c(4), d(4)

@@ -18,7 +18,7 @@ pub mod schema;
 
 use crate::error::{Detail, Error};
 use json::{JsonError, Reader, Str, Writer};
-pub use model::{limits, Effort, Memory, Model, Planned, Share};
+pub use model::{limits, Effort, Memory, Model, Piece, Planned, Share};
 
 /// One model as front ends present it.
 #[derive(Debug)]

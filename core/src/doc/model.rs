@@ -45,6 +45,30 @@ pub struct Planned<'m> {
     /// Each worker's part, by its place in the document (an entry with `count: k` is k
     /// workers): what C and MPI codes need without reading the result document.
     pub shares: &'m [Share],
+    /// The messages of a plan that sends a worker its part in several (installments), in
+    /// send order; empty where each worker gets its share in one message, as `shares` says.
+    pub pieces: &'m [Piece],
+}
+
+/// One message of a plan sent in installments, in send order: what a pipelined scatter
+/// posts (`divload_plan_chunks` in C, `divload.mpi` in Python).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Piece {
+    /// The worker that receives and computes it, by its place in the document.
+    pub worker: usize,
+    /// Items in it.
+    pub count: u64,
+    /// Its first item in the root's buffer; a worker's pieces are consecutive parts of its
+    /// block (`Share::displacement`).
+    pub displacement: u64,
+    /// When the root starts sending it (seconds after the plan starts).
+    pub send_start: f64,
+    /// When it has arrived.
+    pub send_end: f64,
+    /// When its worker starts computing it.
+    pub compute_start: f64,
+    /// When its worker has computed it.
+    pub compute_end: f64,
 }
 
 /// One worker's part of a plan, by its place in the document, for front ends that hand

@@ -153,7 +153,7 @@ impl Model for Multicluster {
         planned(text, memory, true, |file, summary, written_| {
             let document = written(memory, |buf| write_result(file, summary, written_, buf))?;
             let shares = shares(memory, written_.processors)?;
-            Ok(Planned { document, report: summary.report, shares })
+            Ok(Planned { document, report: summary.report, shares, pieces: &[] })
         })
     }
 }

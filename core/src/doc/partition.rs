@@ -164,7 +164,7 @@ impl Model for Partition {
                 row
             });
             let shares = shares_in_order(memory, s.counts.len(), rows)?;
-            Ok(Planned { document, report: s.report, shares })
+            Ok(Planned { document, report: s.report, shares, pieces: &[] })
         })
     }
 

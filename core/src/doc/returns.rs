@@ -152,7 +152,7 @@ impl Model for Returns {
                 .take(file.workers)
                 .map(|a| (a.worker, a.count, a.displacement, a.return_rank.is_some()));
             let shares = shares_in_order(memory, file.workers, rows)?;
-            Ok(Planned { document, report: summary.report(), shares })
+            Ok(Planned { document, report: summary.report(), shares, pieces: &[] })
         })
     }
 

@@ -224,7 +224,7 @@ impl Model for Ring {
                 row
             });
             let shares = shares_in_order(memory, file.names.len(), rows)?;
-            Ok(Planned { document, report: summary.report, shares })
+            Ok(Planned { document, report: summary.report, shares, pieces: &[] })
         })
     }
 

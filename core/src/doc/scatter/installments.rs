@@ -10,7 +10,7 @@
 
 use super::{name_of, PlatformFile, WorkerEntry};
 use crate::doc::json::Writer;
-use crate::doc::model::{shares_in_order, written, Memory, Planned};
+use crate::doc::model::{shares_in_order, written, Memory, Piece, Planned};
 use crate::doc::{begin_result, begin_row};
 use crate::error::Error;
 use crate::platform::worker::Worker;
@@ -132,7 +132,19 @@ pub(super) fn plan<'s, 'm, M: Memory>(
     // Each worker's total, at its block, in the order of its first chunk.
     let firsts = firsts(chunks, rows).map(|(c, r)| (c.worker, r.total, c.displacement, true));
     let shares = shares_in_order(memory, p, firsts)?;
-    Ok(Planned { document, report: summary.report(), shares })
+    let pieces = memory.slice("pieces", chunks.len(), Piece::default())?;
+    for (piece, c) in pieces.iter_mut().zip(chunks) {
+        *piece = Piece {
+            worker: c.worker,
+            count: c.count,
+            displacement: c.displacement,
+            send_start: c.send_start,
+            send_end: c.send_end,
+            compute_start: c.compute_start,
+            compute_end: c.compute_end,
+        };
+    }
+    Ok(Planned { document, report: summary.report(), shares, pieces })
 }
 
 /// A worker's part of a plan with installments: its chunks' totals, first chunk.

@@ -149,7 +149,7 @@ impl Model for Scatter {
         // Every worker has its place in the send order, the root's and those given nothing too.
         let rows = run.plan.iter().take(run.file.workers).map(|a| (a.worker, a.count, a.displacement, true));
         let shares = shares_in_order(memory, run.file.workers, rows)?;
-        Ok(Planned { document, report: summary.report(), shares })
+        Ok(Planned { document, report: summary.report(), shares, pieces: &[] })
     }
 
     /// The exact DP's worst case is Θ(n²) per worker (genaud2003 Algorithm 1; the pruning
