@@ -236,7 +236,8 @@ unsafe fn chunks_of(
 }
 
 /// The document `divload_plan_installments` plans: the typed arrays as `divload plan`
-/// reads them, workers named by rank.
+/// reads them, workers named by rank. A document without `"model"` is the registry's
+/// first model, the star these arrays describe.
 fn document(
     workers: &[divload_worker],
     root: usize,
@@ -283,7 +284,7 @@ fn document(
     })?;
     let _ = write!(
         text,
-        "{{\"model\":\"scatter\",\"items\":{items},\"root\":\"r{root}\",\"root_mode\":\"{root_mode}\",\
+        "{{\"items\":{items},\"root\":\"r{root}\",\"root_mode\":\"{root_mode}\",\
          \"installments\":{installments}"
     );
     if d > 0.0 {

@@ -143,7 +143,7 @@ fn chunks_are_the_documents() {
 #[test]
 fn typed_plan_is_the_documents_plan() {
     let w = star();
-    let text = r#"{"model":"scatter","items":5000,"root":"a","installments":"auto","workers":[
+    let text = r#"{"items":5000,"root":"a","installments":"auto","workers":[
         {"name":"a","comm_per_item":0,"comp_per_item":5e-3},
         {"name":"b","count":2,"comm_latency":0.002,"comm_per_item":2e-4,"comp_latency":0.001,"comp_per_item":1e-3},
         {"name":"c","comm_latency":0.004,"comm_per_item":3e-4,"comp_latency":0.001,"comp_per_item":2e-3},
@@ -269,7 +269,7 @@ fn bad_inputs_are_named() {
             DIVLOAD_INVALID_INPUT,
             "plan it with divload_plan_shares",
             Box::new(|| {
-                chunks_of_json(r#"{"model":"scatter","items":10,"root":"a","workers":[{"name":"a","comm_per_item":0,"comp_per_item":1},{"name":"b","comm_per_item":1,"comp_per_item":1}]}"#).0
+                chunks_of_json(r#"{"items":10,"root":"a","workers":[{"name":"a","comm_per_item":0,"comp_per_item":1},{"name":"b","comm_per_item":1,"comp_per_item":1}]}"#).0
             }),
         ),
     ];
