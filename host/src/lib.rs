@@ -335,6 +335,17 @@ pub fn plan_shares(text: &[u8]) -> Result<(Vec<divload::doc::Share>, divload::Re
     with_plan(text, None, |p| Ok((copied("shares", p.shares)?, p.report)))
 }
 
+/// Plans a document sent in installments and returns its messages in send order and the
+/// report (`divload_plan_chunks` in C); empty for a plan that sends each worker its share
+/// in one message.
+///
+/// # Errors
+///
+/// As [`plan_json`].
+pub fn plan_pieces(text: &[u8]) -> Result<(Vec<divload::doc::Piece>, divload::Report<f64>), HostError> {
+    with_plan(text, None, |p| Ok((copied("pieces", p.pieces)?, p.report)))
+}
+
 /// How much planning a document would take ([`divload::doc::effort`]): its workers and a
 /// bound on its solver's steps, for front ends with a budget.
 ///

@@ -13,8 +13,10 @@ models of the return messages, multi-cluster and computation-only cases).
   the same as ``divload plan --json`` prints.
 * ``models()`` and ``example(model)``: the models a document can name, and a ready-to-edit
   document of each.
+* ``chunks(document)``: a plan sent in installments (several chunks per worker, memory
+  caps, release times, deadlines) as arrays of chunks in send order.
 * ``divload.mpi`` (with mpi4py): gather every rank's costs, plan on the root, broadcast,
-  scatter in the planned order.
+  scatter in the planned order, or in installments computed as they arrive.
 
 Every failure raises ``DivloadError`` with divload's message and its stable code.
 """
@@ -32,7 +34,9 @@ __all__ = [
     "DivloadError",
     "Returns",
     "Scatter",
+    "Chunks",
     "Shares",
+    "chunks",
     "example",
     "models",
     "plan",
@@ -293,6 +297,39 @@ def shares(document: Union[Dict[str, Any], str, bytes]) -> Shares:
     """
     counts, displs, positions, summary = _divload.plan_shares(_document_text(document))
     return Shares(counts, displs, positions, summary)
+
+
+class Chunks(NamedTuple):
+    """The chunks of a plan sent in installments, in the order the root sends them, as
+    numpy arrays, and the plan's summary."""
+
+    ranks: "_np.ndarray"
+    """The worker (its place in the document, from 0) that receives and computes each chunk."""
+    counts: "_np.ndarray"
+    """Items in each chunk (> 0)."""
+    displacements: "_np.ndarray"
+    """First item of each chunk in the root's buffer; a worker's chunks are consecutive parts of one block."""
+    times: "_np.ndarray"
+    """One row per chunk: send start, send end, compute start, compute end (seconds)."""
+    summary: Dict[str, Any]
+    """``method``, ``makespan``, ``lower_bound``, ``gap``, ``exact``."""
+
+
+def chunks(document: Union[Dict[str, Any], str, bytes]) -> Chunks:
+    """Plans a document sent in installments into its chunks, in send order.
+
+    The document is a scatter document with ``"installments"`` (a number, or ``"auto"``),
+    ``"deadline"``, a worker's ``"max_items"`` or ``"available_at"``, or ``"root_mode":
+    "distribute_only"``: the same plan as ``plan(document)`` and C's
+    ``divload_plan_chunks``. A plan that sends each worker its share in one message
+    raises ``DivloadError`` (use ``shares``), as do bad documents.
+
+    >>> c = chunks(dict(example("scatter"), installments="auto"))
+    >>> int(c.counts.sum()) == example("scatter")["items"]
+    True
+    """
+    ranks, counts, displs, times, summary = _divload.plan_chunks(_document_text(document))
+    return Chunks(ranks, counts, displs, times.reshape(-1, 4), summary)
 
 
 def models() -> List[Dict[str, str]]:

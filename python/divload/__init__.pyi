@@ -45,6 +45,14 @@ class Shares(NamedTuple):
     positions: npt.NDArray[np.int64]
     summary: Dict[str, Any]
 
+class Chunks(NamedTuple):
+    ranks: npt.NDArray[np.int64]
+    counts: npt.NDArray[np.int64]
+    displacements: npt.NDArray[np.int64]
+    times: npt.NDArray[np.float64]
+    summary: Dict[str, Any]
+
+def chunks(document: Union[Dict[str, Any], str, bytes]) -> Chunks: ...
 def plan(document: Union[Dict[str, Any], str, bytes]) -> Dict[str, Any]: ...
 def shares(document: Union[Dict[str, Any], str, bytes]) -> Shares: ...
 def models() -> List[Dict[str, str]]: ...

@@ -26,6 +26,12 @@ With results sent back to the root (the return-message model), ``returns_plan`` 
 the best, LIFO or FIFO schedule and ``ReturnsPlan.gatherv_ordered`` receives the results
 on the root in the planned return order.
 
+A pipelined scatter (the star with several installments, startup costs, memory caps,
+release times): ``installments_plan`` plans the chunks on the root, and
+``InstallmentsPlan.scatter`` sends them in the planned sequence with nonblocking sends
+while every rank computes each of its chunks as it arrives, as
+``divload_mpi_installments_scatter`` does in C.
+
 Iterative codes on a ring of ranks (legrand2003): ``ring_calibrate`` measures each
 rank's cycle time and the cost between every pair of ranks, ``ring_document`` writes the
 ring document, and ``ring_plan`` plans it on the root and gives every rank its columns
@@ -43,11 +49,12 @@ try:
 except ImportError as e:  # the rest of divload works without MPI
     raise ImportError(f"divload.mpi needs mpi4py (pip install mpi4py, or divload[mpi]): {e}") from e
 
-from . import _INVALID_INPUT, _JSON, _OVERFLOW, DivloadError, plan as _plan, returns_counts as _returns_counts, scatter_counts
+from . import _INVALID_INPUT, _JSON, _OVERFLOW, DivloadError, chunks as _chunks, plan as _plan
+from . import returns_counts as _returns_counts, scatter_counts
 
 __all__ = [
-    "ReturnsPlan", "RingCalibration", "RingPlan", "ScatterPlan", "calibrate", "returns_plan", "ring_calibrate",
-    "ring_document", "ring_plan", "scatter_plan",
+    "InstallmentsPlan", "ReturnsPlan", "RingCalibration", "RingPlan", "ScatterPlan", "calibrate",
+    "installments_plan", "returns_plan", "ring_calibrate", "ring_document", "ring_plan", "scatter_plan",
 ]
 
 #: MPI's ``int`` counts: the scatter refuses more items, as ``divload_mpi_plan_create`` does.
@@ -224,6 +231,172 @@ def scatter_plan(
     summary["order"] = _np.argsort(table[2], kind="stable").astype(_np.int64)
     summary["finish"] = finish
     return ScatterPlan(comm, root, costs, table[0], table[1], table[2], finish, summary)
+
+
+class InstallmentsPlan:
+    """A scatter sent in installments, known on every rank of ``comm``.
+
+    The chunks in send order (numpy arrays): ``chunk_ranks``, ``chunk_counts``,
+    ``chunk_displs``, ``chunk_times`` (send start, send end, compute start, compute end).
+    By rank of ``comm``: ``counts``, ``displs`` (each rank's total and block, for a
+    ``Gatherv`` of the results). This rank: ``my_count``, ``my_displacement``,
+    ``my_chunks`` (indices of its chunks), ``my_predicted_finish``. ``summary``: method,
+    makespan, lower_bound, gap, exact, items. ``chunk_comm``, a duplicate of ``comm`` for
+    the chunks' messages, is owned by the plan: ``free()`` it (or use the plan as a context
+    manager), collectively.
+    """
+
+    def __init__(self, comm, root, ranks, counts, displs, times, summary):
+        self.comm = comm
+        self.root = root
+        self.size = comm.Get_size()
+        self.chunk_ranks, self.chunk_counts, self.chunk_displs, self.chunk_times = ranks, counts, displs, times
+        self.summary = summary
+        self.counts = _np.bincount(ranks, weights=counts, minlength=self.size).astype(_np.int64)
+        self.displs = _np.zeros(self.size, dtype=_np.int64)
+        firsts = _np.unique(ranks, return_index=True)
+        self.displs[firsts[0]] = displs[firsts[1]]
+        rank = comm.Get_rank()
+        self.my_chunks = _np.flatnonzero(ranks == rank)
+        self.my_count = int(self.counts[rank])
+        self.my_displacement = int(self.displs[rank])
+        self.my_predicted_finish = float(times[self.my_chunks, 3].max()) if len(self.my_chunks) else 0.0
+        self.chunk_comm = comm.Dup()
+
+    def scatter(self, sendbuf: Any, recvbuf: Any, compute: Optional[Callable[[Any, int], Any]] = None,
+                datatype: Optional["MPI.Datatype"] = None) -> Any:
+        """Runs the plan: the root sends ``sendbuf`` (all the items in their original
+        order, one item per element of its first axis; ignored elsewhere) chunk by chunk in
+        the planned sequence, at most two sends in flight (the root's single port); every
+        rank receives its ``my_count`` items into ``recvbuf`` (indexed the same way) and
+        calls ``compute(items, first)`` on each of its chunks as soon as it has arrived,
+        where ``items`` is the chunk's view of ``recvbuf`` and ``first`` its first item in
+        the root's buffer. The root computes its own chunk after its sends, or while they
+        are in flight when the plan has it start earlier (``root_mode="overlap"``).
+        ``datatype`` is the MPI type of one item when numpy's dtype does not give it.
+        Returns ``recvbuf``. Collective."""
+        rank, base = self.comm.Get_rank(), self.my_displacement
+        spec = (lambda b, n: b) if datatype is None else (lambda b, n: [b, n, datatype])
+        mine = lambda k: recvbuf[int(self.chunk_displs[k]) - base:int(self.chunk_displs[k] + self.chunk_counts[k]) - base]
+        if rank == self.root:
+            others = [k for k in range(len(self.chunk_ranks)) if self.chunk_ranks[k] != rank]
+            own = [k for k in self.my_chunks]
+            last_send = max((self.chunk_times[k, 1] for k in others), default=0.0)
+            during = bool(own) and self.chunk_times[own[0], 2] < last_send
+            outgoing = lambda k: spec(sendbuf[int(self.chunk_displs[k]):int(self.chunk_displs[k] + self.chunk_counts[k])],
+                                      int(self.chunk_counts[k]))
+            if during:
+                requests = [self.chunk_comm.Isend(outgoing(k), dest=int(self.chunk_ranks[k]), tag=1) for k in others]
+            else:
+                flight: List[Any] = []
+                for k in others:
+                    if len(flight) == 2:
+                        flight.pop(0).Wait()
+                    flight.append(self.chunk_comm.Isend(outgoing(k), dest=int(self.chunk_ranks[k]), tag=1))
+                MPI.Request.Waitall(flight)
+                requests = []
+            for k in own:
+                lo = int(self.chunk_displs[k])
+                mine(k)[...] = sendbuf[lo:lo + int(self.chunk_counts[k])]
+                if compute is not None:
+                    compute(mine(k), lo)
+            MPI.Request.Waitall(requests)
+            return recvbuf
+        # Every receive posted at once, in send order: MPI's non-overtaking rule matches
+        # the root's k-th message to this rank with the k-th receive.
+        requests = [self.chunk_comm.Irecv(spec(mine(k), int(self.chunk_counts[k])), source=self.root, tag=1)
+                    for k in self.my_chunks]
+        for k, request in zip(self.my_chunks, requests):
+            request.Wait()
+            if compute is not None:
+                compute(mine(k), int(self.chunk_displs[k]))
+        return recvbuf
+
+    def free(self) -> None:
+        """Frees ``chunk_comm``. Collective."""
+        if self.chunk_comm != MPI.COMM_NULL:
+            self.chunk_comm.Free()
+
+    def __enter__(self) -> "InstallmentsPlan":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.free()
+
+
+def installments_plan(
+    comm: "MPI.Comm",
+    items: int,
+    comm_per_item: float,
+    comp_per_item: float,
+    comm_latency: float = 0.0,
+    comp_latency: float = 0.0,
+    root: int = 0,
+    max_items: Optional[int] = None,
+    available_at: float = 0.0,
+    installments: Any = "auto",
+    root_mode: str = "after_send",
+    deadline: Optional[float] = None,
+) -> InstallmentsPlan:
+    """Plans the scatter of ``items`` items held by ``root`` over all ranks of ``comm``,
+    sent in installments.
+
+    Each rank gives its own costs (as ``scatter_plan``), ``max_items``, the most items it
+    can hold in one installment (``None``: no cap), and ``available_at``, when it can start
+    computing (seconds after the scatter starts). ``items``, ``installments`` (a number of
+    installments per worker, 1 to 64, or ``"auto"``), ``root_mode`` (``"after_send"``,
+    ``"overlap"`` or ``"distribute_only"``) and ``deadline`` (plan the most whole items
+    finished by then; ``summary["items"]`` says how many) are read on the root. The plan is
+    ``divload.chunks`` of the platform written as a document, as C's
+    ``divload_plan_installments`` plans it.
+
+    Raises ``DivloadError`` on every rank, with the same message and code: a bad cost,
+    cap or release time on any rank, caps that cannot hold the items, a root out of range,
+    ``items`` beyond ``INT_MAX``. Collective.
+    """
+    root = _check_root(comm, root)
+    rank, size = comm.Get_rank(), comm.Get_size()
+    mine, error = _numbers({"comm_latency": comm_latency, "comm_per_item": comm_per_item,
+                            "comp_latency": comp_latency, "comp_per_item": comp_per_item,
+                            "available_at": available_at})
+    if error is None and max_items is not None and (
+            isinstance(max_items, bool) or not isinstance(max_items, (int, _np.integer)) or max_items < 0):
+        error = DivloadError(f"max_items: must be an integer >= 0 or None, got {max_items!r}", _INVALID_INPUT)
+    _agree(comm, error)
+    if rank == root:
+        mine[0] = mine[1] = 0.0
+    every = comm.allgather((mine, None if max_items is None else int(max_items)))
+
+    failure, planned = None, None
+    if rank == root:
+        try:
+            workers = []
+            for r, (c, cap) in enumerate(every):
+                # JSON has no NaN or infinity; the core checks every other range.
+                names = ("comm_latency", "comm_per_item", "comp_latency", "comp_per_item", "available_at")
+                for key, v in zip(names, c):
+                    if not _np.isfinite(v):
+                        raise DivloadError(f"worker {r}: {key} must be finite, got {v}", _INVALID_INPUT)
+                w = {"name": f"r{r}", "comm_latency": c[0], "comm_per_item": c[1], "comp_latency": c[2],
+                     "comp_per_item": c[3], "available_at": c[4]}
+                if cap is not None:
+                    w["max_items"] = cap
+                workers.append(w)
+            document = {"items": _items(items), "root": f"r{root}", "root_mode": root_mode,
+                        "installments": installments, "workers": workers}
+            if deadline is not None:
+                document["deadline"] = deadline
+            c = _chunks(document)
+            summary = dict(c.summary, items=int(c.counts.sum()))
+            planned = (c.ranks, c.counts, c.displacements, c.times, summary)
+        except DivloadError as e:
+            failure = (e.message, e.code)
+        except (TypeError, ValueError) as e:
+            failure = (f"installments_plan: {e}", _INVALID_INPUT)
+    failure, planned = comm.bcast((failure, planned), root=root)
+    if failure is not None:
+        raise DivloadError(*failure)
+    return InstallmentsPlan(comm, root, *planned)
 
 
 class ReturnsPlan:

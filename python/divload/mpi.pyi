@@ -31,6 +31,33 @@ class ScatterPlan:
     def __enter__(self) -> ScatterPlan: ...
     def __exit__(self, *exc: Any) -> None: ...
 
+class InstallmentsPlan:
+    comm: MPI.Comm
+    chunk_comm: MPI.Comm
+    root: int
+    size: int
+    chunk_ranks: npt.NDArray[np.int64]
+    chunk_counts: npt.NDArray[np.int64]
+    chunk_displs: npt.NDArray[np.int64]
+    chunk_times: npt.NDArray[np.float64]
+    counts: npt.NDArray[np.int64]
+    displs: npt.NDArray[np.int64]
+    my_chunks: npt.NDArray[np.int64]
+    my_count: int
+    my_displacement: int
+    my_predicted_finish: float
+    summary: Dict[str, Any]
+    def scatter(
+        self,
+        sendbuf: Any,
+        recvbuf: Any,
+        compute: Optional[Callable[[Any, int], Any]] = ...,
+        datatype: Optional[MPI.Datatype] = ...,
+    ) -> Any: ...
+    def free(self) -> None: ...
+    def __enter__(self) -> InstallmentsPlan: ...
+    def __exit__(self, *exc: Any) -> None: ...
+
 class ReturnsPlan:
     comm: MPI.Comm
     send_comm: MPI.Comm
@@ -73,6 +100,20 @@ def scatter_plan(
     rounding: str = ...,
     root_mode: str = ...,
 ) -> ScatterPlan: ...
+def installments_plan(
+    comm: MPI.Comm,
+    items: int,
+    comm_per_item: float,
+    comp_per_item: float,
+    comm_latency: float = ...,
+    comp_latency: float = ...,
+    root: int = ...,
+    max_items: Optional[int] = ...,
+    available_at: float = ...,
+    installments: Any = ...,
+    root_mode: str = ...,
+    deadline: Optional[float] = ...,
+) -> InstallmentsPlan: ...
 def returns_plan(
     comm: MPI.Comm,
     items: int,

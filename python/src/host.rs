@@ -35,6 +35,12 @@ pub(crate) fn plan_shares(text: &[u8]) -> Result<(Vec<divload::doc::Share>, divl
     divload_host::plan_shares(text).map_err(failure)
 }
 
+/// A document sent in installments to its messages in send order and the plan's report
+/// (`divload_host::plan_pieces`, as C's `divload_plan_chunks`).
+pub(crate) fn plan_pieces(text: &[u8]) -> Result<(Vec<divload::doc::Piece>, divload::Report<f64>), Failure> {
+    divload_host::plan_pieces(text).map_err(failure)
+}
+
 /// `[{"name", "title", "paper"}, …]`: the models a document can name.
 pub(crate) fn models_json() -> Result<Vec<u8>, Failure> {
     divload_host::models_json().map_err(failure)

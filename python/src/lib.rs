@@ -67,6 +67,65 @@ fn plan_shares<'py>(
     Ok((counts.into_pyarray(py), displs.into_pyarray(py), positions.into_pyarray(py), summary))
 }
 
+/// Plans a document sent in installments into its chunks in send order: the rank of
+/// each, its count and displacement (`int64`), its send start and end and compute start
+/// and end (a `float64` array of k rows by 4), and the plan's summary, as C's
+/// `divload_plan_chunks` gives them.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn plan_chunks<'py>(
+    py: Python<'py>,
+    document: &[u8],
+) -> PyResult<(
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyDict>,
+)> {
+    let fail = |f: Failure| f.into_pyerr(py);
+    let text = host::copied("document", document).map_err(fail)?;
+    let (pieces, report) = py.detach(|| no_panic(|| host::plan_pieces(&text))).map_err(fail)?;
+    drop(text);
+    if pieces.is_empty() {
+        return Err(Failure::invalid(
+            "document: this plan sends each worker its share in one message (no \"installments\", \"deadline\", \
+             \"max_items\", \"available_at\" or \"distribute_only\"); give \"installments\" or use shares()"
+                .to_string(),
+        )
+        .into_pyerr(py));
+    }
+    let column = |what, value: fn(&divload::doc::Piece) -> i64| {
+        let mut v = host::filled(what, pieces.len(), 0i64).map_err(fail)?;
+        for (x, p) in v.iter_mut().zip(&pieces) {
+            *x = value(p);
+        }
+        Ok::<_, PyErr>(v)
+    };
+    // Ranks are at most the workers' limit, counts and displacements the items (2^53).
+    let ranks = column("ranks", |p| i64::try_from(p.worker).unwrap_or(i64::MAX))?;
+    let counts = column("counts", |p| i64::try_from(p.count).unwrap_or(i64::MAX))?;
+    let displs = column("displacements", |p| i64::try_from(p.displacement).unwrap_or(i64::MAX))?;
+    let mut times = host::filled("times", pieces.len().saturating_mul(4), 0.0f64).map_err(fail)?;
+    for (row, p) in times.chunks_exact_mut(4).zip(&pieces) {
+        row.copy_from_slice(&[p.send_start, p.send_end, p.compute_start, p.compute_end]);
+    }
+    drop(pieces);
+    let summary = PyDict::new(py);
+    summary.set_item("method", report.method.name())?;
+    summary.set_item("makespan", report.makespan)?;
+    summary.set_item("lower_bound", report.lower_bound)?;
+    summary.set_item("gap", report.gap())?;
+    summary.set_item("exact", report.exact)?;
+    Ok((
+        ranks.into_pyarray(py),
+        counts.into_pyarray(py),
+        displs.into_pyarray(py),
+        times.into_pyarray(py),
+        summary,
+    ))
+}
+
 /// The models a document can name, as JSON text.
 #[pyfunction]
 fn models_json(py: Python<'_>) -> PyResult<Vec<u8>> {
@@ -97,6 +156,7 @@ fn option<T: Copy + PartialEq>(table: &'static Names<T>, name: &str) -> Result<T
 fn _divload(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plan_json, m)?)?;
     m.add_function(wrap_pyfunction!(plan_shares, m)?)?;
+    m.add_function(wrap_pyfunction!(plan_chunks, m)?)?;
     m.add_function(wrap_pyfunction!(models_json, m)?)?;
     m.add_function(wrap_pyfunction!(example, m)?)?;
     m.add_function(wrap_pyfunction!(scatter::scatter_counts, m)?)?;

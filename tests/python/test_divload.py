@@ -127,6 +127,35 @@ def test_installment_documents_plan_and_share():
     assert s.positions[0] == -1 and s.counts[0] == 0
 
 
+def test_chunks_are_the_documents_chunks():
+    """divload.chunks gives the result document's chunks in send order, each worker's
+    chunks consecutive in its block; a one-message plan is refused with the call to use."""
+    path = REPO / "examples" / "scatter_installments.json"
+    result = divload.plan(path.read_text())
+    c = divload.chunks(path.read_text())
+    assert c.ranks.dtype == c.counts.dtype == c.displacements.dtype == np.int64
+    assert c.times.shape == (len(c.counts), 4)
+    rows = result["chunks"]
+    assert [r["rank"] for r in rows] == c.ranks.tolist()
+    assert [r["count"] for r in rows] == c.counts.tolist()
+    assert [r["displacement"] for r in rows] == c.displacements.tolist()
+    assert c.times[:, 0].tolist() == pytest.approx([r["send_start"] for r in rows], rel=1e-12)
+    assert c.times[:, 3].tolist() == pytest.approx([r["compute_end"] for r in rows], rel=1e-12)
+    assert int(c.counts.sum()) == result["items"]
+    for key in ("method", "makespan", "lower_bound", "gap", "exact"):
+        assert c.summary[key] == result[key]
+    following = {}
+    for rank, count, first in zip(c.ranks, c.counts, c.displacements):
+        assert following.get(rank, first) == first
+        following[rank] = first + count
+    one_round = divload.example("scatter")
+    with pytest.raises(divload.DivloadError) as e:
+        divload.chunks(one_round)
+    assert e.value.code == 2 and "shares()" in e.value.message
+    several = divload.chunks(dict(one_round, installments="auto"))
+    assert int(several.counts.sum()) == one_round["items"]
+
+
 def test_shares_errors_are_plans_errors():
     with pytest.raises(divload.DivloadError) as e:
         divload.shares('{"version": 1, "model": "ring"')

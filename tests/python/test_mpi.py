@@ -127,6 +127,77 @@ same_error_everywhere(lambda: divload.mpi.scatter_plan(comm, 100, comm_per_item=
                                                        order="fastest"), 2, "an unknown order")
 
 
+
+def installment_costs(r):
+    """Startup costs that make several installments pay off, as tests/mpi/test_installments.c."""
+    return {"comm_latency": 2e-3 * (1 + r % 2), "comm_per_item": 1e-5 * (1 + (r * 7) % 5), "comp_latency": 1e-3,
+            "comp_per_item": 1e-4 * (1 + (r * 3) % 4)}
+
+
+def pipelined(root, items, capped=False, late=False, **options):
+    """The pipelined scatter: the helper's chunks are divload.chunks of the same platform,
+    each rank computes exactly its chunks in send order as they arrive, every planned item
+    arrives once, and the receive buffer holds the rank's block in order."""
+    cap_of = lambda r: items // (2 * size) + 1 if capped and r % 2 == 1 else None
+    start_of = lambda r: 0.05 if late and r == size - 1 and r != root else 0.0
+    what = f"installments root {root}, {items} items, {options}, caps {capped}, late {late}"
+    with divload.mpi.installments_plan(comm, items, root=root, max_items=cap_of(rank), available_at=start_of(rank),
+                                       **installment_costs(rank), **options) as plan:
+        workers = []
+        for r in range(size):
+            w = dict(installment_costs(r), name=f"r{r}", available_at=start_of(r))
+            if r == root:
+                w["comm_latency"] = w["comm_per_item"] = 0.0
+            if cap_of(r) is not None:
+                w["max_items"] = cap_of(r)
+            workers.append(w)
+        doc = {"items": items, "root": f"r{root}", "installments": options.get("installments", "auto"),
+               "root_mode": options.get("root_mode", "after_send"), "workers": workers}
+        if "deadline" in options:
+            doc["deadline"] = options["deadline"]
+        c = divload.chunks(doc)
+        check(np.array_equal(plan.chunk_ranks, c.ranks) and np.array_equal(plan.chunk_counts, c.counts)
+              and np.array_equal(plan.chunk_displs, c.displacements), f"{what}: the library's chunks")
+        planned = plan.summary["items"]
+        check(planned == items if "deadline" not in options else 0 < planned <= items, f"{what}: items planned")
+        data = np.arange(items, dtype=np.int64) if rank == root else None
+        mine = np.full(plan.my_count, -1, dtype=np.int64)
+        seen = []
+
+        def compute(chunk, first):
+            seen.append((first, len(chunk)))
+            check(np.array_equal(chunk, np.arange(first, first + len(chunk))), f"{what}: chunk intact")
+            check(cap_of(rank) is None or len(chunk) <= cap_of(rank), f"{what}: chunk within the cap")
+
+        plan.scatter(data, mine, compute)
+        expect = [(int(plan.chunk_displs[k]), int(plan.chunk_counts[k])) for k in plan.my_chunks]
+        check(seen == expect, f"{what}: rank {rank} computed its chunks in send order")
+        check(np.array_equal(mine, np.arange(plan.my_displacement, plan.my_displacement + plan.my_count)),
+              f"{what}: rank {rank} holds its block")
+        total = comm.reduce(int(mine.sum()), root=root)
+        if rank == root:
+            check(total == planned * (planned - 1) // 2, f"{what}: every planned item arrived once")
+        if items == 20000 and not options and size > 1:
+            check(len(plan.chunk_ranks) > size, f"{what}: several installments")
+
+
+for n in (1, 1000, 20000):
+    pipelined(0, n)
+    pipelined(size - 1, n, installments=3)
+    pipelined(0, n, root_mode="overlap")
+    if size > 1:
+        pipelined(0, n, capped=True, late=True, root_mode="distribute_only")
+    pipelined(0, n, late=True, deadline=0.2)
+same_error_everywhere(lambda: divload.mpi.installments_plan(
+    comm, 100, **dict(installment_costs(rank), comp_per_item=float("nan") if rank == bad else 1e-4)),
+    2, "installments: NaN on one rank")
+same_error_everywhere(lambda: divload.mpi.installments_plan(
+    comm, 100, **installment_costs(rank), max_items=-1 if rank == bad else None), 2, "installments: a negative cap")
+same_error_everywhere(lambda: divload.mpi.installments_plan(
+    comm, 1000, **installment_costs(rank), max_items=2, installments=1), 2, "installments: caps below the items")
+same_error_everywhere(lambda: divload.mpi.installments_plan(comm, 2**31, **installment_costs(rank)),
+                      4, "installments: items beyond INT_MAX")
+
 def returns(schedule, root, items):
     c, w = costs_of(rank)["comm_per_item"], costs_of(rank)["comp_per_item"]
     with divload.mpi.returns_plan(comm, items, c, w, 2 * c, root=root, schedule=schedule) as plan:
