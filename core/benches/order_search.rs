@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The order search under startup costs (issue 42 §2, `scatter::search`): the exact
-//! rational optimum over every send order and subset, for 6, 8, 10 and 12 workers besides the
+//! rational optimum over every send order and subset, for 6, 8, 10, 12, 14 and 16 workers besides the
 //! root, beside the bandwidth order's plan of the same platform. Startup costs up to a
 //! fifth of an even share's transfer time, as in the issue's comparison with DLT-Studio.
 //! Results are written down in BENCHMARKS.md.
@@ -39,7 +39,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("order_search");
     g.sample_size(10);
     let n = 100_000;
-    for p in [7usize, 9, 11, 13] {
+    for p in [7usize, 9, 11, 13, 15, 17] {
         let w = platform(p, n);
         let search = Options { order: OrderPolicy::Search, ..Options::default() };
         let problem = Problem { workers: &w, root: Root::Fixed(0), items: n, options: search };

@@ -15,7 +15,6 @@ use crate::doc::{begin_result, begin_row};
 use crate::error::Error;
 use crate::platform::worker::Worker;
 use crate::scatter::installments::{self as planner, Chunk, Installments, Problem, RootWork, Summary};
-use crate::scatter::search::MAX_EXACT_WORKERS;
 use crate::scatter::OrderPolicy;
 
 /// Plans `file` (read into `entries`) with installments. Where the one-round solvers
@@ -74,7 +73,7 @@ pub(super) fn plan<'s, 'm, M: Memory>(
     if one_round {
         let mut one = file;
         one.installments = None;
-        one.options.order = if p.saturating_sub(1) <= MAX_EXACT_WORKERS {
+        one.options.order = if p.saturating_sub(1) <= ONE_ROUND_SEARCH {
             OrderPolicy::Search
         } else {
             OrderPolicy::Bandwidth
@@ -146,6 +145,11 @@ pub(super) fn plan<'s, 'm, M: Memory>(
     }
     Ok(Planned { document, report: summary.report(), shares, pieces })
 }
+
+/// Most workers besides the root whose one-round plan, planned beside the installments, is
+/// the order search's: 2¹² sets of lines (2 MiB, tens of milliseconds), where the search's
+/// own limit of 16 would add 33 MiB and most of a second to every such document.
+const ONE_ROUND_SEARCH: usize = 12;
 
 /// A worker's part of a plan with installments: its chunks' totals, first chunk.
 #[derive(Clone, Copy, Debug)]
