@@ -112,6 +112,8 @@ fn check_layout(chunks: &[divload_chunk], workers: usize, items: u64) {
     assert_eq!(at, items);
 }
 
+// Tens of linear programs: minutes under Miri, whose concern is the boundary (below).
+#[cfg_attr(miri, ignore)]
 #[test]
 fn chunks_are_the_documents() {
     let text = include_str!("../../../examples/scatter_installments.json");
@@ -140,6 +142,8 @@ fn chunks_are_the_documents() {
     assert!(chunks.iter().filter(|c| c.rank == 6).all(|c| c.compute_start >= 2.0));
 }
 
+// Tens of linear programs: minutes under Miri, whose concern is the boundary (below).
+#[cfg_attr(miri, ignore)]
 #[test]
 fn typed_plan_is_the_documents_plan() {
     let w = star();
@@ -159,6 +163,8 @@ fn typed_plan_is_the_documents_plan() {
     check_layout(&typed, w.len(), 5000);
 }
 
+// Tens of linear programs: minutes under Miri, whose concern is the boundary (below).
+#[cfg_attr(miri, ignore)]
 #[test]
 fn caps_release_times_and_deadlines_reach_the_plan() {
     let w = star();
@@ -281,6 +287,8 @@ fn bad_inputs_are_named() {
     }
 }
 
+// Tens of linear programs: minutes under Miri, whose concern is the boundary (below).
+#[cfg_attr(miri, ignore)]
 #[test]
 fn too_small_a_buffer_says_how_many() {
     let w = star();
@@ -292,4 +300,20 @@ fn too_small_a_buffer_says_how_many() {
     let (st, again, _, _) = installments(&w, 0, 5000, None, None, None, n);
     assert_eq!(st, DIVLOAD_OK);
     assert_eq!(again, all);
+}
+
+/// The boundary under Miri on a plan of a few linear programs: the chunks, `out_n` and the
+/// summary written through the caller's pointers, and a buffer one chunk short refused
+/// with the size it needs and nothing written.
+#[test]
+fn chunks_cross_the_boundary() {
+    let w = [worker(0.0, 0.0, 0.0, 2e-3), worker(0.01, 1e-3, 0.0, 1e-3)];
+    let two = divload_installment_options { installments: 2, ..Default::default() };
+    let (st, chunks, n, s) = installments(&w, 0, 40, None, None, Some(&two), 8);
+    assert_eq!(st, DIVLOAD_OK, "{}", last_error());
+    assert_eq!(n, chunks.len());
+    check_layout(&chunks, 2, 40);
+    assert_eq!(s.items, 40);
+    let (st, _, needed, _) = installments(&w, 0, 40, None, None, Some(&two), n - 1);
+    assert_eq!((st, needed), (DIVLOAD_BUFFER_TOO_SMALL, n));
 }
