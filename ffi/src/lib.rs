@@ -655,11 +655,11 @@ fn compute_returns(
     Ok((plan, summary))
 }
 
-/// Plans from a platform document (the JSON format of `divload plan`, see the README)
-/// and writes the result document into `out` as a NUL-terminated string. The document's
-/// `"solver"` is honoured: `closed_form`, `exact` (memory O(n·p), allocated here) or
-/// `sampled` (1024 sizes, at most 64 workers); tabulated and power-law costs need one of
-/// the last two.
+/// Plans a document of any model (the JSON format of `divload plan`, its `"model"`
+/// naming one of `divload_models_json`'s; see the README) and writes the result document
+/// into `out` as a NUL-terminated string. A scatter document's `"solver"` is honoured:
+/// `closed_form`, `exact` (memory O(n·p), allocated here) or `sampled` (4096 sizes, at
+/// most 256 workers); tabulated and power-law costs need one of the last two.
 ///
 /// On `DIVLOAD_OK`, `*out_n` is the document's length without the NUL. On
 /// `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the exact size
