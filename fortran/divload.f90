@@ -168,9 +168,10 @@ contains
   end function plan
 
   ! Plans a document of any model (the JSON of `divload plan`: "model" scatter, returns,
-  ! multicluster or partition) and returns the result document in `result`, allocated to
-  ! its exact length. DIVLOAD_JSON for a malformed document or one that breaks its
-  ! model's schema (last_error_message names the place); `result` is '' on failure.
+  ! multicluster, partition or ring; models_json lists them) and returns the result
+  ! document in `result`, allocated to its exact length. DIVLOAD_JSON for a malformed
+  ! document or one that breaks its model's schema (last_error_message names the place);
+  ! `result` is '' on failure.
   function plan_json(document, result) result(status)
     character(len=*), intent(in) :: document
     character(len=:), allocatable, intent(out) :: result

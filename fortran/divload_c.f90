@@ -560,11 +560,11 @@ module divload_c
 
     ! C: divload_status divload_plan_json(const char *json, size_t json_len, char *out, size_t
     ! C: out_len, size_t *out_n);
-    ! Plans from a platform document (the JSON format of `divload plan`, see the README)
-    ! and writes the result document into `out` as a NUL-terminated string. The document's
-    ! `"solver"` is honoured: `closed_form`, `exact` (memory O(n·p), allocated here) or
-    ! `sampled` (1024 sizes, at most 64 workers); tabulated and power-law costs need one of
-    ! the last two.
+    ! Plans a document of any model (the JSON format of `divload plan`, its `"model"`
+    ! naming one of `divload_models_json`'s; see the README) and writes the result document
+    ! into `out` as a NUL-terminated string. A scatter document's `"solver"` is honoured:
+    ! `closed_form`, `exact` (memory O(n·p), allocated here) or `sampled` (4096 sizes, at
+    ! most 256 workers); tabulated and power-law costs need one of the last two.
     !
     ! On `DIVLOAD_OK`, `*out_n` is the document's length without the NUL. On
     ! `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the exact size
@@ -749,6 +749,97 @@ module divload_c
       type(c_ptr), value :: summary
       integer(c_int32_t) :: c_result
     end function divload_plan_installments
+
+    ! C: divload_status divload_workspace_create(size_t workers, struct divload_workspace **out);
+    ! Makes a workspace ready for `workers` workers (more grow it when planned) and writes
+    ! it to `*out`; free it with `divload_workspace_free`.
+    !
+    ! Returns `DIVLOAD_NULL_PARAMETER` for a null `out`, `DIVLOAD_OUT_OF_MEMORY` when the
+    ! memory cannot be had (`*out` is then left as it was).
+    !
+    ! # Safety
+    !
+    ! `out` must be null or valid for writing one pointer.
+    function divload_workspace_create(workers, out) &
+        bind(c, name="divload_workspace_create") result(c_result)
+      import :: c_int32_t, c_ptr, c_size_t
+      integer(c_size_t), value :: workers
+      type(c_ptr), value :: out
+      integer(c_int32_t) :: c_result
+    end function divload_workspace_create
+
+    ! C: divload_status divload_workspace_free(struct divload_workspace *ws);
+    ! Frees a workspace from `divload_workspace_create`; null does nothing. Returns
+    ! `DIVLOAD_OK` (a status, as every call here returns one).
+    !
+    ! # Safety
+    !
+    ! `ws` must be null or a workspace from `divload_workspace_create` not freed before, and
+    ! not in use by another call.
+    function divload_workspace_free(ws) &
+        bind(c, name="divload_workspace_free") result(c_result)
+      import :: c_int32_t, c_ptr
+      type(c_ptr), value :: ws
+      integer(c_int32_t) :: c_result
+    end function divload_workspace_free
+
+    ! C: divload_status divload_workspace_plan_counts(struct divload_workspace *ws, const struct
+    ! C: divload_worker *workers, size_t workers_len, size_t root, uint64_t items, const struct
+    ! C: divload_options *options, int *counts, size_t counts_len, int *displs, size_t displs_len,
+    ! C: struct divload_summary *summary);
+    ! `divload_plan_counts` in a workspace: the same plan, with the planner's memory taken
+    ! from `ws` (null: allocated for this call). Statuses as `divload_plan_counts`.
+    !
+    ! # Safety
+    !
+    ! As `divload_plan_counts`; `ws` null or from `divload_workspace_create`, used by one
+    ! thread at a time.
+    function divload_workspace_plan_counts(ws, workers, workers_len, root, items, options, counts, &
+        counts_len, displs, displs_len, summary) &
+        bind(c, name="divload_workspace_plan_counts") result(c_result)
+      import :: c_int32_t, c_int64_t, c_ptr, c_size_t
+      type(c_ptr), value :: ws
+      type(c_ptr), value :: workers
+      integer(c_size_t), value :: workers_len
+      integer(c_size_t), value :: root
+      integer(c_int64_t), value :: items
+      type(c_ptr), value :: options
+      type(c_ptr), value :: counts
+      integer(c_size_t), value :: counts_len
+      type(c_ptr), value :: displs
+      integer(c_size_t), value :: displs_len
+      type(c_ptr), value :: summary
+      integer(c_int32_t) :: c_result
+    end function divload_workspace_plan_counts
+
+    ! C: divload_status divload_workspace_plan_counts64(struct divload_workspace *ws, const struct
+    ! C: divload_worker *workers, size_t workers_len, size_t root, uint64_t items, const struct
+    ! C: divload_options *options, int64_t *counts, size_t counts_len, int64_t *displs, size_t
+    ! C: displs_len, struct divload_summary *summary);
+    ! `divload_plan_counts64` in a workspace: the same plan, with the planner's memory taken
+    ! from `ws` (null: allocated for this call). Statuses as `divload_plan_counts64`.
+    !
+    ! # Safety
+    !
+    ! As `divload_plan_counts64`; `ws` null or from `divload_workspace_create`, used by one
+    ! thread at a time.
+    function divload_workspace_plan_counts64(ws, workers, workers_len, root, items, options, &
+        counts, counts_len, displs, displs_len, summary) &
+        bind(c, name="divload_workspace_plan_counts64") result(c_result)
+      import :: c_int32_t, c_int64_t, c_ptr, c_size_t
+      type(c_ptr), value :: ws
+      type(c_ptr), value :: workers
+      integer(c_size_t), value :: workers_len
+      integer(c_size_t), value :: root
+      integer(c_int64_t), value :: items
+      type(c_ptr), value :: options
+      type(c_ptr), value :: counts
+      integer(c_size_t), value :: counts_len
+      type(c_ptr), value :: displs
+      integer(c_size_t), value :: displs_len
+      type(c_ptr), value :: summary
+      integer(c_int32_t) :: c_result
+    end function divload_workspace_plan_counts64
   end interface
 
   public :: DIVLOAD_VERSION_MAJOR
@@ -809,4 +900,8 @@ module divload_c
   public :: divload_plan_shares
   public :: divload_plan_chunks
   public :: divload_plan_installments
+  public :: divload_workspace_create
+  public :: divload_workspace_free
+  public :: divload_workspace_plan_counts
+  public :: divload_workspace_plan_counts64
 end module divload_c

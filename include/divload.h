@@ -106,6 +106,10 @@ enum divload_status
 typedef uint32_t divload_status;
 #endif // __cplusplus
 
+// Memory kept between plans: planning again for at most as many workers allocates
+// nothing. Opaque; one thread at a time.
+typedef struct divload_workspace divload_workspace;
+
 // One worker's costs, in seconds. A worker receiving `x > 0` items takes
 // `comm_latency + comm_per_item * x` to receive them and `comp_latency + comp_per_item * x`
 // to process them. All costs must be finite and >= 0, and `comp_per_item` > 0, except
@@ -519,11 +523,11 @@ divload_status divload_plan_returns_scenario(const struct divload_return_worker 
                                              size_t out_len,
                                              struct divload_returns_summary *summary);
 
-// Plans from a platform document (the JSON format of `divload plan`, see the README)
-// and writes the result document into `out` as a NUL-terminated string. The document's
-// `"solver"` is honoured: `closed_form`, `exact` (memory O(n·p), allocated here) or
-// `sampled` (1024 sizes, at most 64 workers); tabulated and power-law costs need one of
-// the last two.
+// Plans a document of any model (the JSON format of `divload plan`, its `"model"`
+// naming one of `divload_models_json`'s; see the README) and writes the result document
+// into `out` as a NUL-terminated string. A scatter document's `"solver"` is honoured:
+// `closed_form`, `exact` (memory O(n·p), allocated here) or `sampled` (4096 sizes, at
+// most 256 workers); tabulated and power-law costs need one of the last two.
 //
 // On `DIVLOAD_OK`, `*out_n` is the document's length without the NUL. On
 // `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the exact size
@@ -664,6 +668,64 @@ divload_status divload_plan_installments(const struct divload_worker *workers,
                                          size_t out_len,
                                          size_t *out_n,
                                          struct divload_plan_summary *summary);
+
+// Makes a workspace ready for `workers` workers (more grow it when planned) and writes
+// it to `*out`; free it with `divload_workspace_free`.
+//
+// Returns `DIVLOAD_NULL_PARAMETER` for a null `out`, `DIVLOAD_OUT_OF_MEMORY` when the
+// memory cannot be had (`*out` is then left as it was).
+//
+// # Safety
+//
+// `out` must be null or valid for writing one pointer.
+divload_status divload_workspace_create(size_t workers, struct divload_workspace **out);
+
+// Frees a workspace from `divload_workspace_create`; null does nothing. Returns
+// `DIVLOAD_OK` (a status, as every call here returns one).
+//
+// # Safety
+//
+// `ws` must be null or a workspace from `divload_workspace_create` not freed before, and
+// not in use by another call.
+divload_status divload_workspace_free(struct divload_workspace *ws);
+
+// `divload_plan_counts` in a workspace: the same plan, with the planner's memory taken
+// from `ws` (null: allocated for this call). Statuses as `divload_plan_counts`.
+//
+// # Safety
+//
+// As `divload_plan_counts`; `ws` null or from `divload_workspace_create`, used by one
+// thread at a time.
+divload_status divload_workspace_plan_counts(struct divload_workspace *ws,
+                                             const struct divload_worker *workers,
+                                             size_t workers_len,
+                                             size_t root,
+                                             uint64_t items,
+                                             const struct divload_options *options,
+                                             int *counts,
+                                             size_t counts_len,
+                                             int *displs,
+                                             size_t displs_len,
+                                             struct divload_summary *summary);
+
+// `divload_plan_counts64` in a workspace: the same plan, with the planner's memory taken
+// from `ws` (null: allocated for this call). Statuses as `divload_plan_counts64`.
+//
+// # Safety
+//
+// As `divload_plan_counts64`; `ws` null or from `divload_workspace_create`, used by one
+// thread at a time.
+divload_status divload_workspace_plan_counts64(struct divload_workspace *ws,
+                                               const struct divload_worker *workers,
+                                               size_t workers_len,
+                                               size_t root,
+                                               uint64_t items,
+                                               const struct divload_options *options,
+                                               int64_t *counts,
+                                               size_t counts_len,
+                                               int64_t *displs,
+                                               size_t displs_len,
+                                               struct divload_summary *summary);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1,5 +1,6 @@
 """Plays a divload timeline in SimGrid (S4U, Python): one actor per timeline actor, each
-doing its sends, receives, computations and fixed delays in order. Written by
+doing its sends, receives, computations and fixed delays in order (and declaring itself
+the permanent receiver of a mailbox, where messages then arrive before it asks). Written by
 `divload simulate`; run as
 
     /usr/bin/python3 play.py platform.xml timeline.json [--unreserved] [SimGrid --cfg options]
@@ -36,6 +37,10 @@ def play(actions, ends, ident):
             # mailbox start as soon as they send, none waiting for another's message.
             pending = [box.get_async() for _ in range(action.get("count", 1))]
             Comm.wait_all([comm for comm, _ in pending])
+        elif "receiver" in action:
+            # Messages to this mailbox flow to this actor's host as soon as they are sent
+            # (a receive posted in advance), not when it asks for them.
+            Mailbox.by_name("m%d" % action["receiver"]).set_receiver(Actor.self())
         elif "sleep" in action:
             this_actor.sleep_for(action["sleep"])
         else:

@@ -19,13 +19,12 @@ use std::ffi::{c_char, c_int};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use divload::returns;
-use divload::{
-    Assignment, Options, OrderPolicy, Problem, Root, RootMode, Rounding, Scratch, Summary, Worker,
-};
-use divload_host::{filled, HostError};
+use divload::{Assignment, Options, OrderPolicy, RootMode, Rounding, Summary, Worker};
+use divload_host::{filled, HostError, Workspace};
 
 mod chunks;
 mod status;
+mod workspace;
 // The tests compare the generated code with the table; the generator (ffi/tests/status.rs)
 // is what reads every field.
 #[cfg(test)]
@@ -35,6 +34,7 @@ mod status_table;
 pub use chunks::*;
 use divload_status::*;
 pub use status::divload_status;
+pub use workspace::*;
 
 /// The root computes its own share after sending all the others (`MPI_Scatterv` on a
 /// root that then works). The default (0).
@@ -309,8 +309,9 @@ pub unsafe extern "C" fn divload_plan(
         if plan_len < workers_len {
             return Err(buffer_failure("plan", workers_len, plan_len));
         }
-        let planned = compute(workers, root, items, options)?;
-        for (o, a) in out.iter_mut().zip(&planned.plan) {
+        let mut ws = Workspace::new();
+        let (plan, planned) = compute(&mut ws, workers, root, items, options)?;
+        for (o, a) in out.iter_mut().zip(plan) {
             *o = divload_assignment {
                 rank: a.worker,
                 count: a.count,
@@ -321,7 +322,7 @@ pub unsafe extern "C" fn divload_plan(
                 finish: a.finish,
             };
         }
-        unsafe { write_summary(summary, &planned.summary) };
+        unsafe { write_summary(summary, &planned) };
         Ok(())
     })
 }
@@ -365,6 +366,7 @@ pub unsafe extern "C" fn divload_plan_counts(
             displs_len,
             summary,
             Some(c_int::MAX as u64),
+            std::ptr::null_mut(),
         )
     }
 }
@@ -404,6 +406,7 @@ pub unsafe extern "C" fn divload_plan_counts64(
             displs_len,
             summary,
             None,
+            std::ptr::null_mut(),
         )
     }
 }
@@ -428,6 +431,7 @@ unsafe fn plan_by_rank<T: TryFrom<u64> + Default>(
     displs_len: usize,
     summary: *mut divload_summary,
     int_limit: Option<u64>,
+    ws: *mut divload_workspace,
 ) -> divload_status {
     boundary(|| {
         let workers = unsafe { input(workers, workers_len, "workers")? };
@@ -446,12 +450,21 @@ unsafe fn plan_by_rank<T: TryFrom<u64> + Default>(
         }
         check_len("counts", workers_len, counts_len)?;
         check_len("displs", workers_len, displs_len)?;
-        let planned = compute(workers, root, items, options)?;
-        for a in &planned.plan {
-            counts[a.worker] = T::try_from(a.count).unwrap_or_default();
-            displs[a.worker] = T::try_from(a.displacement).unwrap_or_default();
+        let mut local = Workspace::new();
+        // SAFETY: null (none: a workspace for this call) or from `divload_workspace_create`,
+        // the caller's contract.
+        let ws = match unsafe { ws.as_mut() } {
+            Some(ws) => &mut ws.0,
+            None => &mut local,
+        };
+        let (plan, planned) = compute(ws, workers, root, items, options)?;
+        for a in plan {
+            if let (Some(c), Some(d)) = (counts.get_mut(a.worker), displs.get_mut(a.worker)) {
+                *c = T::try_from(a.count).unwrap_or_default();
+                *d = T::try_from(a.displacement).unwrap_or_default();
+            }
         }
-        unsafe { write_summary(summary, &planned.summary) };
+        unsafe { write_summary(summary, &planned) };
         Ok(())
     })
 }
@@ -642,11 +655,11 @@ fn compute_returns(
     Ok((plan, summary))
 }
 
-/// Plans from a platform document (the JSON format of `divload plan`, see the README)
-/// and writes the result document into `out` as a NUL-terminated string. The document's
-/// `"solver"` is honoured: `closed_form`, `exact` (memory O(n·p), allocated here) or
-/// `sampled` (1024 sizes, at most 64 workers); tabulated and power-law costs need one of
-/// the last two.
+/// Plans a document of any model (the JSON format of `divload plan`, its `"model"`
+/// naming one of `divload_models_json`'s; see the README) and writes the result document
+/// into `out` as a NUL-terminated string. A scatter document's `"solver"` is honoured:
+/// `closed_form`, `exact` (memory O(n·p), allocated here) or `sampled` (4096 sizes, at
+/// most 256 workers); tabulated and power-law costs need one of the last two.
 ///
 /// On `DIVLOAD_OK`, `*out_n` is the document's length without the NUL. On
 /// `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the exact size
@@ -743,21 +756,16 @@ impl Copied {
     }
 }
 
-/// The result of planning, kept in Rust until every check has passed.
-struct Planned {
-    plan: Vec<Assignment<f64>>,
-    summary: Summary<f64>,
-}
-
-fn compute(
+/// Plans in `ws`: the plan, in send order, lives there until the next call.
+fn compute<'w>(
+    ws: &'w mut Workspace,
     workers: &[divload_worker],
     root: usize,
     items: u64,
     options: Options,
-) -> Result<Planned, Failure> {
+) -> Result<(&'w [Assignment<f64>], Summary<f64>), Failure> {
     let p = workers.len();
-    let mut ws = filled("workers", p, Worker::linear(0.0, 1.0))?;
-    for (i, (w, c)) in ws.iter_mut().zip(workers).enumerate() {
+    for (i, (w, c)) in ws.workers(p)?.iter_mut().zip(workers).enumerate() {
         // With a fixed root the scatter model never charges the root's link (its part is
         // not sent: `as_root` and the send order give it λ = 0), so its link costs are
         // zeroed before the core validates them, as `divload_worker` documents.
@@ -770,11 +778,7 @@ fn compute(
             comp_per_item: c.comp_per_item,
         };
     }
-    let mut plan = filled("plan", p, Assignment::EMPTY)?;
-    let mut scratch = filled("scratch", p, Scratch::EMPTY)?;
-    let problem = Problem { workers: &ws, root: Root::Fixed(root), items, options };
-    let summary = divload::plan(&problem, &mut plan, &mut scratch)?;
-    Ok(Planned { plan, summary })
+    Ok(ws.plan(p, root, items, options)?)
 }
 
 impl From<HostError> for Failure {

@@ -22,6 +22,9 @@ use std::cell::Cell;
 #[cfg(not(target_arch = "wasm32"))]
 use std::cell::OnceCell;
 
+mod workspace;
+pub use workspace::Workspace;
+
 use bumpalo::Bump;
 use divload::doc::Memory;
 

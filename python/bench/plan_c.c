@@ -2,9 +2,11 @@
  * four doubles: comm_latency, comm_per_item, comp_latency, comp_per_item) with the C
  * ABI's divload_plan_counts64 (counts and displacements by rank, what scatter_counts
  * returns) or divload_plan (the full plan in send order), and prints the seconds of the
- * call alone: reading the file and allocating the outputs are not timed.
+ * call alone: reading the file and allocating the outputs are not timed. `counts64-ws`
+ * plans twice in one workspace (divload_workspace_plan_counts64) and times the second
+ * call: what an MPI code that re-plans each iteration pays (issue 45).
  *
- * Usage: plan_c FILE ITEMS ROUNDING(DIVLOAD_ROUNDING_*: 0 greedy, 1 largest remainder, 2 paper) counts64|plan */
+ * Usage: plan_c FILE ITEMS ROUNDING(DIVLOAD_ROUNDING_*: 0 greedy, 1 largest remainder, 2 paper) counts64|counts64-ws|plan */
 #define _POSIX_C_SOURCE 199309L
 #include <divload.h>
 #include <stdio.h>
@@ -20,7 +22,7 @@ static double now(void) {
 
 int main(int argc, char **argv) {
     if (argc != 5) {
-        fprintf(stderr, "usage: %s FILE ITEMS ROUNDING counts64|plan\n", argv[0]);
+        fprintf(stderr, "usage: %s FILE ITEMS ROUNDING counts64|counts64-ws|plan\n", argv[0]);
         return 2;
     }
     FILE *f = fopen(argv[1], "rb");
@@ -43,6 +45,17 @@ int main(int argc, char **argv) {
         st = divload_plan(w, p, 0, items, &opts, a, p, &s);
         t1 = now();
         free(a);
+    } else if (strcmp(argv[4], "counts64-ws") == 0) {
+        int64_t *counts = malloc(p * sizeof *counts), *displs = malloc(p * sizeof *displs);
+        divload_workspace *ws = NULL;
+        st = divload_workspace_create(p, &ws);
+        if (st == DIVLOAD_OK) st = divload_workspace_plan_counts64(ws, w, p, 0, items, &opts, counts, p, displs, p, &s);
+        t0 = now();
+        if (st == DIVLOAD_OK) st = divload_workspace_plan_counts64(ws, w, p, 0, items, &opts, counts, p, displs, p, &s);
+        t1 = now();
+        divload_workspace_free(ws);
+        free(counts);
+        free(displs);
     } else {
         int64_t *counts = malloc(p * sizeof *counts), *displs = malloc(p * sizeof *displs);
         t0 = now();

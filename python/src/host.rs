@@ -2,6 +2,7 @@
 //! changes shape, this file is the only one to adapt.
 
 use divload_host::HostError;
+pub(crate) use divload_host::Workspace;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -39,6 +40,25 @@ pub(crate) fn plan_shares(text: &[u8]) -> Result<(Vec<divload::doc::Share>, divl
 /// (`divload_host::plan_pieces`, as C's `divload_plan_chunks`).
 pub(crate) fn plan_pieces(text: &[u8]) -> Result<(Vec<divload::doc::Piece>, divload::Report<f64>), Failure> {
     divload_host::plan_pieces(text).map_err(failure)
+}
+
+/// The `p` workers of a workspace, for the caller to write (`Workspace::workers`).
+pub(crate) fn workspace_workers(
+    ws: &mut divload_host::Workspace,
+    p: usize,
+) -> Result<&mut [divload::Worker<f64>], Failure> {
+    ws.workers(p).map_err(failure)
+}
+
+/// Plans the workspace's `p` workers (`Workspace::plan`): the plan in send order.
+pub(crate) fn workspace_plan(
+    ws: &mut divload_host::Workspace,
+    p: usize,
+    root: usize,
+    items: u64,
+    options: divload::Options,
+) -> Result<(&[divload::Assignment<f64>], divload::Summary<f64>), Failure> {
+    ws.plan(p, root, items, options).map_err(failure)
 }
 
 /// `[{"name", "title", "paper"}, …]`: the models a document can name.

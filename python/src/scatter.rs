@@ -2,9 +2,10 @@
 //! displacements, through the core's closed form (`divload::plan`, genaud2003 Thm 1–3
 //! and §3.3) without writing or reading a document.
 
+use crate::host::Workspace;
 use divload::doc;
 use divload::scatter::installments::RootWork;
-use divload::{Assignment, Options, Problem, Root, RootMode, Scratch, Summary, Worker};
+use divload::{Options, RootMode, Summary, Worker};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -16,6 +17,11 @@ use crate::option;
 /// What `scatter_counts` hands back to Python: counts and displacements by rank, and the
 /// summary as a dict (with the send order and the predicted finish times by rank).
 type Planned<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>, Bound<'py, PyDict>);
+
+// The planner's memory, kept between calls on each thread (issue 45).
+thread_local! {
+    static WORKSPACE: std::cell::RefCell<Workspace> = const { std::cell::RefCell::new(Workspace::new()) };
+}
 
 /// Plans `items` items over the workers whose costs are given by rank; see
 /// `divload.scatter_counts` (Python) for the arguments. The costs are copied into the
@@ -49,13 +55,29 @@ pub(crate) fn scatter_counts<'py>(
             }
         },
     };
-    let workers = no_panic(|| {
-        workers(&comm_per_item, &comp_per_item, comm_latency.as_ref(), comp_latency.as_ref(), root)
-    })
-    .map_err(fail)?;
-    let (by_rank, summary) =
-        py.detach(|| no_panic(|| solve(&workers, root, items, options))).map_err(fail)?;
-    drop(workers);
+    // The planner's memory is kept between calls on this thread: re-planning as many
+    // workers allocates only the arrays returned.
+    let (by_rank, summary) = WORKSPACE
+        .with(|cell| {
+            let mut local = Workspace::new();
+            let mut kept = cell.try_borrow_mut();
+            let ws = match kept.as_deref_mut() {
+                Ok(ws) => ws,
+                Err(_) => &mut local,
+            };
+            let p = no_panic(|| {
+                workers(
+                    ws,
+                    &comm_per_item,
+                    &comp_per_item,
+                    comm_latency.as_ref(),
+                    comp_latency.as_ref(),
+                    root,
+                )
+            })?;
+            py.detach(|| no_panic(|| solve(ws, p, root, items, options)))
+        })
+        .map_err(fail)?;
     let s = summary;
     let report = s.report();
     let dict = PyDict::new(py);
@@ -81,12 +103,13 @@ pub(crate) fn scatter_counts<'py>(
 /// (its part is never sent, so any value is accepted there, NaN included). A root out of
 /// range zeroes nothing and the core names it, after any bad cost, as in C.
 fn workers(
+    ws: &mut Workspace,
     comm_per_item: &PyReadonlyArray1<'_, f64>,
     comp_per_item: &PyReadonlyArray1<'_, f64>,
     comm_latency: Option<&PyReadonlyArray1<'_, f64>>,
     comp_latency: Option<&PyReadonlyArray1<'_, f64>>,
     root: usize,
-) -> Result<Vec<Worker<f64>>, Failure> {
+) -> Result<usize, Failure> {
     let (comm, comp) = (comm_per_item.as_array(), comp_per_item.as_array());
     let p = comm.len();
     let same_length = |name: &str, len: usize| {
@@ -105,13 +128,12 @@ fn workers(
     if let Some(a) = &comp_latency {
         same_length("comp_latency", a.len())?;
     }
-    let mut workers = host::filled("workers", p, Worker::linear(0.0, 1.0))?;
-    for (i, w) in workers.iter_mut().enumerate() {
+    for (i, w) in host::workspace_workers(ws, p)?.iter_mut().enumerate() {
         let at = |a: &Option<numpy::ndarray::ArrayView1<'_, f64>>| a.as_ref().map_or(0.0, |a| a[i]);
         let (comm_latency, comm_per_item) = if i == root { (0.0, 0.0) } else { (at(&comm_latency), comm[i]) };
         *w = Worker { comm_latency, comm_per_item, comp_latency: at(&comp_latency), comp_per_item: comp[i] };
     }
-    Ok(workers)
+    Ok(p)
 }
 
 /// The plan as `scatter_counts` returns it: by rank, and the ranks in send order.
@@ -125,23 +147,13 @@ struct ByRank {
 /// The core's closed form in memory allocated here (one `Assignment` and one `Scratch`
 /// per worker, 112 bytes), and its plan rearranged by rank, all without the GIL.
 fn solve(
-    workers: &[Worker<f64>],
+    ws: &mut Workspace,
+    p: usize,
     root: usize,
     items: u64,
     options: Options,
 ) -> Result<(ByRank, Summary<f64>), Failure> {
-    let p = workers.len();
-    let mut plan = host::filled("plan", p, Assignment::EMPTY)?;
-    let mut scratch = host::filled("scratch", p, Scratch::EMPTY)?;
-    let problem = Problem { workers, root: Root::Fixed(root), items, options };
-    // `"order": "search"` takes the search's lines (none past its size: the bandwidth order).
-    let lines = match options.order {
-        divload::OrderPolicy::Search => divload::scatter::search::search_memory(p).unwrap_or(0),
-        _ => 0,
-    };
-    let mut lines = host::filled("order search", lines, divload::scatter::search::Line::EMPTY)?;
-    let summary = divload::scatter::plan_searched(&problem, &mut plan, &mut scratch, &mut lines)?;
-    drop((scratch, lines));
+    let (plan, summary) = host::workspace_plan(ws, p, root, items, options)?;
     let mut by_rank = ByRank {
         counts: host::filled("counts", p, 0i64)?,
         displs: host::filled("displacements", p, 0i64)?,

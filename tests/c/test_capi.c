@@ -1045,6 +1045,39 @@ static void test_plan_shares(void) {
     CHECK(strstr(last_error(), "out: pointer is not aligned") != NULL);
 }
 
+/* A workspace kept between plans (issue 45): the same counts as the plain calls, for a
+ * platform that grows and shrinks; a NULL workspace plans as the plain call; bad
+ * arguments are statuses; the workspace is freed once (valgrind and ASan watch it). */
+static void test_workspace(void) {
+    divload_workspace *ws = NULL;
+    CHECK(divload_workspace_create(P, &ws) == DIVLOAD_OK && ws != NULL);
+    CHECK(divload_workspace_create(P, NULL) == DIVLOAD_NULL_PARAMETER);
+    divload_worker w[P];
+    table1(w);
+    size_t sizes[] = {P, 3, P, 1};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        size_t p = sizes[k];
+        int c1[P], d1[P], c2[P], d2[P];
+        int64_t c3[P], d3[P], c4[P], d4[P];
+        divload_summary s1, s2;
+        CHECK(divload_plan_counts(w, p, 0, 817101, NULL, c1, P, d1, P, &s1) == DIVLOAD_OK);
+        CHECK(divload_workspace_plan_counts(ws, w, p, 0, 817101, NULL, c2, P, d2, P, &s2) == DIVLOAD_OK);
+        CHECK(memcmp(c1, c2, p * sizeof *c1) == 0 && memcmp(d1, d2, p * sizeof *d1) == 0);
+        CHECK(s1.makespan == s2.makespan && s1.lower_bound == s2.lower_bound);
+        CHECK(divload_plan_counts64(w, p, 0, 817101, NULL, c3, P, d3, P, NULL) == DIVLOAD_OK);
+        CHECK(divload_workspace_plan_counts64(ws, w, p, 0, 817101, NULL, c4, P, d4, P, NULL) == DIVLOAD_OK);
+        CHECK(memcmp(c3, c4, p * sizeof *c3) == 0 && memcmp(d3, d4, p * sizeof *d3) == 0);
+    }
+    int c[P], d[P];
+    CHECK(divload_workspace_plan_counts(NULL, w, P, 0, 1000, NULL, c, P, d, P, NULL) == DIVLOAD_OK);
+    CHECK(divload_workspace_plan_counts(ws, w, P, 0, (uint64_t)INT_MAX + 1, NULL, c, P, d, P, NULL) ==
+          DIVLOAD_OVERFLOW);
+    CHECK(divload_workspace_plan_counts(ws, NULL, P, 0, 1000, NULL, c, P, d, P, NULL) == DIVLOAD_NULL_PARAMETER);
+    CHECK(divload_workspace_plan_counts(ws, w, P, 0, 1000, NULL, c, P - 1, d, P, NULL) == DIVLOAD_BUFFER_TOO_SMALL);
+    CHECK(divload_workspace_free(ws) == DIVLOAD_OK);
+    CHECK(divload_workspace_free(NULL) == DIVLOAD_OK);
+}
+
 int main(void) {
     test_version();
     test_status_messages();
@@ -1064,6 +1097,7 @@ int main(void) {
     test_multicluster_counts();
     test_plan_shares();
     test_last_error_truncates();
+    test_workspace();
     if (failures) {
         fprintf(stderr, "test_capi: %d check(s) failed\n", failures);
         return 1;

@@ -757,15 +757,58 @@ fn installment_documents_refuse_what_they_cannot_plan() {
         r#""comp_table": [[1, 0.003], [1000, 3]]"#,
         "workers: installment plans need affine costs",
     );
-    // The one-round questions have no answer for installment plans yet, and say so.
-    let t = divload_host::timeline_json(STAR.as_bytes()).unwrap_err().to_string();
-    assert!(t.contains("no timeline for plans with installments"), "{t}");
+    // The baselines (even split, reversed order) are one-round questions, and say so.
     let b = divload_host::baselines_json(STAR.as_bytes()).unwrap_err().to_string();
     assert!(b.contains("no baselines for plans with installments"), "{b}");
     // A document without any of the new keys still plans with the closed form.
     let plain =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/scatter.json")).unwrap();
     assert_eq!(doc_plan(&plain).unwrap()["method"], "closed_form");
+}
+
+/// `divload simulate`'s timeline of an installment plan: the root sends every chunk in the
+/// planned sequence to the rank's mailbox (one byte per item over a link of the rank's
+/// latency and per-item time), each rank declares itself its mailbox's receiver, waits
+/// for its release time and computes each chunk after taking it, and every actor ends when
+/// the plan says. SimGrid plays it in `tests/simgrid/run`.
+#[test]
+fn installment_timeline_is_the_plan() {
+    let plan = doc_plan(STAR).unwrap();
+    let t: serde_json::Value =
+        serde_json::from_slice(&divload_host::timeline_json(STAR.as_bytes()).unwrap().unwrap()).unwrap();
+    let chunks = plan["chunks"].as_array().unwrap();
+    let root = plan["root_rank"].as_u64().unwrap();
+    let actors = t["actors"].as_array().unwrap();
+    let root_actor = actors.iter().find(|a| a["id"] == 0).unwrap();
+    let sends: Vec<(u64, f64)> = root_actor["do"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a.get("send").is_some())
+        .map(|a| (a["send"].as_u64().unwrap(), a["bytes"].as_f64().unwrap()))
+        .collect();
+    let expected: Vec<(u64, f64)> = chunks
+        .iter()
+        .filter(|c| c["rank"].as_u64() != Some(root))
+        .map(|c| (c["rank"].as_u64().unwrap(), c["count"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(sends, expected, "the root sends every chunk in the planned sequence");
+    for a in actors.iter().filter(|a| a["id"].as_u64().unwrap() >= 2) {
+        let rank = a["host"].as_u64().unwrap();
+        let mine: Vec<&serde_json::Value> =
+            chunks.iter().filter(|c| c["rank"].as_u64() == Some(rank)).collect();
+        let actions = a["do"].as_array().unwrap();
+        assert_eq!(actions[0]["receiver"].as_u64(), Some(rank), "rank {rank} receives in advance");
+        let computes: Vec<f64> = actions.iter().filter_map(|x| x["compute"].as_f64()).collect();
+        assert_eq!(computes.len(), mine.len());
+        for (c, d) in mine.iter().zip(&computes) {
+            let want = c["compute_end"].as_f64().unwrap() - c["compute_start"].as_f64().unwrap();
+            assert!((d - want).abs() <= 1e-12 * want.max(1.0));
+        }
+        assert_eq!(a["end"].as_f64(), mine.last().unwrap()["compute_end"].as_f64());
+    }
+    let links = t["links"].as_array().unwrap();
+    assert_eq!(links.len(), actors.len() - 1, "one link per rank the root sends to");
 }
 
 /// A plan with installments is never worse than the best one-round plan (the order

@@ -391,6 +391,16 @@ impl Timeline<'_, '_> {
         self.0.end_object();
     }
 
+    /// Declares the actor the permanent receiver of `mailbox`: messages sent there flow to
+    /// its host as soon as they are sent, before it asks for them (a receive posted in
+    /// advance, as MPI's eager protocol or `MPI_Irecv`), and wait there until it does.
+    pub fn receiver(&mut self, mailbox: u64) {
+        self.0.begin_object();
+        self.0.key("receiver");
+        self.0.u64(mailbox);
+        self.0.end_object();
+    }
+
     /// A fixed delay of `seconds`, on neither the host's processor nor the network.
     pub fn sleep(&mut self, seconds: f64) {
         self.0.begin_object();

@@ -8,9 +8,9 @@
 //! "compute_start", "compute_end"}`. With a deadline, `items` is what finishes in time and
 //! `items_bound` the most any plan finishes.
 
-use super::{name_of, PlatformFile, WorkerEntry};
+use super::{name_of, read_doc, PlatformFile, WorkerEntry};
 use crate::doc::json::Writer;
-use crate::doc::model::{shares_in_order, written, Memory, Piece, Planned};
+use crate::doc::model::{shares_in_order, timeline_document, written, Memory, Name, Piece, Planned};
 use crate::doc::{begin_result, begin_row};
 use crate::error::Error;
 use crate::platform::worker::Worker;
@@ -150,6 +150,123 @@ pub(super) fn plan<'s, 'm, M: Memory>(
 /// the order search's: 2¹² sets of lines (2 MiB, tens of milliseconds), where the search's
 /// own limit of 16 would add 33 MiB and most of a second to every such document.
 const ONE_ROUND_SEARCH: usize = 12;
+
+/// The timeline of an installment document (`divload simulate`), or `None` for a document
+/// of one round.
+///
+/// One host per rank; a link from the root to each rank it sends to (its `comm_latency`,
+/// and the bandwidth its per-item time gives, one byte per item). The root sends the
+/// chunks in the planned sequence, one at a time, waiting where the plan leaves its port
+/// idle, then computes its own share (or computes it in a second actor from the start
+/// when it overlaps). Each other rank declares itself the permanent receiver of its
+/// mailbox, so that a chunk flows to it while it computes the previous one (MPI's
+/// receives posted in advance), waits for its release time, then takes and computes its
+/// chunks in order. The worker actors come first: at time 0 they are receivers before the
+/// root sends.
+pub(super) fn timeline<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Option<&'m [u8]>, Error> {
+    let (file, entries, _) = read_doc(text, memory)?;
+    if file.installments.is_none() {
+        return Ok(None);
+    }
+    let entries = entries.get(..file.entries).unwrap_or(entries);
+    let planned = plan(file, entries, memory)?;
+    let p = file.workers;
+    // Each rank's link and release time, by rank.
+    let links = memory.slice("links", p, (0.0f64, 0.0f64, 0.0f64))?;
+    let mut k = 0usize;
+    for e in entries {
+        for _ in 0..e.count {
+            if let Some(l) = links.get_mut(k) {
+                *l = (e.comm_latency, e.comm_per_item, e.available_at);
+            }
+            k += 1;
+        }
+    }
+    let root = match file.root {
+        Some(name) => super::rank_of(entries, name, "root", usize::MAX)?,
+        None => return Err(crate::doc::missing("root", "installment plans need a fixed root: give root")),
+    };
+    let pieces = planned.pieces;
+    let sent = || pieces.iter().filter(|c| c.worker != root);
+    let own = || pieces.iter().filter(|c| c.worker == root);
+    // A rank receives when a chunk goes to it: its link, route and actor.
+    let receives = |w: usize| w != root && pieces.iter().any(|c| c.worker == w);
+    let bytes = |c: &Piece| if links.get(c.worker).is_some_and(|l| l.1 > 0.0) { c.count as f64 } else { 0.0 };
+    let overlap = file.root_work == RootWork::Overlap;
+    let last_send = sent().map(|c| c.send_end).fold(0.0, f64::max);
+    let document = timeline_document(memory, |t| {
+        t.0.key("hosts");
+        t.0.begin_array();
+        for rank in 0..p {
+            t.host(rank as u64, Name::Doc(name_of(entries, rank)));
+        }
+        t.0.end_array();
+        t.0.key("links");
+        t.0.begin_array();
+        for (w, &(latency, per_item, _)) in links.iter().enumerate().filter(|&(w, _)| receives(w)) {
+            // One byte per item; a link of no time per item carries messages of no bytes.
+            t.link(w as u64, if per_item > 0.0 { 1.0 / per_item } else { 1.0 }, latency);
+        }
+        t.0.end_array();
+        t.0.key("routes");
+        t.0.begin_array();
+        for w in (0..p).filter(|&w| receives(w)) {
+            t.route(root as u64, w as u64, w as u64);
+        }
+        t.0.end_array();
+        t.0.key("actors");
+        t.0.begin_array();
+        for w in (0..p).filter(|&w| receives(w)) {
+            t.actor(w as u64 + 2, w as u64, Name::Doc(name_of(entries, w)));
+            t.receiver(w as u64);
+            let release = links.get(w).map_or(0.0, |l| l.2);
+            if release > 0.0 {
+                t.sleep(release);
+            }
+            let mut end = 0.0f64;
+            for c in pieces.iter().filter(|c| c.worker == w) {
+                t.recv(w as u64);
+                t.compute(c.compute_end - c.compute_start);
+                end = c.compute_end;
+            }
+            t.end(end);
+        }
+        let root_name = Name::Doc(name_of(entries, root));
+        t.actor(0, root as u64, root_name);
+        let mut at = 0.0f64;
+        for c in sent() {
+            if c.send_start > at {
+                t.sleep(c.send_start - at);
+            }
+            t.send(c.worker as u64, bytes(c));
+            at = c.send_end;
+        }
+        if !overlap {
+            for c in own() {
+                if c.compute_start > at {
+                    t.sleep(c.compute_start - at);
+                }
+                t.compute(c.compute_end - c.compute_start);
+                at = c.compute_end;
+            }
+        }
+        t.end(if overlap { last_send } else { at });
+        if overlap && own().next().is_some() {
+            t.actor(1, root as u64, root_name);
+            let mut at = 0.0f64;
+            for c in own() {
+                if c.compute_start > at {
+                    t.sleep(c.compute_start - at);
+                }
+                t.compute(c.compute_end - c.compute_start);
+                at = c.compute_end;
+            }
+            t.end(at);
+        }
+        t.0.end_array();
+    })?;
+    Ok(Some(document))
+}
 
 /// A worker's part of a plan with installments: its chunks' totals, first chunk.
 #[derive(Clone, Copy, Debug)]

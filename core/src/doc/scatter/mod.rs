@@ -197,7 +197,10 @@ impl Model for Scatter {
     /// sending in the send order (then computing, after_send; or a second actor computing
     /// from the start, overlap), each other worker receiving then computing.
     fn timeline<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Option<&'m [u8]>, Error> {
-        let run = run(text, memory, "has no timeline for plans with installments yet: simulate the one-round plan (leave installments, deadline, max_items, available_at and distribute_only out)")?;
+        if let Some(document) = installments::timeline(text, memory)? {
+            return Ok(Some(document));
+        }
+        let run = run(text, memory, "has a timeline of its own (installments::timeline)")?;
         let (plan, root) = (run.plan, run.solved.summary.root);
         let overlap = run.file.options.root_mode == crate::RootMode::Overlap;
         // The receive time's fixed part: the affine latency, when the closed form's workers are there.
