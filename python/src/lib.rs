@@ -47,23 +47,12 @@ fn plan_shares<'py>(
     let (shares, report) = py.detach(|| no_panic(|| host::plan_shares(&text))).map_err(fail)?;
     drop(text);
     // Counts and displacements are at most the item count, which documents bound by 2^53.
-    let column = |what, value: fn(&divload::doc::Share) -> i64| {
-        let mut v = host::filled(what, shares.len(), 0i64).map_err(fail)?;
-        for (x, s) in v.iter_mut().zip(&shares) {
-            *x = value(s);
-        }
-        Ok::<_, PyErr>(v)
-    };
-    let counts = column("counts", |s| i64::try_from(s.count).unwrap_or(i64::MAX))?;
-    let displs = column("displacements", |s| i64::try_from(s.displacement).unwrap_or(i64::MAX))?;
-    let positions = column("positions", |s| s.position.map_or(-1, i64::from))?;
+    let counts = column(&shares, "counts", |s| i64::try_from(s.count).unwrap_or(i64::MAX)).map_err(fail)?;
+    let displs = column(&shares, "displacements", |s| i64::try_from(s.displacement).unwrap_or(i64::MAX))
+        .map_err(fail)?;
+    let positions = column(&shares, "positions", |s| s.position.map_or(-1, i64::from)).map_err(fail)?;
     drop(shares);
-    let summary = PyDict::new(py);
-    summary.set_item("method", report.method.name())?;
-    summary.set_item("makespan", report.makespan)?;
-    summary.set_item("lower_bound", report.lower_bound)?;
-    summary.set_item("gap", report.gap())?;
-    summary.set_item("exact", report.exact)?;
+    let summary = report_dict(py, &report)?;
     Ok((counts.into_pyarray(py), displs.into_pyarray(py), positions.into_pyarray(py), summary))
 }
 
@@ -95,28 +84,17 @@ fn plan_chunks<'py>(
         )
         .into_pyerr(py));
     }
-    let column = |what, value: fn(&divload::doc::Piece) -> i64| {
-        let mut v = host::filled(what, pieces.len(), 0i64).map_err(fail)?;
-        for (x, p) in v.iter_mut().zip(&pieces) {
-            *x = value(p);
-        }
-        Ok::<_, PyErr>(v)
-    };
     // Ranks are at most the workers' limit, counts and displacements the items (2^53).
-    let ranks = column("ranks", |p| i64::try_from(p.worker).unwrap_or(i64::MAX))?;
-    let counts = column("counts", |p| i64::try_from(p.count).unwrap_or(i64::MAX))?;
-    let displs = column("displacements", |p| i64::try_from(p.displacement).unwrap_or(i64::MAX))?;
+    let ranks = column(&pieces, "ranks", |p| i64::try_from(p.worker).unwrap_or(i64::MAX)).map_err(fail)?;
+    let counts = column(&pieces, "counts", |p| i64::try_from(p.count).unwrap_or(i64::MAX)).map_err(fail)?;
+    let displs = column(&pieces, "displacements", |p| i64::try_from(p.displacement).unwrap_or(i64::MAX))
+        .map_err(fail)?;
     let mut times = host::filled("times", pieces.len().saturating_mul(4), 0.0f64).map_err(fail)?;
     for (row, p) in times.chunks_exact_mut(4).zip(&pieces) {
         row.copy_from_slice(&[p.send_start, p.send_end, p.compute_start, p.compute_end]);
     }
     drop(pieces);
-    let summary = PyDict::new(py);
-    summary.set_item("method", report.method.name())?;
-    summary.set_item("makespan", report.makespan)?;
-    summary.set_item("lower_bound", report.lower_bound)?;
-    summary.set_item("gap", report.gap())?;
-    summary.set_item("exact", report.exact)?;
+    let summary = report_dict(py, &report)?;
     Ok((
         ranks.into_pyarray(py),
         counts.into_pyarray(py),
@@ -124,6 +102,26 @@ fn plan_chunks<'py>(
         times.into_pyarray(py),
         summary,
     ))
+}
+
+/// One `int64` value per row, allocated fallibly (a numpy array's buffer).
+fn column<T>(rows: &[T], what: &'static str, value: fn(&T) -> i64) -> Result<Vec<i64>, Failure> {
+    let mut v = host::filled(what, rows.len(), 0i64)?;
+    for (x, r) in v.iter_mut().zip(rows) {
+        *x = value(r);
+    }
+    Ok(v)
+}
+
+/// A plan's report as the summary dict every document call returns.
+fn report_dict<'py>(py: Python<'py>, report: &divload::Report<f64>) -> PyResult<Bound<'py, PyDict>> {
+    let summary = PyDict::new(py);
+    summary.set_item("method", report.method.name())?;
+    summary.set_item("makespan", report.makespan)?;
+    summary.set_item("lower_bound", report.lower_bound)?;
+    summary.set_item("gap", report.gap())?;
+    summary.set_item("exact", report.exact)?;
+    Ok(summary)
 }
 
 /// The models a document can name, as JSON text.
