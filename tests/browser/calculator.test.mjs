@@ -343,6 +343,79 @@ try {
   }
   assert.ok(addedRowsPlanned >= schemas.length - 1, `an added row planned in only ${addedRowsPlanned} models`);
 
+  step = 'a value the form refuses hides the plan shown, and Copy has nothing stale to copy';
+  {
+    const first = schemas[0];
+    await choose(page, first.name);
+    const f = first.fields.find((g) => g.kind === 'integer' && g.min !== undefined);
+    const id = `#f-${f.key}`;
+    const good = await page.inputValue(id);
+    const arrays = await page.inputValue('#c-arrays');
+    assert.ok(arrays.length > 0 && !(await page.isHidden('#results')), 'a plan with C arrays to start from');
+    for (const bad of ['abc', '-1', '1e', 'NaN', 'Infinity', '1e400', '9'.repeat(10000)]) {
+      await page.fill(id, bad);
+      await page.click('#compute');
+      assert.equal(await page.getAttribute(id, 'aria-invalid'), 'true', `${f.key} = ${bad.slice(0, 12)} not marked`);
+      assert.equal(await page.textContent('#form-error'), 'Fix the marked fields.');
+      assert.ok(await page.isHidden('#results'), `${f.key} = ${bad.slice(0, 12)}: the old plan is still shown`);
+      assert.equal(await page.inputValue('#c-arrays'), '', `${f.key} = ${bad.slice(0, 12)}: the old C arrays are kept`);
+      await page.evaluate(() => document.querySelector('#copy-c').click());
+      assert.equal(await page.textContent('#copy-status'), '', 'Copy acted on a hidden plan');
+      await page.fill(id, good);
+      await page.click('#compute');
+      assert.ok(!(await page.isHidden('#results')));
+      assert.equal(await page.inputValue('#c-arrays'), arrays, 'the fixed form plans the same arrays again');
+    }
+
+    step = 'an edit after planning marks the plan out of date until Plan is pressed';
+    assert.ok(await page.isHidden('#stale-note'));
+    await page.fill(id, String(Number(good) + 1));
+    assert.ok(!(await page.isHidden('#stale-note')), 'the plan of the old value is not marked out of date');
+    assert.ok(await page.isDisabled('#copy-c'), 'Copy stays enabled on an out-of-date plan');
+    await page.evaluate(() => document.querySelector('#copy-c').click());
+    assert.equal(await page.textContent('#copy-status'), '', 'Copy acted on an out-of-date plan');
+    await page.click('#compute');
+    assert.ok(await page.isHidden('#stale-note'));
+    assert.ok(!(await page.isDisabled('#copy-c')));
+    assert.notEqual(await page.inputValue('#c-arrays'), arrays, 'the arrays follow the new value');
+    await page.fill(id, good);
+    await page.click('#compute');
+    assert.equal(await page.inputValue('#c-arrays'), arrays);
+  }
+
+  step = 'an emptied field of a group is marked itself and described by the group\'s message';
+  // Every field of an object of objects (the multi-cluster `links.fast`) emptied in turn.
+  for (const schema of schemas) {
+    const example = exampleOf(schema.name);
+    for (const outer of schema.fields.filter((g) => g.kind === 'object' && example[g.key])) {
+      for (const inner of outer.fields.filter((g) => g.kind === 'object' && example[outer.key][g.key])) {
+        await choose(page, schema.name);
+        for (const leaf of inner.fields.filter((g) => isFinite(example[outer.key][inner.key][g.key]))) {
+          const group = `f-${outer.key}-${inner.key}`;
+          const id = `${group}-${leaf.key}`;
+          const described = await page.getAttribute(`#${id}`, 'aria-describedby');
+          const before = await page.inputValue(`#${id}`);
+          await page.fill(`#${id}`, '');
+          await page.click('#compute');
+          const message = await page.textContent(`#${group}-error`);
+          assert.match(message, new RegExp(`${outer.key}\\.${inner.key}.*\\b${leaf.key}\\b`), `${id}: ${message}`);
+          assert.equal(await page.getAttribute(`#${id}`, 'aria-invalid'), 'true', `${id} emptied but not marked`);
+          const ids = (await page.getAttribute(`#${id}`, 'aria-describedby')).split(' ');
+          assert.ok(ids.includes(`${group}-error`), `${id} is not described by the message (${ids})`);
+          const others = inner.fields.filter((g) => g.key !== leaf.key).map((g) => `#${group}-${g.key}`);
+          for (const o of others) assert.equal(await page.getAttribute(o, 'aria-invalid'), null, `${o} marked though filled`);
+          assert.ok(await page.isHidden('#results'));
+          await page.fill(`#${id}`, before);
+          await page.click('#compute');
+          assert.equal(await page.locator('#doc [aria-invalid]').count(), 0, `${id}: marks left after the fix`);
+          assert.equal(await page.getAttribute(`#${id}`, 'aria-describedby'), described);
+          report.push(`${id} emptied: marked`);
+        }
+      }
+    }
+  }
+  assert.ok(report.some((r) => r.endsWith('emptied: marked')), 'no model has a group of groups to empty a field of');
+
   // Every document of examples/ (each model's further examples: a partition of related
   // processors, a learned cost, a ring over shared links, measured tables) imported into
   // the page plans as the command line plans it, its charts included.

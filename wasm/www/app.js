@@ -145,8 +145,9 @@ function addRow(box, obj) {
     const { input, err } = control(g, obj?.[g.key], '', !isScalar(g));
     tr.insertCell().append(input, err);
   }
-  tr.insertCell().append(button('Remove', () => { tr.remove(); relabel(box); }));
+  tr.insertCell().append(button('Remove', () => { tr.remove(); relabel(box); markStale(); }));
   relabel(box);
+  markStale();
 }
 
 // A new row: the last one's values, its names made unique, or the schema's defaults.
@@ -189,6 +190,10 @@ function buildForm(model, doc) {
 function clearErrors() {
   for (const e of document.querySelectorAll('.field-error')) e.textContent = '';
   for (const e of document.querySelectorAll('[aria-invalid]')) e.removeAttribute('aria-invalid');
+  for (const e of document.querySelectorAll('[data-described-by]')) {
+    e.setAttribute('aria-describedby', e.dataset.describedBy);
+    delete e.dataset.describedBy;
+  }
 }
 
 function fieldError(el, message) {
@@ -271,10 +276,26 @@ function showError(message) {
     const parts = m[0].replace(/\[(\d+)\]/g, '.$1').split('.');
     for (; parts.length; parts.pop()) {
       const el = $(idOf(parts));
-      if (el) return fieldError(el, message);
+      if (!el) continue;
+      fieldError(el, message);
+      if (el.tagName === 'FIELDSET') markMissing(el, message);
+      return;
     }
   }
   $('form-error').textContent = message;
+}
+
+// A message about a group ("links.fast: needs latency, overhead and gap") is about the
+// fields of it that were left empty: each empty one it names is marked, and the group's
+// message describes it, so a screen reader on that field hears why.
+function markMissing(box, message) {
+  const words = new Set(message.match(/[a-z_]+/g));
+  for (const input of box.querySelectorAll(':scope > .settings [data-kind]')) {
+    if (input.dataset.kind === 'flag' || input.value.trim() !== '' || !words.has(input.dataset.key)) continue;
+    input.setAttribute('aria-invalid', 'true');
+    input.dataset.describedBy = input.getAttribute('aria-describedby') ?? '';
+    input.setAttribute('aria-describedby', `${box.id}-error ${input.dataset.describedBy}`.trim());
+  }
 }
 
 // ---- planning and the results -------------------------------------------------------------
@@ -285,6 +306,7 @@ function compute(event) {
   const doc = readForm();
   if (!doc) {
     $('form-error').textContent = 'Fix the marked fields.';
+    hideResults();
     return;
   }
   const text = JSON.stringify(doc);
@@ -298,12 +320,29 @@ function compute(event) {
       note = `No comparison: ${e.message ?? e}`;
     } catch (e2) {
       showError(e2.message ?? String(e2));
-      $('results').hidden = true;
+      hideResults();
       return;
     }
   }
   const { plan: result, ...baselines } = all;
   render(current.model, result, baselines, note, doc);
+}
+
+// A plan that is not the form's is never shown, nor left where Copy could take it.
+function hideResults() {
+  $('results').hidden = true;
+  $('c-arrays').value = '';
+  $('copy-status').textContent = '';
+}
+
+// An edit after planning leaves the plan on screen (to compare with the next) but says it
+// is out of date, and Copy refuses it until the form is planned again.
+function markStale(event) {
+  if (event && !event.target.dataset?.kind) return;
+  if ($('results').hidden || $('results').dataset.stale === 'true') return;
+  $('results').dataset.stale = 'true';
+  $('stale-note').hidden = false;
+  $('copy-c').disabled = true;
 }
 
 const fmt = (t) => (Number.isInteger(t) ? String(t) : Math.abs(t) >= 100 ? t.toFixed(2) : Math.abs(t) >= 1 ? t.toFixed(3) : t.toPrecision(4));
@@ -320,6 +359,9 @@ function drawable(c, result, doc) {
 function render(model, result, baselines, note, doc) {
   const charts = (model.charts ?? []).filter((c) => drawable(c, result, doc));
   $('results').hidden = false;
+  delete $('results').dataset.stale;
+  $('stale-note').hidden = true;
+  $('copy-c').disabled = false;
   $('summary').replaceChildren(...ENVELOPE.filter((k) => k in result).map((k) => {
     const dd = make('dd', { id: `r-${k}`, textContent: show(result[k]) + (k === 'makespan' || k === 'lower_bound' || k === 'gap' ? ' s' : '') });
     dd.dataset.value = JSON.stringify(result[k]);
@@ -836,6 +878,8 @@ async function main() {
   $('model').replaceChildren(...MODELS.map((m) => new Option(`${m.name}: ${m.title}`, m.name)));
   $('model').addEventListener('change', () => loadExample(modelNamed($('model').value)).catch(fail));
   $('doc').addEventListener('submit', compute);
+  $('doc').addEventListener('input', markStale);
+  $('doc').addEventListener('change', markStale);
   $('load-example').addEventListener('click', () => loadExample(current.model).catch(fail));
   $('export').addEventListener('click', exportDocument);
   $('import-file').addEventListener('change', (e) => {
@@ -843,6 +887,7 @@ async function main() {
     e.target.value = '';
   });
   $('copy-c').addEventListener('click', async () => {
+    if ($('results').hidden || $('results').dataset.stale === 'true') return;
     try {
       await navigator.clipboard.writeText($('c-arrays').value);
       $('copy-status').textContent = 'Copied.';
