@@ -194,6 +194,8 @@ function bounded(fields, doc, path, out) {
 
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  const requested = [];
+  page.on('request', (r) => requested.push(r.url()));
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
   // Offline: any request that leaves 127.0.0.1 fails the test.
@@ -209,7 +211,11 @@ try {
   step = 'load the page';
   await page.goto(url);
   await page.waitForSelector('body[data-ready=true]', { timeout: 20000 });
-  schemas = JSON.parse(await page.evaluate(async () => (await import('./pkg/divload_wasm.js')).models()));
+  schemas = await page.evaluate(async () => (await (await fetch('./pkg/manifest.json')).json()).models);
+
+  step = 'only the shown model\'s module is loaded, the others when chosen';
+  const wasmLoaded = () => requested.filter((u) => u.endsWith('.wasm')).map((u) => /divload_(\w+)_bg\.wasm$/.exec(u)?.[1]);
+  assert.deepEqual(wasmLoaded(), [cliModels[0]], `modules loaded with the page: ${wasmLoaded()}`);
 
   step = 'the model choice is models(), the command line\'s list';
   assert.deepEqual(await page.$$eval('#model option', (os) => os.map((o) => o.value)), cliModels);
@@ -223,7 +229,10 @@ try {
     const example = exampleOf(model);
 
     step = `${model}: its example planned on the page is the command line's plan`;
-    if (model !== (await page.inputValue('#model'))) await choose(page, model);
+    if (model !== (await page.inputValue('#model'))) {
+      await choose(page, model);
+      assert.equal(wasmLoaded().at(-1), model, `${model}: its module was not the one loaded`);
+    }
     else {
       await page.click('#load-example');
       await page.waitForFunction(() => document.querySelector('#r-makespan')?.dataset.value !== undefined);
@@ -514,7 +523,7 @@ try {
 
   step = 'the bindings: objects and strings in, JS Errors with the core message out';
   const api = await page.evaluate(async () => {
-    const m = await import('./pkg/divload_wasm.js');
+    const m = await import('./pkg/divload_scatter.js');
     const platform = { version: 1, items: 10, root: 'a', workers: [
       { name: 'a', comm_per_item: 0, comp_per_item: 1 }, { name: 'b', count: 2, comm_per_item: 0.1, comp_per_item: 2 }] };
     const fromObject = JSON.parse(m.plan(platform));
@@ -547,6 +556,7 @@ try {
         return w.__wbindgen_externrefs.length - before;
       })(),
       models: JSON.parse(m.models()).map((x) => x.name),
+      other: caught(() => m.plan('{"version": 1, "model": "returns"}')),
       version: m.version(),
     };
   });
@@ -572,15 +582,18 @@ try {
   assert.ok(api.table < 1000, `5000 failed conversions grew the externref table by ${api.table}`);
   // The bindings list the core's registry, the same as `divload models` (MODELS_TXT: one
   // unindented line per model, its name first).
-  assert.deepEqual(api.models, cliModels);
-  assert.deepEqual(api.models.slice(0, 2), ['scatter', 'returns']);
+  assert.deepEqual(api.models, ['scatter'], 'the scatter module carries its model alone');
+  assert.equal(api.other[0], true);
+  assert.match(api.other[1], /model: .*must be a model of this build/, 'another model\'s document in the scatter module');
+  assert.deepEqual(schemas.slice(0, 2).map((m) => m.name), ['scatter', 'returns']);
+  assert.equal(wasmLoaded().length, new Set(wasmLoaded()).size, `a module loaded twice: ${wasmLoaded()}`);
   assert.equal(api.version, cli_version());
 
   step = 'the dynamic programs in the browser: measured costs, exact and sampled';
   const measured = readFileSync(new URL('../../examples/measured.json', import.meta.url), 'utf8');
   const table1 = readFileSync(new URL('../../examples/table1.json', import.meta.url), 'utf8');
   const dp = await page.evaluate(async ([measured, table1]) => {
-    const m = await import('./pkg/divload_wasm.js');
+    const m = await import('./pkg/divload_scatter.js');
     const withSolver = (doc, solver) => JSON.stringify({ ...JSON.parse(doc), solver });
     const exact = JSON.parse(m.plan(measured));
     const sampled = JSON.parse(m.plan(withSolver(measured, 'sampled')));

@@ -1,8 +1,9 @@
-// The calculator page: divload (wasm) describes every model (`models()`: its document's
-// fields with their kinds, ranges and help, and how a plan row is drawn), this file turns
-// that description into a form, a result table and Gantt charts. It knows no model: a
-// model added to divload's registry appears here with its form and chart.
-import init, { models, plan, schedules, version } from './pkg/divload_wasm.js';
+// The calculator page: divload describes every model (pkg/manifest.json, each model's
+// `models()`: its document's fields with their kinds, ranges and help, and how a plan row
+// is drawn), this file turns that description into a form, a result table and Gantt
+// charts, and plans with the model's own wasm module (pkg/divload_MODEL.js), loaded when
+// the model is first shown. It knows no model: a model added to divload's registry
+// appears here with its form and chart.
 
 const $ = (id) => document.getElementById(id);
 const MAX_ROWS_DRAWN = 200;
@@ -11,8 +12,21 @@ const ENVELOPE = ['method', 'makespan', 'lower_bound', 'gap', 'exact'];
 let MODELS = [];
 // The model shown and the document the form was built from: keys the form does not edit
 // (version, comment, a row's comment) are kept from it.
-let current = { model: null, doc: {} };
+let current = { model: null, doc: {}, api: null };
 const examples = new Map();
+// Each model's module, initialised once, on first use: the page lists every model from the
+// manifest and downloads only the modules of the models shown.
+const modules = new Map();
+
+function moduleOf(model) {
+  if (!modules.has(model.name)) {
+    modules.set(model.name, import(`./pkg/divload_${model.name}.js`).then(async (m) => {
+      await m.default();
+      return m;
+    }));
+  }
+  return modules.get(model.name);
+}
 
 const modelNamed = (name) => MODELS.find((m) => m.name === name);
 const idOf = (path) => `f-${path.join('-')}`;
@@ -176,8 +190,8 @@ function relabel(box) {
   });
 }
 
-function buildForm(model, doc) {
-  current = { model, doc };
+function buildForm(model, doc, api) {
+  current = { model, doc, api };
   $('model').value = model.name;
   $('model-paper').textContent = model.paper;
   $('doc-comment').textContent = typeof doc.comment === 'string' ? doc.comment : '';
@@ -312,11 +326,11 @@ function compute(event) {
   const text = JSON.stringify(doc);
   let all, note = '';
   try {
-    all = JSON.parse(schedules(text));
+    all = JSON.parse(current.api.schedules(text));
   } catch (e) {
     // A document may plan without the comparisons (costs the baselines do not cover).
     try {
-      all = { plan: JSON.parse(plan(text)) };
+      all = { plan: JSON.parse(current.api.plan(text)) };
       note = `No comparison: ${e.message ?? e}`;
     } catch (e2) {
       showError(e2.message ?? String(e2));
@@ -837,7 +851,8 @@ async function example(model) {
 async function loadExample(model) {
   clearErrors();
   $('io-error').textContent = '';
-  buildForm(model, await example(model));
+  const [api, doc] = await Promise.all([moduleOf(model), example(model)]);
+  buildForm(model, doc, api);
   compute();
 }
 
@@ -863,8 +878,9 @@ async function importDocument(file) {
     if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new Error('not a JSON object');
     const model = modelNamed(doc.model ?? MODELS[0].name);
     if (!model) throw new Error(`"model" must be one of ${MODELS.map((m) => m.name).join(', ')}`);
+    const api = await moduleOf(model);
     $('io-error').textContent = '';
-    buildForm(model, doc);
+    buildForm(model, doc, api);
     compute();
   } catch (e) {
     $('io-error').textContent = `${file.name}: ${e.message}`;
@@ -872,9 +888,11 @@ async function importDocument(file) {
 }
 
 async function main() {
-  await init();
-  $('version').textContent = version();
-  MODELS = JSON.parse(models());
+  const res = await fetch('./pkg/manifest.json');
+  if (!res.ok) throw new Error(`its list of models is missing (${res.status})`);
+  const manifest = await res.json();
+  $('version').textContent = manifest.version;
+  MODELS = manifest.models;
   $('model').replaceChildren(...MODELS.map((m) => new Option(`${m.name}: ${m.title}`, m.name)));
   $('model').addEventListener('change', () => loadExample(modelNamed($('model').value)).catch(fail));
   $('doc').addEventListener('submit', compute);
