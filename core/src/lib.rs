@@ -87,7 +87,7 @@ extern crate std;
 // Layers, each importing only from those above it (checked by `tests/tests/tidy.rs`):
 // numbers and errors, the report, the platform vocabulary, shared kernels, one folder per
 // model, the document layer.
-#[cfg(feature = "json")]
+#[cfg(feature = "doc")]
 pub mod doc;
 mod error;
 pub(crate) mod kernel;

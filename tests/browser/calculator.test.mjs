@@ -194,6 +194,8 @@ function bounded(fields, doc, path, out) {
 
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  const requested = [];
+  page.on('request', (r) => requested.push(r.url()));
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
   // Offline: any request that leaves 127.0.0.1 fails the test.
@@ -209,7 +211,11 @@ try {
   step = 'load the page';
   await page.goto(url);
   await page.waitForSelector('body[data-ready=true]', { timeout: 20000 });
-  schemas = JSON.parse(await page.evaluate(async () => (await import('./pkg/divload_wasm.js')).models()));
+  schemas = await page.evaluate(async () => (await (await fetch('./pkg/manifest.json')).json()).models);
+
+  step = 'only the shown model\'s module is loaded, the others when chosen';
+  const wasmLoaded = () => requested.filter((u) => u.endsWith('.wasm')).map((u) => /divload_(\w+)_bg\.wasm$/.exec(u)?.[1]);
+  assert.deepEqual(wasmLoaded(), [cliModels[0]], `modules loaded with the page: ${wasmLoaded()}`);
 
   step = 'the model choice is models(), the command line\'s list';
   assert.deepEqual(await page.$$eval('#model option', (os) => os.map((o) => o.value)), cliModels);
@@ -223,7 +229,10 @@ try {
     const example = exampleOf(model);
 
     step = `${model}: its example planned on the page is the command line's plan`;
-    if (model !== (await page.inputValue('#model'))) await choose(page, model);
+    if (model !== (await page.inputValue('#model'))) {
+      await choose(page, model);
+      assert.equal(wasmLoaded().at(-1), model, `${model}: its module was not the one loaded`);
+    }
     else {
       await page.click('#load-example');
       await page.waitForFunction(() => document.querySelector('#r-makespan')?.dataset.value !== undefined);
@@ -343,6 +352,79 @@ try {
   }
   assert.ok(addedRowsPlanned >= schemas.length - 1, `an added row planned in only ${addedRowsPlanned} models`);
 
+  step = 'a value the form refuses hides the plan shown, and Copy has nothing stale to copy';
+  {
+    const first = schemas[0];
+    await choose(page, first.name);
+    const f = first.fields.find((g) => g.kind === 'integer' && g.min !== undefined);
+    const id = `#f-${f.key}`;
+    const good = await page.inputValue(id);
+    const arrays = await page.inputValue('#c-arrays');
+    assert.ok(arrays.length > 0 && !(await page.isHidden('#results')), 'a plan with C arrays to start from');
+    for (const bad of ['abc', '-1', '1e', 'NaN', 'Infinity', '1e400', '9'.repeat(10000)]) {
+      await page.fill(id, bad);
+      await page.click('#compute');
+      assert.equal(await page.getAttribute(id, 'aria-invalid'), 'true', `${f.key} = ${bad.slice(0, 12)} not marked`);
+      assert.equal(await page.textContent('#form-error'), 'Fix the marked fields.');
+      assert.ok(await page.isHidden('#results'), `${f.key} = ${bad.slice(0, 12)}: the old plan is still shown`);
+      assert.equal(await page.inputValue('#c-arrays'), '', `${f.key} = ${bad.slice(0, 12)}: the old C arrays are kept`);
+      await page.evaluate(() => document.querySelector('#copy-c').click());
+      assert.equal(await page.textContent('#copy-status'), '', 'Copy acted on a hidden plan');
+      await page.fill(id, good);
+      await page.click('#compute');
+      assert.ok(!(await page.isHidden('#results')));
+      assert.equal(await page.inputValue('#c-arrays'), arrays, 'the fixed form plans the same arrays again');
+    }
+
+    step = 'an edit after planning marks the plan out of date until Plan is pressed';
+    assert.ok(await page.isHidden('#stale-note'));
+    await page.fill(id, String(Number(good) + 1));
+    assert.ok(!(await page.isHidden('#stale-note')), 'the plan of the old value is not marked out of date');
+    assert.ok(await page.isDisabled('#copy-c'), 'Copy stays enabled on an out-of-date plan');
+    await page.evaluate(() => document.querySelector('#copy-c').click());
+    assert.equal(await page.textContent('#copy-status'), '', 'Copy acted on an out-of-date plan');
+    await page.click('#compute');
+    assert.ok(await page.isHidden('#stale-note'));
+    assert.ok(!(await page.isDisabled('#copy-c')));
+    assert.notEqual(await page.inputValue('#c-arrays'), arrays, 'the arrays follow the new value');
+    await page.fill(id, good);
+    await page.click('#compute');
+    assert.equal(await page.inputValue('#c-arrays'), arrays);
+  }
+
+  step = 'an emptied field of a group is marked itself and described by the group\'s message';
+  // Every field of an object of objects (the multi-cluster `links.fast`) emptied in turn.
+  for (const schema of schemas) {
+    const example = exampleOf(schema.name);
+    for (const outer of schema.fields.filter((g) => g.kind === 'object' && example[g.key])) {
+      for (const inner of outer.fields.filter((g) => g.kind === 'object' && example[outer.key][g.key])) {
+        await choose(page, schema.name);
+        for (const leaf of inner.fields.filter((g) => isFinite(example[outer.key][inner.key][g.key]))) {
+          const group = `f-${outer.key}-${inner.key}`;
+          const id = `${group}-${leaf.key}`;
+          const described = await page.getAttribute(`#${id}`, 'aria-describedby');
+          const before = await page.inputValue(`#${id}`);
+          await page.fill(`#${id}`, '');
+          await page.click('#compute');
+          const message = await page.textContent(`#${group}-error`);
+          assert.match(message, new RegExp(`${outer.key}\\.${inner.key}.*\\b${leaf.key}\\b`), `${id}: ${message}`);
+          assert.equal(await page.getAttribute(`#${id}`, 'aria-invalid'), 'true', `${id} emptied but not marked`);
+          const ids = (await page.getAttribute(`#${id}`, 'aria-describedby')).split(' ');
+          assert.ok(ids.includes(`${group}-error`), `${id} is not described by the message (${ids})`);
+          const others = inner.fields.filter((g) => g.key !== leaf.key).map((g) => `#${group}-${g.key}`);
+          for (const o of others) assert.equal(await page.getAttribute(o, 'aria-invalid'), null, `${o} marked though filled`);
+          assert.ok(await page.isHidden('#results'));
+          await page.fill(`#${id}`, before);
+          await page.click('#compute');
+          assert.equal(await page.locator('#doc [aria-invalid]').count(), 0, `${id}: marks left after the fix`);
+          assert.equal(await page.getAttribute(`#${id}`, 'aria-describedby'), described);
+          report.push(`${id} emptied: marked`);
+        }
+      }
+    }
+  }
+  assert.ok(report.some((r) => r.endsWith('emptied: marked')), 'no model has a group of groups to empty a field of');
+
   // Every document of examples/ (each model's further examples: a partition of related
   // processors, a learned cost, a ring over shared links, measured tables) imported into
   // the page plans as the command line plans it, its charts included.
@@ -441,7 +523,7 @@ try {
 
   step = 'the bindings: objects and strings in, JS Errors with the core message out';
   const api = await page.evaluate(async () => {
-    const m = await import('./pkg/divload_wasm.js');
+    const m = await import('./pkg/divload_scatter.js');
     const platform = { version: 1, items: 10, root: 'a', workers: [
       { name: 'a', comm_per_item: 0, comp_per_item: 1 }, { name: 'b', count: 2, comm_per_item: 0.1, comp_per_item: 2 }] };
     const fromObject = JSON.parse(m.plan(platform));
@@ -474,6 +556,7 @@ try {
         return w.__wbindgen_externrefs.length - before;
       })(),
       models: JSON.parse(m.models()).map((x) => x.name),
+      other: caught(() => m.plan('{"version": 1, "model": "returns"}')),
       version: m.version(),
     };
   });
@@ -499,15 +582,18 @@ try {
   assert.ok(api.table < 1000, `5000 failed conversions grew the externref table by ${api.table}`);
   // The bindings list the core's registry, the same as `divload models` (MODELS_TXT: one
   // unindented line per model, its name first).
-  assert.deepEqual(api.models, cliModels);
-  assert.deepEqual(api.models.slice(0, 2), ['scatter', 'returns']);
+  assert.deepEqual(api.models, ['scatter'], 'the scatter module carries its model alone');
+  assert.equal(api.other[0], true);
+  assert.match(api.other[1], /model: .*must be a model of this build/, 'another model\'s document in the scatter module');
+  assert.deepEqual(schemas.slice(0, 2).map((m) => m.name), ['scatter', 'returns']);
+  assert.equal(wasmLoaded().length, new Set(wasmLoaded()).size, `a module loaded twice: ${wasmLoaded()}`);
   assert.equal(api.version, cli_version());
 
   step = 'the dynamic programs in the browser: measured costs, exact and sampled';
   const measured = readFileSync(new URL('../../examples/measured.json', import.meta.url), 'utf8');
   const table1 = readFileSync(new URL('../../examples/table1.json', import.meta.url), 'utf8');
   const dp = await page.evaluate(async ([measured, table1]) => {
-    const m = await import('./pkg/divload_wasm.js');
+    const m = await import('./pkg/divload_scatter.js');
     const withSolver = (doc, solver) => JSON.stringify({ ...JSON.parse(doc), solver });
     const exact = JSON.parse(m.plan(measured));
     const sampled = JSON.parse(m.plan(withSolver(measured, 'sampled')));

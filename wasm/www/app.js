@@ -1,8 +1,9 @@
-// The calculator page: divload (wasm) describes every model (`models()`: its document's
-// fields with their kinds, ranges and help, and how a plan row is drawn), this file turns
-// that description into a form, a result table and Gantt charts. It knows no model: a
-// model added to divload's registry appears here with its form and chart.
-import init, { models, plan, schedules, version } from './pkg/divload_wasm.js';
+// The calculator page: divload describes every model (pkg/manifest.json, each model's
+// `models()`: its document's fields with their kinds, ranges and help, and how a plan row
+// is drawn), this file turns that description into a form, a result table and Gantt
+// charts, and plans with the model's own wasm module (pkg/divload_MODEL.js), loaded when
+// the model is first shown. It knows no model: a model added to divload's registry
+// appears here with its form and chart.
 
 const $ = (id) => document.getElementById(id);
 const MAX_ROWS_DRAWN = 200;
@@ -11,8 +12,21 @@ const ENVELOPE = ['method', 'makespan', 'lower_bound', 'gap', 'exact'];
 let MODELS = [];
 // The model shown and the document the form was built from: keys the form does not edit
 // (version, comment, a row's comment) are kept from it.
-let current = { model: null, doc: {} };
+let current = { model: null, doc: {}, api: null };
 const examples = new Map();
+// Each model's module, initialised once, on first use: the page lists every model from the
+// manifest and downloads only the modules of the models shown.
+const modules = new Map();
+
+function moduleOf(model) {
+  if (!modules.has(model.name)) {
+    modules.set(model.name, import(`./pkg/divload_${model.name}.js`).then(async (m) => {
+      await m.default();
+      return m;
+    }));
+  }
+  return modules.get(model.name);
+}
 
 const modelNamed = (name) => MODELS.find((m) => m.name === name);
 const idOf = (path) => `f-${path.join('-')}`;
@@ -145,8 +159,9 @@ function addRow(box, obj) {
     const { input, err } = control(g, obj?.[g.key], '', !isScalar(g));
     tr.insertCell().append(input, err);
   }
-  tr.insertCell().append(button('Remove', () => { tr.remove(); relabel(box); }));
+  tr.insertCell().append(button('Remove', () => { tr.remove(); relabel(box); markStale(); }));
   relabel(box);
+  markStale();
 }
 
 // A new row: the last one's values, its names made unique, or the schema's defaults.
@@ -175,8 +190,8 @@ function relabel(box) {
   });
 }
 
-function buildForm(model, doc) {
-  current = { model, doc };
+function buildForm(model, doc, api) {
+  current = { model, doc, api };
   $('model').value = model.name;
   $('model-paper').textContent = model.paper;
   $('doc-comment').textContent = typeof doc.comment === 'string' ? doc.comment : '';
@@ -189,6 +204,10 @@ function buildForm(model, doc) {
 function clearErrors() {
   for (const e of document.querySelectorAll('.field-error')) e.textContent = '';
   for (const e of document.querySelectorAll('[aria-invalid]')) e.removeAttribute('aria-invalid');
+  for (const e of document.querySelectorAll('[data-described-by]')) {
+    e.setAttribute('aria-describedby', e.dataset.describedBy);
+    delete e.dataset.describedBy;
+  }
 }
 
 function fieldError(el, message) {
@@ -271,10 +290,26 @@ function showError(message) {
     const parts = m[0].replace(/\[(\d+)\]/g, '.$1').split('.');
     for (; parts.length; parts.pop()) {
       const el = $(idOf(parts));
-      if (el) return fieldError(el, message);
+      if (!el) continue;
+      fieldError(el, message);
+      if (el.tagName === 'FIELDSET') markMissing(el, message);
+      return;
     }
   }
   $('form-error').textContent = message;
+}
+
+// A message about a group ("links.fast: needs latency, overhead and gap") is about the
+// fields of it that were left empty: each empty one it names is marked, and the group's
+// message describes it, so a screen reader on that field hears why.
+function markMissing(box, message) {
+  const words = new Set(message.match(/[a-z_]+/g));
+  for (const input of box.querySelectorAll(':scope > .settings [data-kind]')) {
+    if (input.dataset.kind === 'flag' || input.value.trim() !== '' || !words.has(input.dataset.key)) continue;
+    input.setAttribute('aria-invalid', 'true');
+    input.dataset.describedBy = input.getAttribute('aria-describedby') ?? '';
+    input.setAttribute('aria-describedby', `${box.id}-error ${input.dataset.describedBy}`.trim());
+  }
 }
 
 // ---- planning and the results -------------------------------------------------------------
@@ -285,25 +320,43 @@ function compute(event) {
   const doc = readForm();
   if (!doc) {
     $('form-error').textContent = 'Fix the marked fields.';
+    hideResults();
     return;
   }
   const text = JSON.stringify(doc);
   let all, note = '';
   try {
-    all = JSON.parse(schedules(text));
+    all = JSON.parse(current.api.schedules(text));
   } catch (e) {
     // A document may plan without the comparisons (costs the baselines do not cover).
     try {
-      all = { plan: JSON.parse(plan(text)) };
+      all = { plan: JSON.parse(current.api.plan(text)) };
       note = `No comparison: ${e.message ?? e}`;
     } catch (e2) {
       showError(e2.message ?? String(e2));
-      $('results').hidden = true;
+      hideResults();
       return;
     }
   }
   const { plan: result, ...baselines } = all;
   render(current.model, result, baselines, note, doc);
+}
+
+// A plan that is not the form's is never shown, nor left where Copy could take it.
+function hideResults() {
+  $('results').hidden = true;
+  $('c-arrays').value = '';
+  $('copy-status').textContent = '';
+}
+
+// An edit after planning leaves the plan on screen (to compare with the next) but says it
+// is out of date, and Copy refuses it until the form is planned again.
+function markStale(event) {
+  if (event && !event.target.dataset?.kind) return;
+  if ($('results').hidden || $('results').dataset.stale === 'true') return;
+  $('results').dataset.stale = 'true';
+  $('stale-note').hidden = false;
+  $('copy-c').disabled = true;
 }
 
 const fmt = (t) => (Number.isInteger(t) ? String(t) : Math.abs(t) >= 100 ? t.toFixed(2) : Math.abs(t) >= 1 ? t.toFixed(3) : t.toPrecision(4));
@@ -320,6 +373,9 @@ function drawable(c, result, doc) {
 function render(model, result, baselines, note, doc) {
   const charts = (model.charts ?? []).filter((c) => drawable(c, result, doc));
   $('results').hidden = false;
+  delete $('results').dataset.stale;
+  $('stale-note').hidden = true;
+  $('copy-c').disabled = false;
   $('summary').replaceChildren(...ENVELOPE.filter((k) => k in result).map((k) => {
     const dd = make('dd', { id: `r-${k}`, textContent: show(result[k]) + (k === 'makespan' || k === 'lower_bound' || k === 'gap' ? ' s' : '') });
     dd.dataset.value = JSON.stringify(result[k]);
@@ -795,7 +851,8 @@ async function example(model) {
 async function loadExample(model) {
   clearErrors();
   $('io-error').textContent = '';
-  buildForm(model, await example(model));
+  const [api, doc] = await Promise.all([moduleOf(model), example(model)]);
+  buildForm(model, doc, api);
   compute();
 }
 
@@ -821,8 +878,9 @@ async function importDocument(file) {
     if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new Error('not a JSON object');
     const model = modelNamed(doc.model ?? MODELS[0].name);
     if (!model) throw new Error(`"model" must be one of ${MODELS.map((m) => m.name).join(', ')}`);
+    const api = await moduleOf(model);
     $('io-error').textContent = '';
-    buildForm(model, doc);
+    buildForm(model, doc, api);
     compute();
   } catch (e) {
     $('io-error').textContent = `${file.name}: ${e.message}`;
@@ -830,12 +888,16 @@ async function importDocument(file) {
 }
 
 async function main() {
-  await init();
-  $('version').textContent = version();
-  MODELS = JSON.parse(models());
+  const res = await fetch('./pkg/manifest.json');
+  if (!res.ok) throw new Error(`its list of models is missing (${res.status})`);
+  const manifest = await res.json();
+  $('version').textContent = manifest.version;
+  MODELS = manifest.models;
   $('model').replaceChildren(...MODELS.map((m) => new Option(`${m.name}: ${m.title}`, m.name)));
   $('model').addEventListener('change', () => loadExample(modelNamed($('model').value)).catch(fail));
   $('doc').addEventListener('submit', compute);
+  $('doc').addEventListener('input', markStale);
+  $('doc').addEventListener('change', markStale);
   $('load-example').addEventListener('click', () => loadExample(current.model).catch(fail));
   $('export').addEventListener('click', exportDocument);
   $('import-file').addEventListener('change', (e) => {
@@ -843,6 +905,7 @@ async function main() {
     e.target.value = '';
   });
   $('copy-c').addEventListener('click', async () => {
+    if ($('results').hidden || $('results').dataset.stale === 'true') return;
     try {
       await navigator.clipboard.writeText($('c-arrays').value);
       $('copy-status').textContent = 'Copied.';

@@ -37,13 +37,15 @@ pub struct ModelInfo {
     pub charts: &'static [schema::Chart],
 }
 
-/// The registry: one line per model, `module => type`, where `doc::module` holds the
-/// model's documents and `type` implements [`Model`]. The module's name is the value of
-/// `"model"` in documents. Everything front ends know of models comes from here.
+/// The registry: one line per model, `#[cfg(feature = "module")] module => type`, where
+/// `doc::module` holds the model's documents and `type` implements [`Model`]. The module's
+/// name is the value of `"model"` in documents. Everything front ends know of models comes
+/// from here. A model whose feature is off is left out of every dispatch, so a build with
+/// one model's feature (the wasm module of that model) links none of the others' code.
 macro_rules! registry {
-    ($($module:ident => $entry:ident),+ $(,)?) => {
+    ($(#[cfg($on:meta)] $module:ident => $entry:ident),+ $(,)?) => {
         /// Every model documents can name, in the order front ends offer them.
-        pub const MODELS: &[ModelInfo] = &[$(ModelInfo {
+        pub const MODELS: &[ModelInfo] = &[$(#[cfg($on)] ModelInfo {
             name: stringify!($module),
             title: <$module::$entry as Model>::TITLE,
             paper: <$module::$entry as Model>::PAPER,
@@ -53,7 +55,12 @@ macro_rules! registry {
         }),+];
 
         /// The valid values of `"model"`, for error messages.
+        #[cfg(all($($on),+))]
         const MODEL_NAMES: &str = concat!("must be ", one_of!($($module),+));
+        /// A build of some models cannot spell their list at compile time (`concat!` takes
+        /// every line or none); its front end lists them (`models()`).
+        #[cfg(not(all($($on),+)))]
+        const MODEL_NAMES: &str = "must be a model of this build (its list of models names them)";
 
         impl ModelInfo {
             /// A ready-to-edit document of this model (`divload example MODEL`).
@@ -62,7 +69,7 @@ macro_rules! registry {
             /// models without their examples, as the wasm page does, then do not carry
             /// the examples' text (issue 14).
             pub fn example(&self) -> &'static str {
-                $(if self.name == stringify!($module) {
+                $(#[cfg($on)] if self.name == stringify!($module) {
                     return <$module::$entry as Model>::EXAMPLE;
                 })+
                 ""
@@ -75,9 +82,11 @@ macro_rules! registry {
         /// # Errors
         ///
         /// As [`model_of`] and the model's [`Model::plan`].
+        // A build with no model's feature has nothing to dispatch to.
+        #[cfg_attr(not(any($($on),+)), allow(unused_variables))]
         pub fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
             let name = model_of(text)?.name;
-            $(if name == stringify!($module) {
+            $(#[cfg($on)] if name == stringify!($module) {
                 return <$module::$entry as Model>::plan(text, memory);
             })+
             Err(Error::json(MODEL_NAMES, Detail::Entry { list: "model", index: usize::MAX, field: "" }))
@@ -88,9 +97,11 @@ macro_rules! registry {
         /// # Errors
         ///
         /// As [`model_of`] and the model's reader.
+        // A build with no model's feature has nothing to dispatch to.
+        #[cfg_attr(not(any($($on),+)), allow(unused_variables))]
         pub fn effort<M: Memory>(text: &[u8], memory: &M) -> Result<model::Effort, Error> {
             let name = model_of(text)?.name;
-            $(if name == stringify!($module) {
+            $(#[cfg($on)] if name == stringify!($module) {
                 return <$module::$entry as Model>::effort(text, memory);
             })+
             Err(Error::json(MODEL_NAMES, Detail::Entry { list: "model", index: usize::MAX, field: "" }))
@@ -102,9 +113,11 @@ macro_rules! registry {
         /// # Errors
         ///
         /// As [`model_of`] and the model's [`Model::timeline`].
+        // A build with no model's feature has nothing to dispatch to.
+        #[cfg_attr(not(any($($on),+)), allow(unused_variables))]
         pub fn timeline<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Option<&'m [u8]>, Error> {
             let name = model_of(text)?.name;
-            $(if name == stringify!($module) {
+            $(#[cfg($on)] if name == stringify!($module) {
                 return <$module::$entry as Model>::timeline(text, memory);
             })+
             Err(Error::json(MODEL_NAMES, Detail::Entry { list: "model", index: usize::MAX, field: "" }))
@@ -116,8 +129,10 @@ macro_rules! registry {
         ///
         /// An unknown model; "MODEL: takes no generator parameters" for a model without
         /// a generator; the model's own errors.
+        // A build with no model's feature has nothing to dispatch to.
+        #[cfg_attr(not(any($($on),+)), allow(unused_variables))]
         pub fn generate<'m, M: Memory>(model: &str, params: &[(&str, &str)], memory: &'m M) -> Result<&'m [u8], Error> {
-            $(if model == stringify!($module) {
+            $(#[cfg($on)] if model == stringify!($module) {
                 return <$module::$entry as Model>::generate(params, memory)?.ok_or(Error::json(
                     "takes no generator parameters",
                     Detail::Entry { list: stringify!($module), index: usize::MAX, field: "" },
@@ -132,9 +147,11 @@ macro_rules! registry {
         /// # Errors
         ///
         /// As [`model_of`] and the model's [`Model::baselines`].
+        // A build with no model's feature has nothing to dispatch to.
+        #[cfg_attr(not(any($($on),+)), allow(unused_variables))]
         pub fn baselines<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<&'m [u8], Error> {
             let name = model_of(text)?.name;
-            $(if name == stringify!($module) {
+            $(#[cfg($on)] if name == stringify!($module) {
                 return <$module::$entry as Model>::baselines(text, memory);
             })+
             Err(Error::json(MODEL_NAMES, Detail::Entry { list: "model", index: usize::MAX, field: "" }))
@@ -143,6 +160,8 @@ macro_rules! registry {
 }
 
 /// `"a", "b" or "c"` from the registry's names.
+// A build with some models' features off spells no list (`MODEL_NAMES`).
+#[allow(unused_macros)]
 macro_rules! one_of {
     ($a:ident) => { concat!("\"", stringify!($a), "\"") };
     ($a:ident, $b:ident) => { concat!("\"", stringify!($a), "\" or \"", stringify!($b), "\"") };
@@ -150,11 +169,11 @@ macro_rules! one_of {
 }
 
 registry! {
-    scatter => Scatter,
-    returns => Returns,
-    multicluster => Multicluster,
-    partition => Partition,
-    ring => Ring,
+    #[cfg(feature = "scatter")] scatter => Scatter,
+    #[cfg(feature = "returns")] returns => Returns,
+    #[cfg(feature = "multicluster")] multicluster => Multicluster,
+    #[cfg(feature = "partition")] partition => Partition,
+    #[cfg(feature = "ring")] ring => Ring,
 }
 
 /// That a document's workers (after `count` expansion) are within what the front ends
@@ -300,7 +319,7 @@ pub fn model_of(json: &[u8]) -> Result<&'static ModelInfo, Error> {
                 Some(MODELS.iter().find(|m| name.eq_str(m.name)).ok_or_else(|| d.error(MODEL_NAMES, at))?);
         }
     }
-    Ok(found.unwrap_or(&MODELS[0]))
+    found.or(MODELS.first()).ok_or(Error::json(MODEL_NAMES, Detail::Entry { list: "model", index: usize::MAX, field: "" }))
 }
 
 /// Opens a result document: `{"version": 1, "model": model`.

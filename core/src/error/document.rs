@@ -1,7 +1,7 @@
 //! Errors in reading a document: where it stops being valid JSON, or which entry and key
 //! hold a value out of its range.
 
-#![cfg_attr(not(feature = "json"), allow(dead_code))]
+#![cfg_attr(not(feature = "doc"), allow(dead_code))]
 
 use super::{Error, Kind};
 use crate::num::Short;

@@ -87,7 +87,7 @@ impl Error {
     ) -> Error {
         input(Input::NotRepresentable { worker, field, value, numeric })
     }
-    #[cfg_attr(not(feature = "json"), allow(dead_code))]
+    #[cfg_attr(not(feature = "doc"), allow(dead_code))]
     pub(crate) const fn entry_cost(list: &'static str, index: usize, field: Field, value: f64) -> Error {
         input(Input::EntryCost { list, index, field, value })
     }

@@ -15,7 +15,7 @@ mod limit;
 use crate::num::Plain;
 use core::fmt;
 
-#[cfg_attr(not(feature = "json"), allow(unused_imports))]
+#[cfg_attr(not(feature = "doc"), allow(unused_imports))]
 pub(crate) use document::Detail;
 pub use input::Field;
 
@@ -46,7 +46,7 @@ pub struct Error {
 enum Kind {
     Input(input::Input),
     Limit(limit::Limit),
-    #[cfg_attr(not(feature = "json"), allow(dead_code))]
+    #[cfg_attr(not(feature = "doc"), allow(dead_code))]
     Document(document::Document),
     Model(Template),
 }

@@ -13,7 +13,7 @@
 // Without documents (feature `json`) nothing writes `Sci`; only wasm and bare-metal
 // builds read numbers with `parse` (`doc::json::number_value` says why).
 #![cfg_attr(
-    any(not(feature = "json"), not(any(target_arch = "wasm32", target_os = "none", fuzzing))),
+    any(not(feature = "doc"), not(any(target_arch = "wasm32", target_os = "none", fuzzing))),
     allow(dead_code)
 )]
 

@@ -16,10 +16,10 @@ use fixed::types::I32F32;
 
 mod decimal;
 
-#[cfg(all(feature = "json", any(target_arch = "wasm32", target_os = "none", fuzzing)))]
+#[cfg(all(feature = "doc", any(target_arch = "wasm32", target_os = "none", fuzzing)))]
 pub(crate) use decimal::parse;
 pub(crate) use decimal::Plain;
-#[cfg(feature = "json")]
+#[cfg(feature = "doc")]
 pub(crate) use decimal::Sci;
 pub(crate) use decimal::Short;
 

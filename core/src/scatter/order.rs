@@ -107,7 +107,7 @@ fn worker<N: Real>(workers: &[Worker<N>], i: usize) -> Worker<N> {
     workers.get(i).copied().unwrap_or(Worker::linear(N::ZERO, N::ZERO))
 }
 
-#[cfg(feature = "json")]
+#[cfg(feature = "doc")]
 /// Whether `plan` serves the workers in the order [`send_order`] gives (which it writes
 /// into `scratch`): a bound for that order then holds for the plan.
 pub(crate) fn is_send_order<N: Real>(
