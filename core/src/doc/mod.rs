@@ -319,7 +319,9 @@ pub fn model_of(json: &[u8]) -> Result<&'static ModelInfo, Error> {
                 Some(MODELS.iter().find(|m| name.eq_str(m.name)).ok_or_else(|| d.error(MODEL_NAMES, at))?);
         }
     }
-    found.or(MODELS.first()).ok_or(Error::json(MODEL_NAMES, Detail::Entry { list: "model", index: usize::MAX, field: "" }))
+    found
+        .or(MODELS.first())
+        .ok_or(Error::json(MODEL_NAMES, Detail::Entry { list: "model", index: usize::MAX, field: "" }))
 }
 
 /// Opens a result document: `{"version": 1, "model": model`.
