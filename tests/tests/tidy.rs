@@ -76,19 +76,144 @@ fn layer(module: &str) -> Option<(u32, &str)> {
     })
 }
 
-/// Source without comments and without `#[cfg(test)]` modules (tests may look anywhere).
+/// Source without comments and without the items under `#[cfg(test)]` (tests may look
+/// anywhere), wherever they sit in the file: a test module in the middle hides nothing
+/// after it. String and character literals are kept as written (a quoted model name is
+/// what the front-end check looks for) and their braces do not count.
 fn code(text: &str) -> String {
-    let text = match text.find("#[cfg(test)]\nmod tests") {
-        Some(i) => &text[..i],
-        None => text,
-    };
-    text.lines()
-        .map(|l| match l.find("//") {
-            Some(i) => &l[..i],
-            None => l,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    let s: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < s.len() {
+        if starts(&s, i, "#[cfg(test)]") {
+            i = item_end(&s, i + "#[cfg(test)]".len());
+        } else if starts(&s, i, "//") {
+            while i < s.len() && s[i] != '\n' {
+                i += 1;
+            }
+        } else if starts(&s, i, "/*") {
+            i = comment_end(&s, i);
+        } else {
+            let end = literal_end(&s, i).unwrap_or(i + 1);
+            out.extend(&s[i..end]);
+            i = end;
+        }
+    }
+    out
+}
+
+fn starts(s: &[char], i: usize, pat: &str) -> bool {
+    pat.chars().enumerate().all(|(k, c)| s.get(i + k) == Some(&c))
+}
+
+/// The end of the block comment opening at `i` (they nest in Rust).
+fn comment_end(s: &[char], mut i: usize) -> usize {
+    let mut depth = 0;
+    while i < s.len() {
+        if starts(s, i, "/*") {
+            depth += 1;
+            i += 2;
+        } else if starts(s, i, "*/") {
+            depth -= 1;
+            i += 2;
+            if depth == 0 {
+                return i;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    i
+}
+
+/// The end of a string, raw string, byte string or character literal starting at `i`, if
+/// one starts there. A `'` that opens no character literal is a lifetime.
+fn literal_end(s: &[char], i: usize) -> Option<usize> {
+    let mut j = i;
+    if matches!(s[i], 'b' | 'r') {
+        // An identifier ending in `b` or `r` is no literal's prefix.
+        if i > 0 && (s[i - 1].is_alphanumeric() || s[i - 1] == '_') {
+            return None;
+        }
+        if s[j] == 'b' {
+            j += 1;
+        }
+        if s.get(j) == Some(&'r') {
+            j += 1;
+            let mut hashes = 0;
+            while s.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if s.get(j) != Some(&'"') {
+                return None;
+            }
+            j += 1;
+            while j < s.len() {
+                if s[j] == '"' && (1..=hashes).all(|k| s.get(j + k) == Some(&'#')) {
+                    return Some(j + 1 + hashes);
+                }
+                j += 1;
+            }
+            return Some(s.len());
+        }
+        if j == i {
+            return None;
+        }
+    }
+    match s.get(j) {
+        Some('"') => {
+            j += 1;
+            while j < s.len() && s[j] != '"' {
+                j += if s[j] == '\\' { 2 } else { 1 };
+            }
+            Some((j + 1).min(s.len()))
+        }
+        Some('\'') if s.get(j + 1) == Some(&'\\') => {
+            j += 2;
+            while j < s.len() && s[j] != '\'' {
+                j += 1;
+            }
+            Some((j + 1).min(s.len()))
+        }
+        Some('\'') if s.get(j + 2) == Some(&'\'') => Some(j + 3),
+        _ => None,
+    }
+}
+
+/// The end of the item whose attributes start at `i`: its further attributes, then up to
+/// its `;` or its closing brace, whichever the item's own level reaches first.
+fn item_end(s: &[char], mut i: usize) -> usize {
+    let mut depth = 0usize;
+    while i < s.len() {
+        if starts(s, i, "//") {
+            while i < s.len() && s[i] != '\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if starts(s, i, "/*") {
+            i = comment_end(s, i);
+            continue;
+        }
+        if let Some(end) = literal_end(s, i) {
+            i = end;
+            continue;
+        }
+        match s[i] {
+            '{' | '[' | '(' => depth += 1,
+            '}' | ']' | ')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 && s[i] == '}' {
+                    return i + 1;
+                }
+            }
+            ';' if depth == 0 => return i + 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    i
 }
 
 /// The core modules a file refers to: `crate::a::b::…` paths, resolved to the longest
@@ -228,7 +353,7 @@ fn core_layers_import_downwards_and_have_no_cycles() {
     }
 }
 
-/// The front ends' own code (before any `#[cfg(test)]` module): what a model is comes from
+/// The front ends' own code (every line outside `#[cfg(test)]` items and comments): what a model is comes from
 /// the core's registry (`divload::doc::MODELS`, `divload::doc::plan`), so no front end
 /// spells a model's name as a string to branch on. Typed entry points for MPI
 /// (`divload_plan_multicluster`, `divload_plan_returns`) name a model in their identifiers,
@@ -240,15 +365,17 @@ fn front_ends_name_no_model() {
         rust_files(&root().join(dir), &mut files);
     }
     files.push(root().join("fuzz/fuzz_targets/documents.rs"));
+    // A `tests.rs` is a module its parent declares under `#[cfg(test)]`.
+    files.retain(|f| f.file_name().is_none_or(|n| n != "tests.rs"));
     let quoted = |text: &str, name: &str| {
         [format!("\"{name}\""), format!("'{name}'")].iter().any(|q| text.contains(q.as_str()))
     };
     let mut named = Vec::new();
     for file in &files {
         let text = fs::read_to_string(file).unwrap_or_default();
-        let own = text.split("#[cfg(test)]").next().unwrap_or("");
+        let own = code(&text);
         for m in divload::doc::MODELS {
-            if quoted(own, m.name) {
+            if quoted(&own, m.name) {
                 named.push(format!(
                     "{}: \"{}\"",
                     file.strip_prefix(root()).unwrap_or(file).display(),
@@ -314,4 +441,30 @@ fn method_names_are_unique() {
         }
     }
     assert!(seen.len() >= 11, "found only {} methods", seen.len());
+}
+
+/// The reader behind the checks above: a test module in the middle of a file hides only
+/// itself, comments go, literals stay whole (braces inside them do not end an item).
+#[test]
+fn code_drops_test_items_and_comments_only() {
+    let text = r####"use a; // "x"
+#[cfg(test)]
+mod tests {
+    const S: &str = "}";
+    const R: &str = r#"}"#;
+    fn f<'a>(c: char) -> bool { c == '}' || c == '\'' }
+}
+/* "y" /* nested */ */
+fn g() -> &'static str { "after" }
+#[cfg(test)]
+mod more;
+const B: &[u8] = br"{";
+"####;
+    let kept = code(text);
+    assert!(kept.contains("use a;"), "{kept}");
+    assert!(kept.contains("\"after\""), "{kept}");
+    assert!(kept.contains("br\"{\""), "{kept}");
+    for gone in ["\"x\"", "\"y\"", "mod tests", "mod more", "nested", "'}'"] {
+        assert!(!kept.contains(gone), "{gone} kept in {kept}");
+    }
 }
