@@ -6,6 +6,7 @@
 //! [`MODELS`] is the one registry every front end lists (the command line's `divload
 //! models` and `divload example`, `divload_models_json` in C, `models()` in the browser).
 
+pub mod cost;
 pub mod json;
 pub mod model;
 pub mod multicluster;

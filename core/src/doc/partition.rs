@@ -31,13 +31,13 @@
 //! last three reporting their `approximation` error against the exact optimum. Such
 //! results also give `speed_makespan`, the split by speed alone (the paper's A.1).
 
-use crate::doc::json::Writer;
-use crate::doc::model::{shares_in_order, timeline_document, written, Effort, Memory, Model, Name, Planned};
-use crate::doc::names::Names;
-use crate::doc::scatter::{
+use crate::doc::cost::{
     check_table, cost_of, read_power, read_table, CostModel, WorkerEntry, COMP_LATENCY, COMP_PER_ITEM,
     COMP_POWER, COMP_TABLE, COUNT, ITEMS, MAX_POINTS, NAME, REPAIR,
 };
+use crate::doc::json::Writer;
+use crate::doc::model::{shares_in_order, timeline_document, written, Effort, Memory, Model, Name, Planned};
+use crate::doc::names::Names;
 use crate::doc::schema::{field, Chart, ChartKind, Field as Key, Kind, Phase};
 use crate::doc::schema::{Range, AT_LEAST_ONE, NON_NEGATIVE, POSITIVE};
 use crate::doc::{begin_result, begin_row, check_workers, items_and_workers, unique_names, Doc, Keys};

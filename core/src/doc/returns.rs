@@ -19,10 +19,10 @@
 //! scenario names, [`parse`] fills that many, [`ReturnsFile::workers`] and
 //! [`ReturnsFile::scenario`] expand them, [`ReturnsFile::needs`] says what the solver needs.
 
+use crate::doc::cost::{COUNT, ITEMS, NAME};
 use crate::doc::json::{Kind, Str, Writer};
 use crate::doc::model::{shares_in_order, timeline_document, written, Effort, Memory, Model, Name, Planned};
 use crate::doc::names::Names;
-use crate::doc::scatter::{COUNT, ITEMS, NAME};
 use crate::doc::schema::{field, Field as Key, Kind as Shape, Phase, NON_NEGATIVE, POSITIVE};
 use crate::doc::{
     begin_result, begin_row, check_workers, items_and_workers, missing, unique_names, Doc, Keys,

@@ -24,12 +24,12 @@
 //! `sharing_gap`, the optimal sharing's certified relative gap. `divload example ring
 //! --machines N --seed S` generates such a platform (ring.md §9).
 
+use crate::doc::cost::NAME;
 use crate::doc::json::{Str, Writer};
 use crate::doc::model::{
     shares_in_order, timeline_document, written, Effort, Memory, Model, Name, Planned, Timeline,
 };
 use crate::doc::names::Names;
-use crate::doc::scatter::NAME;
 use crate::doc::schema::{
     field, Chart, ChartKind, Field as Key, Graph, Kind, Phase, AT_LEAST_ONE, INVERTIBLE, NON_NEGATIVE,
     POSITIVE,

@@ -44,7 +44,7 @@ pub(super) fn plan<'s, 'm, M: Memory>(
         }
     }
     let root = match file.root {
-        Some(name) => super::rank_of(entries, name, "root", usize::MAX)?,
+        Some(name) => super::solve::rank_of(entries, name, "root", usize::MAX)?,
         None => return Err(crate::doc::missing("root", "installment plans need a fixed root: give root")),
     };
     let sizes = planner::memory(p).ok_or(Error::too_large("workers", usize::MAX as u64, p as u64))?;
@@ -183,7 +183,7 @@ pub(super) fn timeline<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Opti
         }
     }
     let root = match file.root {
-        Some(name) => super::rank_of(entries, name, "root", usize::MAX)?,
+        Some(name) => super::solve::rank_of(entries, name, "root", usize::MAX)?,
         None => return Err(crate::doc::missing("root", "installment plans need a fixed root: give root")),
     };
     let pieces = planned.pieces;
