@@ -18,6 +18,8 @@ pub mod scatter;
 pub mod schema;
 
 use crate::error::{Detail, Error};
+use crate::num::Real;
+use crate::report::Report;
 use json::{JsonError, Reader, Str, Writer};
 pub use model::{limits, Effort, Memory, Model, Piece, Planned, Share};
 
@@ -332,6 +334,34 @@ pub(crate) fn begin_result(w: &mut Writer<'_>, model: &str) {
     w.u64(1);
     w.key("model");
     w.str(model);
+}
+
+/// How a result answers, in every model alike, after the model's own leading keys:
+/// `method` (how it was obtained), `makespan` (of the integer plan), `rational_makespan`,
+/// `lower_bound` (valid over every plan of the model's stated scope), the model's a-priori
+/// `bound` where it has one (the scatter's eq. 4, the returns' LP), `gap`
+/// (`makespan − lower_bound`, never negative) and `exact` (proven optimal in that scope).
+pub(crate) fn write_answer<N: Real>(
+    w: &mut Writer<'_>,
+    report: &Report<N>,
+    rational_makespan: N,
+    bound: Option<N>,
+) {
+    w.key("method");
+    w.str(report.method.name());
+    w.numbers(&[
+        ("makespan", report.makespan.to_f64()),
+        ("rational_makespan", rational_makespan.to_f64()),
+        ("lower_bound", report.lower_bound.to_f64()),
+    ]);
+    if let Some(bound) = bound {
+        w.key("bound");
+        w.f64(bound.to_f64());
+    }
+    w.key("gap");
+    w.f64(report.gap().to_f64());
+    w.key("exact");
+    w.bool(report.exact);
 }
 
 /// Opens one row of a result's `plan`: `{"name", "rank", "count", "displacement"`, the

@@ -26,7 +26,7 @@ use crate::doc::model::{
 };
 use crate::doc::names::Names;
 use crate::doc::schema::{field, Chart, ChartKind, Field as Key, Kind, Phase, Range, NON_NEGATIVE, POSITIVE};
-use crate::doc::{begin_result, missing, Doc, Keys, NameKey};
+use crate::doc::{begin_result, missing, write_answer, Doc, Keys, NameKey};
 use crate::error::{Detail, Error};
 use crate::multicluster::{
     self as model, Application, Class, Cluster, FixedCosts, Link, Links, Options, PairLink, Pattern, Problem,
@@ -1346,16 +1346,7 @@ pub fn write_result(
     w.str(PATTERN.name(file.application.pattern()));
     w.key("fixed_costs");
     w.str(FIXED_COSTS.name(file.options.fixed_costs));
-    w.key("method");
-    w.str(s.report.method.name());
-    w.numbers(&[
-        ("makespan", s.report.makespan),
-        ("rational_makespan", s.rational_makespan),
-        ("lower_bound", s.report.lower_bound),
-        ("gap", s.report.gap()),
-    ]);
-    w.key("exact");
-    w.bool(s.report.exact);
+    write_answer(&mut w, &s.report, s.rational_makespan, None);
     w.numbers(&[
         ("step_time", s.step_time),
         ("rational_step_time", s.rational_step_time),

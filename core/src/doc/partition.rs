@@ -40,7 +40,9 @@ use crate::doc::model::{shares_in_order, timeline_document, written, Effort, Mem
 use crate::doc::names::Names;
 use crate::doc::schema::{field, Chart, ChartKind, Field as Key, Kind, Phase};
 use crate::doc::schema::{Range, AT_LEAST_ONE, NON_NEGATIVE, POSITIVE};
-use crate::doc::{begin_result, begin_row, check_workers, items_and_workers, unique_names, Doc, Keys};
+use crate::doc::{
+    begin_result, begin_row, check_workers, items_and_workers, unique_names, write_answer, Doc, Keys,
+};
 use crate::error::{Detail, Error, Field};
 use crate::partition::approx::{approximate, Solver};
 use crate::partition::learned::{self, Learned, LearnedAt, Repair};
@@ -1025,16 +1027,7 @@ pub fn write_result(s: &Solved<'_, '_>, out: &mut [u8]) -> Result<usize, Error> 
     begin_result(&mut w, "partition");
     w.key("items");
     w.u64(s.file.items);
-    w.key("method");
-    w.str(r.method.name());
-    w.numbers(&[
-        ("makespan", r.makespan),
-        ("rational_makespan", s.rational),
-        ("lower_bound", r.lower_bound),
-        ("gap", r.gap()),
-    ]);
-    w.key("exact");
-    w.bool(r.exact);
+    write_answer(&mut w, r, s.rational, None);
     w.key("even_makespan");
     w.f64(s.even);
     if let Some(speed) = s.speed {

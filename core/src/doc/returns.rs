@@ -25,7 +25,7 @@ use crate::doc::model::{shares_in_order, timeline_document, written, Effort, Mem
 use crate::doc::names::Names;
 use crate::doc::schema::{field, Field as Key, Kind as Shape, Phase, NON_NEGATIVE, POSITIVE};
 use crate::doc::{
-    begin_result, begin_row, check_workers, items_and_workers, missing, unique_names, Doc, Keys,
+    begin_result, begin_row, check_workers, items_and_workers, missing, unique_names, write_answer, Doc, Keys,
 };
 use crate::error::{Detail, Error};
 use crate::returns::{self, Assignment, Needs, Port, Problem, ReturnWorker, Schedule, Scratch, Summary};
@@ -801,17 +801,7 @@ pub fn write_result(
         ScheduleKind::Fifo => SCHEDULE.name(Schedule::Fifo),
         ScheduleKind::Given => "given",
     });
-    w.key("method");
-    w.str(s.method.name());
-    w.numbers(&[
-        ("makespan", s.makespan),
-        ("rational_makespan", s.rational_makespan),
-        ("lower_bound", s.lower_bound),
-        ("bound", s.bound),
-        ("gap", report.gap()),
-    ]);
-    w.key("exact");
-    w.bool(report.exact);
+    write_answer(&mut w, &report, s.rational_makespan, Some(s.bound));
     w.key("throughput");
     w.f64(s.throughput);
     w.key("throughput_bound");

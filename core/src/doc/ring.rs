@@ -34,7 +34,7 @@ use crate::doc::schema::{
     field, Chart, ChartKind, Field as Key, Graph, Kind, Phase, AT_LEAST_ONE, INVERTIBLE, NON_NEGATIVE,
     POSITIVE,
 };
-use crate::doc::{begin_result, begin_row, check_workers, missing, unique_names, Doc, Keys};
+use crate::doc::{begin_result, begin_row, check_workers, missing, unique_names, write_answer, Doc, Keys};
 use crate::error::{Detail, Error};
 use crate::ring::{self, Buffers, Link, LinkKind, Member, Network, Paths, Problem, Sharing, Solver, Summary};
 
@@ -1016,16 +1016,7 @@ pub(crate) fn write_result(
     w.f64(file.problem.boundary);
     w.key("solver");
     w.str(SOLVER.name(file.problem.solver));
-    w.key("method");
-    w.str(r.method.name());
-    w.numbers(&[
-        ("makespan", r.makespan),
-        ("rational_makespan", s.rational_makespan),
-        ("lower_bound", r.lower_bound),
-        ("gap", r.gap()),
-    ]);
-    w.key("exact");
-    w.bool(r.exact);
+    write_answer(&mut w, &r, s.rational_makespan, None);
     w.key("ring_size");
     w.u64(s.ring_size as u64);
     w.key("even_makespan");

@@ -11,7 +11,7 @@
 use super::{name_of, read_doc, PlatformFile, WorkerEntry};
 use crate::doc::json::Writer;
 use crate::doc::model::{shares_in_order, timeline_document, written, Memory, Name, Piece, Planned};
-use crate::doc::{begin_result, begin_row};
+use crate::doc::{begin_result, begin_row, write_answer};
 use crate::error::Error;
 use crate::platform::worker::Worker;
 use crate::scatter::installments::{self as planner, Chunk, Installments, Problem, RootWork, Summary};
@@ -318,16 +318,7 @@ fn write(
     }
     w.key("rounds");
     w.u64(u64::from(m.rounds));
-    w.key("method");
-    w.str(m.method.name());
-    w.numbers(&[
-        ("makespan", m.makespan),
-        ("rational_makespan", m.rational_makespan),
-        ("lower_bound", m.lower_bound),
-        ("gap", report.gap()),
-    ]);
-    w.key("exact");
-    w.bool(report.exact);
+    write_answer(&mut w, &report, m.rational_makespan, None);
     w.numbers(&[("uniform_makespan", m.uniform_makespan), ("speedup", m.speedup())]);
     w.key("participating");
     w.u64(m.participating as u64);
