@@ -8,6 +8,7 @@ use crate::doc::json::Str;
 use crate::doc::schema::{field, Field as Key, Kind, AT_LEAST_ONE, NON_NEGATIVE, POSITIVE};
 use crate::doc::{Doc, Keys};
 use crate::error::{Detail, Error, Field};
+use crate::num::range::EXPONENT;
 use crate::num::Real;
 use crate::platform::cost::{Affine, Cost, PowerLaw, Tabulated};
 
@@ -154,18 +155,19 @@ pub(crate) fn read_power<'a>(
             Detail::Entry { list: "workers", index: i, field },
         ));
     };
-    if !(latency.is_finite() && latency >= 0.0) {
+    // The messages name the key inside the power law, so they spell the ranges' words.
+    if !NON_NEGATIVE.contains(latency) {
         return Err(bad("latency must be finite and >= 0", latency));
     }
-    let (in_range, message) = if compute {
-        (coeff > 0.0, "coeff must be finite and > 0")
+    let (range, message) = if compute {
+        (POSITIVE, "coeff must be finite and > 0")
     } else {
-        (coeff >= 0.0, "coeff must be finite and >= 0")
+        (NON_NEGATIVE, "coeff must be finite and >= 0")
     };
-    if !(coeff.is_finite() && in_range) {
+    if !range.contains(coeff) {
         return Err(bad(message, coeff));
     }
-    if !(0.01..=64.0).contains(&exponent) {
+    if !EXPONENT.contains(exponent) {
         return Err(bad("exponent must be in 0.01..=64", exponent));
     }
     Ok(CostModel::Power { latency, coeff, exponent })
@@ -222,7 +224,7 @@ pub(crate) fn check_table(
     let points = &points[..len.min(MAX_POINTS)];
     let at = |point: usize, value: f64| Detail::Point { list: "workers", index, field, point, value };
     for (k, &(size, secs)) in points.iter().enumerate() {
-        if !(secs.is_finite() && secs >= 0.0) {
+        if !NON_NEGATIVE.contains(secs) {
             return Err(Error::json("seconds must be finite and >= 0", at(k, secs)));
         }
         if secs == 0.0 && size > 0 && field == "comp_table" {
@@ -263,7 +265,8 @@ pub(crate) fn cost_of<N: Real>(
     let conv = |f: Field, v: f64| N::from_f64(v).ok_or(Error::not_representable(index, f, v, N::NAME));
     Ok(match model {
         CostModel::Affine => {
-            let lat_field = if field == Field::CommPerItem { Field::CommLatency } else { Field::CompLatency };
+            let lat_field =
+                if field == Field::COMM_PER_ITEM { Field::COMM_LATENCY } else { Field::COMP_LATENCY };
             Cost::Affine(Affine::new(conv(lat_field, latency)?, conv(field, per_item)?)?)
         }
         CostModel::Table(t) => {
@@ -272,7 +275,8 @@ pub(crate) fn cost_of<N: Real>(
             Cost::Tabulated(if repair { Tabulated::repaired(points)? } else { Tabulated::new(points)? })
         }
         CostModel::Power { latency, coeff, exponent } => {
-            let lat_field = if field == Field::CommPerItem { Field::CommLatency } else { Field::CompLatency };
+            let lat_field =
+                if field == Field::COMM_PER_ITEM { Field::COMM_LATENCY } else { Field::COMP_LATENCY };
             Cost::PowerLaw(PowerLaw::new(conv(lat_field, latency)?, coeff, exponent)?)
         }
     })

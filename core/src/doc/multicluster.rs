@@ -32,6 +32,7 @@ use crate::multicluster::{
     self as model, Application, Class, Cluster, FixedCosts, Link, Links, Options, PairLink, Pattern, Problem,
     Processor, StepCost, Summary, WhatIf,
 };
+use crate::num::range::range;
 
 /// The multi-cluster application's communication pattern ([`Pattern`]).
 pub const PATTERN: Names<Pattern> = Names {
@@ -623,7 +624,7 @@ const EXAMPLE: &str = r#"{
 
 /// A cluster's processors.
 const PROCESSORS: &Range =
-    &Range { min: 1.0, max: crate::multicluster::MAX_PROCESSORS as f64, min_open: false, max_open: false };
+    range!(1.0, crate::multicluster::MAX_PROCESSORS as f64, false, false, "in 1..=16777216");
 
 const CLUSTER_FIELDS: &[Key] = &[
     field("name", Kind::Text, ""),
@@ -902,12 +903,12 @@ fn read_clusters<'a>(
                     e.cluster.processors = u32::try_from(v)
                         .ok()
                         .filter(|&p| PROCESSORS.contains(f64::from(p)))
-                        .ok_or(Error::json("must be in 1..=16777216", at("processors")))?;
+                        .ok_or(Error::json(PROCESSORS.must, at("processors")))?;
                 }
                 "speed" => {
                     let v = d.f64()?;
                     if !POSITIVE.contains(v) {
-                        return Err(Error::json("must be finite and > 0", place("speed", Some(v))));
+                        return Err(Error::json(POSITIVE.must, place("speed", Some(v))));
                     }
                     e.cluster.speed = v;
                 }
@@ -931,7 +932,7 @@ fn positive(d: &mut Doc<'_>, list: &'static str, index: usize, field: &'static s
     if POSITIVE.contains(v) {
         Ok(v)
     } else {
-        Err(Error::json("must be finite and > 0", Detail::Number { list, index, field, value: v }))
+        Err(Error::json(POSITIVE.must, Detail::Number { list, index, field, value: v }))
     }
 }
 
@@ -946,7 +947,7 @@ fn non_negative(
     if NON_NEGATIVE.contains(v) {
         Ok(v)
     } else {
-        Err(Error::json("must be finite and >= 0", Detail::Number { list, index, field, value: v }))
+        Err(Error::json(NON_NEGATIVE.must, Detail::Number { list, index, field, value: v }))
     }
 }
 
@@ -1431,6 +1432,12 @@ pub fn write_result(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn processors_words_name_the_limit() {
+        assert_eq!(PROCESSORS.says, std::format!("in 1..={}", crate::multicluster::MAX_PROCESSORS));
+        assert!(PROCESSORS.contains(crate::multicluster::MAX_PROCESSORS as f64) && !PROCESSORS.contains(0.0));
+    }
 
     #[test]
     fn every_option_has_one_name_and_is_listed() {

@@ -44,6 +44,7 @@ use crate::doc::{
     begin_result, begin_row, check_workers, items_and_workers, unique_names, write_answer, Doc, Keys,
 };
 use crate::error::{Detail, Error, Field};
+use crate::num::range::{range, EXPONENT};
 use crate::partition::approx::{approximate, Solver};
 use crate::partition::learned::{self, Learned, LearnedAt, Repair};
 
@@ -88,8 +89,6 @@ pub struct Partition;
 
 /// Speeds: finite and > 0.
 const SPEED_RANGE: &Range = POSITIVE;
-/// A power's exponent, as [`PowerLaw`](crate::cost::PowerLaw).
-const EXPONENT_RANGE: &Range = &Range { min: 0.01, max: 64.0, min_open: false, max_open: false };
 
 const SPEED: Key = field("speed", Kind::Number(SPEED_RANGE), "relative speed k (with cost)");
 const COST: Key = field(
@@ -485,7 +484,7 @@ const LEARN_KEYS: Keys = Keys {
 pub type LearnedModel = Learned<{ MAX_POINTS + 1 }>;
 
 /// `learn.capacity`: 2 to `MAX_POINTS` points.
-const CAPACITY_RANGE: &Range = &Range { min: 2.0, max: MAX_POINTS as f64, min_open: false, max_open: false };
+const CAPACITY_RANGE: &Range = range!(2.0, MAX_POINTS as f64, false, false, "2 to 32 points");
 
 /// Timings to learn from (`observations`) and how (`learn`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -721,14 +720,14 @@ fn read_observation<'a>(d: &mut Doc<'a>, n: usize) -> Result<(crate::doc::json::
             "items" => {
                 let v = d.u64()?;
                 if v == 0 {
-                    return Err(Error::entry_value("observations", n, "items", "at least 1", 0.0));
+                    return Err(Error::entry_value("observations", n, "items", AT_LEAST_ONE.says, 0.0));
                 }
                 items = Some(v);
             }
             "seconds" => {
                 let v = d.f64()?;
                 if !NON_NEGATIVE.contains(v) {
-                    return Err(Error::entry_value("observations", n, "seconds", "finite and >= 0", v));
+                    return Err(Error::entry_value("observations", n, "seconds", NON_NEGATIVE.says, v));
                 }
                 seconds = Some(v);
             }
@@ -754,7 +753,7 @@ fn read_learn(d: &mut Doc<'_>) -> Result<(usize, Repair), Error> {
                 let v = d.u64()?;
                 if !CAPACITY_RANGE.contains(v as f64) {
                     return Err(Error::json(
-                        "must be 2 to 32 points",
+                        CAPACITY_RANGE.must,
                         Detail::Number {
                             list: "learn",
                             index: usize::MAX,
@@ -792,14 +791,14 @@ fn read_cost(d: &mut Doc<'_>) -> Result<CostSpec, Error> {
             "coeff" => {
                 let v = d.f64()?;
                 if !POSITIVE.contains(v) {
-                    return Err(Error::json("must be finite and > 0", number("coeff", v)));
+                    return Err(Error::json(POSITIVE.must, number("coeff", v)));
                 }
                 coeff = Some(v);
             }
             "exponent" => {
                 let v = d.f64()?;
-                if !EXPONENT_RANGE.contains(v) {
-                    return Err(Error::json("must be in 0.01..=64", number("exponent", v)));
+                if !EXPONENT.contains(v) {
+                    return Err(Error::json(EXPONENT.must, number("exponent", v)));
                 }
                 exponent = Some(v);
             }
@@ -862,7 +861,7 @@ fn read_cost_points(d: &mut Doc<'_>) -> Result<([(u64, f64); MAX_POINTS], usize)
         if d.element()? {
             return Err(d.error("expected [items, seconds]", offset));
         }
-        if !(secs.is_finite() && secs >= 0.0) {
+        if !NON_NEGATIVE.contains(secs) {
             return Err(Error::json(
                 "seconds must be finite and >= 0",
                 Detail::Point { list: "cost", index: usize::MAX, field: "points", point: len, value: secs },
@@ -905,13 +904,13 @@ fn read_workers<'a>(
                 "count" => {
                     e.count = d.u64()?;
                     if e.count == 0 {
-                        return Err(Error::json("must be at least 1", at("count")));
+                        return Err(Error::json(AT_LEAST_ONE.must, at("count")));
                     }
                 }
                 "speed" => {
                     let v = d.f64()?;
                     if !SPEED_RANGE.contains(v) {
-                        return Err(Error::entry_value("workers", n, "speed", "finite and > 0", v));
+                        return Err(Error::entry_value("workers", n, "speed", SPEED_RANGE.says, v));
                     }
                     speed = Some(v);
                 }
@@ -921,12 +920,12 @@ fn read_workers<'a>(
                 "comp_table" => (e.comp_model, costs) = (read_table(d, n, k)?, costs + 1),
                 "comp_power" => (e.comp_model, costs) = (read_power(d, n, k, true)?, costs + 1),
                 _ => {
-                    let field = if k == "comp_latency" { Field::CompLatency } else { Field::CompPerItem };
+                    let field = if k == "comp_latency" { Field::COMP_LATENCY } else { Field::COMP_PER_ITEM };
                     let v = d.f64()?;
                     if crate::platform::worker::check(n, field, v).is_err() {
                         return Err(Error::entry_cost("workers", n, field, v));
                     }
-                    if field == Field::CompLatency {
+                    if field == Field::COMP_LATENCY {
                         (e.comp_latency, latency) = (v, true);
                     } else if costs > 0 {
                         return Err(one_cost(at(k)));
@@ -998,7 +997,7 @@ impl PartitionFile<'_> {
                 e.comp_per_item,
                 e.repair,
                 i,
-                Field::CompPerItem,
+                Field::COMP_PER_ITEM,
             )?;
         }
         Ok(())
@@ -1107,6 +1106,11 @@ pub fn write_result(s: &Solved<'_, '_>, out: &mut [u8]) -> Result<usize, Error> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn capacity_words_name_the_limit() {
+        assert_eq!(CAPACITY_RANGE.says, std::format!("{} to {MAX_POINTS} points", CAPACITY_RANGE.min));
+    }
 
     #[test]
     fn every_option_has_one_name_and_is_listed() {

@@ -23,7 +23,7 @@ use crate::doc::cost::{COUNT, ITEMS, NAME};
 use crate::doc::json::{Kind, Str, Writer};
 use crate::doc::model::{shares_in_order, timeline_document, written, Effort, Memory, Model, Name, Planned};
 use crate::doc::names::Names;
-use crate::doc::schema::{field, Field as Key, Kind as Shape, Phase, NON_NEGATIVE, POSITIVE};
+use crate::doc::schema::{field, Field as Key, Kind as Shape, Phase, AT_LEAST_ONE, NON_NEGATIVE, POSITIVE};
 use crate::doc::{
     begin_result, begin_row, check_workers, items_and_workers, missing, unique_names, write_answer, Doc, Keys,
 };
@@ -545,7 +545,7 @@ fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [ReturnEntry<'a>]) -> Result<(usi
                 "count" => {
                     e.count = d.u64()?;
                     if e.count == 0 {
-                        return Err(Error::json("must be at least 1", at("count")));
+                        return Err(Error::json(AT_LEAST_ONE.must, at("count")));
                     }
                 }
                 "comment" => d.comment()?,
@@ -556,11 +556,10 @@ fn read_workers<'a>(d: &mut Doc<'a>, buf: &mut [ReturnEntry<'a>]) -> Result<(usi
                         "comp_per_item" => (&mut e.comp_per_item, true),
                         _ => (&mut e.return_per_item, false),
                     };
-                    if !(if positive { POSITIVE } else { NON_NEGATIVE }).contains(v) {
-                        let range =
-                            if positive { "must be finite and > 0" } else { "must be finite and >= 0" };
+                    let range = if positive { POSITIVE } else { NON_NEGATIVE };
+                    if !range.contains(v) {
                         return Err(Error::json(
-                            range,
+                            range.must,
                             Detail::Number { list: "workers", index: n, field: k, value: v },
                         ));
                     }

@@ -274,10 +274,8 @@ fn generated<'m, M: Memory>(params: &[(&str, &str)], memory: &'m M) -> Result<&'
             "boundary" => {
                 boundary = v
                     .parse::<f64>()
-                    .map_err(|_| Error::parameter("boundary", "finite and >= 0", f64::NAN))?;
-                if !(boundary.is_finite() && boundary >= 0.0) {
-                    return Err(Error::parameter("boundary", "finite and >= 0", boundary));
-                }
+                    .map_err(|_| Error::parameter("boundary", NON_NEGATIVE.says, f64::NAN))?;
+                NON_NEGATIVE.parameter("boundary", boundary)?;
             }
             "sharing" => {
                 sharing = SHARING.parse_str(v).ok_or(Error::json(
@@ -769,8 +767,8 @@ fn read<'a>(json: &'a [u8], sink: Sink<'_, 'a>) -> Result<Scalars, Error> {
             "boundary" => {
                 let at = d.offset();
                 let h = d.f64()?;
-                if !(h.is_finite() && h >= 0.0) {
-                    return Err(d.error("must be finite and >= 0", at));
+                if !NON_NEGATIVE.contains(h) {
+                    return Err(d.error(NON_NEGATIVE.must, at));
                 }
                 boundary = Some(h);
             }
@@ -875,13 +873,7 @@ fn read_links<'a>(d: &mut Doc<'a>, links: &mut [RawLink<'a>]) -> Result<usize, E
                 "bandwidth" => {
                     let b = d.f64()?;
                     if !INVERTIBLE.contains(b) {
-                        return Err(Error::entry_value(
-                            "links",
-                            n,
-                            "bandwidth",
-                            "finite and >= 5.56268464626801e-309 (its inverse, the cost per value, finite)",
-                            b,
-                        ));
+                        return Err(Error::entry_value("links", n, "bandwidth", ring::BANDWIDTH, b));
                     }
                     (link.bandwidth, has_bw) = (b, true);
                 }
@@ -918,13 +910,7 @@ fn read_processors<'a>(
         while let Some(k) = d.key(&PROCESSOR, &mut seen)? {
             match k {
                 "name" => name = Some(d.string()?),
-                "cycle_time" => {
-                    let w = d.f64()?;
-                    if !(w.is_finite() && w > 0.0) {
-                        return Err(Error::entry_value("processors", n, "cycle_time", "finite and > 0", w));
-                    }
-                    cycle = Some(w);
-                }
+                "cycle_time" => cycle = Some(POSITIVE.entry("processors", n, "cycle_time", d.f64()?)?),
                 _ => d.comment()?,
             }
         }
@@ -959,14 +945,8 @@ fn read_matrix(
         while d.element()? {
             let c = d.f64()?;
             // A cost whose inverse (the path's bandwidth) leaves `f64` is no platform.
-            if i != j && !(c.is_finite() && c >= crate::num::MIN_INVERTIBLE) {
-                return Err(Error::entry_value(
-                    "cost_matrix",
-                    i,
-                    "cost",
-                    "finite and >= 5.56268464626801e-309 off the diagonal (its inverse, the bandwidth, finite)",
-                    c,
-                ));
+            if i != j && !INVERTIBLE.contains(c) {
+                return Err(Error::entry_value("cost_matrix", i, "cost", ring::COST, c));
             }
             let p = width.unwrap_or(usize::MAX);
             if let Some(slot) = i.checked_mul(p).and_then(|r| r.checked_add(j)).and_then(|k| costs.get_mut(k))

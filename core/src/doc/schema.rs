@@ -50,40 +50,7 @@ pub enum Kind {
     Json,
 }
 
-/// The values a number may take: `min` and `max`, each included unless it is open;
-/// an infinite bound is none.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Range {
-    /// Lower bound.
-    pub min: f64,
-    /// Upper bound.
-    pub max: f64,
-    /// Whether `min` itself is excluded.
-    pub min_open: bool,
-    /// Whether `max` itself is excluded.
-    pub max_open: bool,
-}
-
-impl Range {
-    /// Whether `v` is finite and within the range.
-    pub fn contains(&self, v: f64) -> bool {
-        let above = if self.min_open { v > self.min } else { v >= self.min };
-        let below = if self.max_open { v < self.max } else { v <= self.max };
-        v.is_finite() && above && below
-    }
-}
-
-/// Times and costs: finite and ≥ 0.
-pub const NON_NEGATIVE: &Range = &Range { min: 0.0, max: f64::INFINITY, min_open: false, max_open: true };
-/// Computing costs and speeds: finite and > 0 (a worker that computes in no time would
-/// take every item).
-pub const POSITIVE: &Range = &Range { min: 0.0, max: f64::INFINITY, min_open: true, max_open: true };
-/// Rates and costs that are inverted (a link's bandwidth, a path's cost per value): finite
-/// and at least the least `f64` whose inverse is finite, `5.56268464626801e-309`.
-pub const INVERTIBLE: &Range =
-    &Range { min: crate::num::MIN_INVERTIBLE, max: f64::INFINITY, min_open: false, max_open: true };
-/// Counts of items and of identical workers.
-pub const AT_LEAST_ONE: &Range = &Range { min: 1.0, max: f64::INFINITY, min_open: false, max_open: true };
+pub use crate::num::range::{Range, AT_LEAST_ONE, INVERTIBLE, NON_NEGATIVE, POSITIVE};
 
 /// The names of an option, whatever its value type.
 pub trait Choices: Sync {
@@ -299,21 +266,4 @@ pub(crate) fn write_timeline(w: &mut Writer<'_>, phases: &[Phase]) {
         w.end_object();
     }
     w.end_array();
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ranges_include_and_exclude_their_bounds() {
-        assert!(NON_NEGATIVE.contains(0.0) && !NON_NEGATIVE.contains(-1e-300));
-        assert!(!POSITIVE.contains(0.0) && POSITIVE.contains(5e-324));
-        for r in [NON_NEGATIVE, POSITIVE, AT_LEAST_ONE] {
-            assert!(!r.contains(f64::NAN) && !r.contains(f64::INFINITY));
-        }
-        let closed = Range { min: 1.0, max: 2.0, min_open: false, max_open: false };
-        assert!(closed.contains(2.0) && !closed.contains(2.0000000000000004));
-        assert!(!Range { max_open: true, ..closed }.contains(2.0));
-    }
 }

@@ -2,52 +2,58 @@
 //! naming the value and its valid range.
 
 use super::{Error, Kind};
+use crate::num::range::{Range, NON_NEGATIVE, POSITIVE};
 use crate::num::Short;
 use core::fmt;
 
-/// Which cost field of a worker an error is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Field {
-    /// Fixed part of the time to receive a share (seconds).
-    CommLatency,
-    /// Time to receive one item (seconds per item, λ).
-    CommPerItem,
-    /// Fixed part of the time to compute a share (seconds).
-    CompLatency,
-    /// Time to compute one item (seconds per item, μ).
-    CompPerItem,
-    /// Fixed part of moving the data to a candidate root (seconds).
-    TransferLatency,
-    /// Time to move one item to a candidate root (seconds per item).
-    TransferPerItem,
-    /// Time to send one item's results back to the master (seconds per item, `d`; model
-    /// `returns`).
-    ReturnPerItem,
+/// A worker's cost field an error is about: its name in a platform file and its range.
+/// The four every worker has are here; a model's own (a root candidate's transfer costs,
+/// a return cost) are declared next to the model's worker type.
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    name: &'static str,
+    range: &'static Range,
 }
 
 impl Field {
+    /// Fixed part of the time to receive a share (seconds).
+    pub const COMM_LATENCY: Field = Field::new("comm_latency", NON_NEGATIVE);
+    /// Time to receive one item (seconds per item, λ).
+    pub const COMM_PER_ITEM: Field = Field::new("comm_per_item", NON_NEGATIVE);
+    /// Fixed part of the time to compute a share (seconds).
+    pub const COMP_LATENCY: Field = Field::new("comp_latency", NON_NEGATIVE);
+    /// Time to compute one item (seconds per item, μ): a worker that computes in no time
+    /// would take every item.
+    pub const COMP_PER_ITEM: Field = Field::new("comp_per_item", POSITIVE);
+
+    pub(crate) const fn new(name: &'static str, range: &'static Range) -> Field {
+        Field { name, range }
+    }
+
     /// The field's name as written in a platform file.
     pub const fn name(self) -> &'static str {
-        match self {
-            Field::CommLatency => "comm_latency",
-            Field::CommPerItem => "comm_per_item",
-            Field::CompLatency => "comp_latency",
-            Field::CompPerItem => "comp_per_item",
-            Field::TransferLatency => "transfer_latency",
-            Field::TransferPerItem => "transfer_per_item",
-            Field::ReturnPerItem => "return_per_item",
-        }
+        self.name
+    }
+
+    /// Whether `v` is a value the field may take.
+    pub(crate) fn allows(self, v: f64) -> bool {
+        self.range.contains(v)
     }
 
     /// The valid range, in words.
     const fn range(self) -> &'static str {
-        match self {
-            Field::CompPerItem => "finite and > 0",
-            _ => "finite and >= 0",
-        }
+        self.range.says
     }
 }
+
+/// Fields are the same when they have the same name: a name has one range.
+impl PartialEq for Field {
+    fn eq(&self, other: &Field) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Field {}
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) enum Input {
@@ -62,6 +68,32 @@ pub(super) enum Input {
     Decreasing { worker: usize, part: &'static str, items: u64 },
     EntryValue { list: &'static str, index: usize, field: &'static str, range: &'static str, value: f64 },
     LpIterations { iterations: usize },
+}
+
+impl Range {
+    /// `v` when it lies in the range, else "`name`: must be `says`, got `v`".
+    pub(crate) fn parameter(&self, name: &'static str, v: f64) -> Result<f64, Error> {
+        if self.contains(v) {
+            Ok(v)
+        } else {
+            Err(Error::parameter(name, self.says, v))
+        }
+    }
+
+    /// `v` when it lies in the range, else "`list[index].field`: must be `says`, got `v`".
+    pub(crate) fn entry(
+        &self,
+        list: &'static str,
+        index: usize,
+        field: &'static str,
+        v: f64,
+    ) -> Result<f64, Error> {
+        if self.contains(v) {
+            Ok(v)
+        } else {
+            Err(Error::entry_value(list, index, field, self.says, v))
+        }
+    }
 }
 
 #[inline(never)]
@@ -161,7 +193,7 @@ impl fmt::Display for Input {
             }
             Input::LpIterations { iterations } => write!(
                 f,
-                "scenario LP: no optimum after {iterations} simplex iterations; \
+                "linear program: no optimum after {iterations} simplex iterations; \
                  the costs are too badly scaled for the f64 simplex"
             ),
         }

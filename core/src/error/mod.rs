@@ -169,9 +169,9 @@ mod tests {
 
     #[test]
     fn messages_name_the_input_and_the_range() {
-        let b = text(Error::cost(3, Field::CompPerItem, f64::NAN));
+        let b = text(Error::cost(3, Field::COMP_PER_ITEM, f64::NAN));
         assert_eq!(&b.b[..b.n], b"worker 3: comp_per_item must be finite and > 0, got NaN");
-        let b = text(Error::cost(0, Field::CommLatency, -1.0));
+        let b = text(Error::cost(0, Field::COMM_LATENCY, -1.0));
         assert_eq!(&b.b[..b.n], b"worker 0: comm_latency must be finite and >= 0, got -1");
         assert_eq!(Error::buffer("plan", 16, 4).needed(), Some(16));
         assert_eq!(Error::buffer("plan", 16, 4).code(), ErrorCode::BufferTooSmall);

@@ -65,6 +65,7 @@ pub use types::{
 
 use crate::error::Error;
 use crate::kernel::fp::lower_for;
+use crate::num::range::{AT_LEAST_ONE, NON_NEGATIVE, POSITIVE};
 use crate::report::{Method, Report};
 use classes::{build, pairs_matter, Platform};
 
@@ -235,21 +236,16 @@ fn platform<'a>(problem: &Problem<'a>, extra: &'a [Cluster]) -> Platform<'a> {
     Platform { base: problem.clusters, extra, links: problem.links, application: problem.application }
 }
 
-const FINITE_NON_NEGATIVE: &str = "finite and >= 0";
-const FINITE_POSITIVE: &str = "finite and > 0";
-
 fn check_link(link: &crate::multicluster::Link, names: [&'static str; 3]) -> Result<(), Error> {
     for (name, v) in names.into_iter().zip([link.latency, link.overhead, link.gap]) {
-        if !(v.is_finite() && v >= 0.0) {
-            return Err(Error::parameter(name, FINITE_NON_NEGATIVE, v));
-        }
+        NON_NEGATIVE.parameter(name, v)?;
     }
     Ok(())
 }
 
 fn check_units(name: &'static str, v: u64) -> Result<(), Error> {
     if v == 0 {
-        return Err(Error::parameter(name, "at least 1", 0.0));
+        return Err(Error::parameter(name, AT_LEAST_ONE.says, 0.0));
     }
     if v > MAX_UNITS {
         return Err(Error::too_large(name, MAX_UNITS, v));
@@ -258,11 +254,7 @@ fn check_units(name: &'static str, v: u64) -> Result<(), Error> {
 }
 
 fn check_positive(name: &'static str, v: f64) -> Result<(), Error> {
-    if v.is_finite() && v > 0.0 {
-        Ok(())
-    } else {
-        Err(Error::parameter(name, FINITE_POSITIVE, v))
-    }
+    POSITIVE.parameter(name, v).map(|_| ())
 }
 
 /// Checks every input and returns the buffer lengths.
@@ -278,11 +270,9 @@ fn needs_of(pf: &Platform<'_>) -> Result<Needs, Error> {
     for i in 0..count {
         let c = pf.cluster(i);
         if c.processors == 0 {
-            return Err(Error::entry_value("clusters", i, "processors", "at least 1", 0.0));
+            return Err(Error::entry_value("clusters", i, "processors", AT_LEAST_ONE.says, 0.0));
         }
-        if !(c.speed.is_finite() && c.speed > 0.0) {
-            return Err(Error::entry_value("clusters", i, "speed", FINITE_POSITIVE, c.speed));
-        }
+        POSITIVE.entry("clusters", i, "speed", c.speed)?;
         processors += u64::from(c.processors);
         classes += match (ring, c.processors, pairs) {
             (false, _, _) | (true, 1, _) | (true, 2, false) => 1,
@@ -329,9 +319,7 @@ fn needs_of(pf: &Platform<'_>) -> Result<Needs, Error> {
             ));
         }
         for (field, v) in [("latency", p.link.latency), ("overhead", p.link.overhead), ("gap", p.link.gap)] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(Error::entry_value("links.pairs", i, field, FINITE_NON_NEGATIVE, v));
-            }
+            NON_NEGATIVE.entry("links.pairs", i, field, v)?;
         }
     }
     if pairs && count > MAX_ORDER_CLUSTERS {
@@ -362,13 +350,7 @@ fn needs_of(pf: &Platform<'_>) -> Result<Needs, Error> {
                 ));
             }
             check_positive("application.sort_time", sort_time)?;
-            if !(words_per_object.is_finite() && words_per_object >= 0.0) {
-                return Err(Error::parameter(
-                    "application.words_per_object",
-                    FINITE_NON_NEGATIVE,
-                    words_per_object,
-                ));
-            }
+            NON_NEGATIVE.parameter("application.words_per_object", words_per_object)?;
         }
         Application::Custom { units, iterations, costs } => {
             check_units("application.units", units)?;
@@ -381,24 +363,8 @@ fn needs_of(pf: &Platform<'_>) -> Result<Needs, Error> {
                 ));
             }
             for (i, c) in costs.iter().enumerate() {
-                if !(c.per_load.is_finite() && c.per_load > 0.0) {
-                    return Err(Error::entry_value(
-                        "application.costs",
-                        i,
-                        "per_load",
-                        FINITE_POSITIVE,
-                        c.per_load,
-                    ));
-                }
-                if !(c.fixed.is_finite() && c.fixed >= 0.0) {
-                    return Err(Error::entry_value(
-                        "application.costs",
-                        i,
-                        "fixed",
-                        FINITE_NON_NEGATIVE,
-                        c.fixed,
-                    ));
-                }
+                POSITIVE.entry("application.costs", i, "per_load", c.per_load)?;
+                NON_NEGATIVE.entry("application.costs", i, "fixed", c.fixed)?;
             }
         }
     }

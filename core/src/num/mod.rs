@@ -15,6 +15,7 @@ use core::ops::{Add, Div, Mul, Sub};
 use fixed::types::I32F32;
 
 mod decimal;
+pub mod range;
 
 #[cfg(all(feature = "doc", any(target_arch = "wasm32", target_os = "none", fuzzing)))]
 pub(crate) use decimal::parse;

@@ -18,6 +18,7 @@
 //!   point with slope `max(last segment, C_last/n_last)`, the paper's "ratio at least".
 
 use crate::error::Error;
+use crate::num::range::{AT_LEAST_ONE, NON_NEGATIVE, POSITIVE};
 use crate::partition::related::{self, Chords, Class, Plan};
 use crate::platform::cost::CostFn;
 
@@ -73,9 +74,7 @@ impl<const M: usize> Learned<M> {
     /// [`ErrorCode::InvalidInput`](crate::ErrorCode::InvalidInput) for a guess that is not
     /// finite and > 0, or `M < 3` (two points at least, and a slot for the next one).
     pub fn new(guess: f64, repair: Repair) -> Result<Self, Error> {
-        if !(guess.is_finite() && guess > 0.0) {
-            return Err(Error::parameter("learned model: guess", "finite and > 0", guess));
-        }
+        POSITIVE.parameter("learned model: guess", guess)?;
         if M < 3 {
             return Err(Error::parameter("learned model: capacity", "at least 3", M as f64));
         }
@@ -116,11 +115,9 @@ impl<const M: usize> Learned<M> {
     /// ```
     pub fn observe(&mut self, items: u64, seconds: f64, index: usize, capacity: usize) -> Result<(), Error> {
         if items == 0 {
-            return Err(Error::entry_value("observations", index, "items", "at least 1", 0.0));
+            return Err(Error::entry_value("observations", index, "items", AT_LEAST_ONE.says, 0.0));
         }
-        if !(seconds.is_finite() && seconds >= 0.0) {
-            return Err(Error::entry_value("observations", index, "seconds", "finite and >= 0", seconds));
-        }
+        NON_NEGATIVE.entry("observations", index, "seconds", seconds)?;
         let capacity = capacity.clamp(2, M - 1);
         self.observations = self.observations.saturating_add(1);
         let pts = &mut self.points;
@@ -282,10 +279,7 @@ pub fn plan<const M: usize>(
     scratch: &mut [u64],
 ) -> Result<Plan, Error> {
     for (i, c) in classes.iter().enumerate() {
-        let k = c.cost.0.speed;
-        if !(k.is_finite() && k > 0.0) {
-            return Err(Error::entry_value("workers", i, "speed", "finite and > 0", k));
-        }
+        POSITIVE.entry("workers", i, "speed", c.cost.0.speed)?;
     }
     related::check(classes, items, counts)?;
     related::check_scratch(classes, scratch)?;

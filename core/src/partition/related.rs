@@ -21,6 +21,7 @@
 //!   `g(kᵢT*)` by smallest `(nᵢ + 1)/kᵢ`, optimal for a linear `f` only.
 
 use crate::error::Error;
+use crate::num::range::{AT_LEAST_ONE, EXPONENT, POSITIVE};
 use crate::partition::lambert::{self, n_log_n_inverse};
 use crate::platform::cost::{search_from, CostFn, Tabulated};
 
@@ -87,13 +88,9 @@ impl<const M: usize> Uniform<M> {
     /// # Ok::<(), divload::Error>(())
     /// ```
     pub fn new(shape: Shape<M>, coeff: f64) -> Result<Self, Error> {
-        if !(coeff.is_finite() && coeff > 0.0) {
-            return Err(Error::parameter("cost: coeff", "finite and > 0", coeff));
-        }
+        POSITIVE.parameter("cost: coeff", coeff)?;
         if let Shape::Power(a) = shape {
-            if !(0.01..=64.0).contains(&a) {
-                return Err(Error::parameter("cost: exponent", "in 0.01..=64", a));
-            }
+            EXPONENT.parameter("cost: exponent", a)?;
         }
         Ok(Uniform { shape, coeff, per_coeff: 1.0 / coeff })
     }
@@ -466,7 +463,7 @@ pub(crate) fn check<C: CostFn<f64>>(
     let mut p = 0u64;
     for (i, c) in classes.iter().enumerate() {
         if c.count == 0 {
-            return Err(Error::entry_value("workers", i, "count", "at least 1", 0.0));
+            return Err(Error::entry_value("workers", i, "count", AT_LEAST_ONE.says, 0.0));
         }
         p = p.checked_add(c.count).ok_or_else(|| Error::too_large("workers", u64::MAX, u64::MAX))?;
     }
@@ -1173,9 +1170,7 @@ pub(crate) fn check_scratch<C>(classes: &[Class<C>], scratch: &[u64]) -> Result<
 /// Speeds finite and > 0.
 pub(crate) fn check_speeds<const M: usize>(classes: &[Class<Scaled<'_, M>>]) -> Result<(), Error> {
     for (i, c) in classes.iter().enumerate() {
-        if !(c.cost.speed.is_finite() && c.cost.speed > 0.0) {
-            return Err(Error::entry_value("workers", i, "speed", "finite and > 0", c.cost.speed));
-        }
+        POSITIVE.entry("workers", i, "speed", c.cost.speed)?;
     }
     Ok(())
 }

@@ -18,6 +18,7 @@
 //! takes no part.
 
 use crate::error::Error;
+use crate::num::range::{EXPONENT, NON_NEGATIVE};
 use crate::num::Real;
 
 /// The time a worker needs for a number of items: to receive them, or to compute them.
@@ -135,13 +136,8 @@ impl<N: Real> Affine<N> {
     /// assert!(Affine::new(-1.0, 0.01).is_err());
     /// ```
     pub fn new(latency: N, per_item: N) -> Result<Self, Error> {
-        let ok = |v: N| v.is_finite() && v >= N::ZERO;
-        if !ok(latency) {
-            return Err(Error::parameter("affine cost: latency", "finite and >= 0", latency.to_f64()));
-        }
-        if !ok(per_item) {
-            return Err(Error::parameter("affine cost: per_item", "finite and >= 0", per_item.to_f64()));
-        }
+        NON_NEGATIVE.parameter("affine cost: latency", latency.to_f64())?;
+        NON_NEGATIVE.parameter("affine cost: per_item", per_item.to_f64())?;
         Ok(Self::checked(latency, per_item))
     }
 
@@ -348,7 +344,7 @@ impl<N: Real, const M: usize> Tabulated<N, M> {
         }
         let mut out = heapless::Vec::new();
         for (i, &(size, secs)) in points.iter().enumerate() {
-            if !(secs.is_finite() && secs >= 0.0) {
+            if !NON_NEGATIVE.contains(secs) {
                 return Err(Error::point(i, "seconds must be finite and >= 0", secs));
             }
             let y = N::from_f64(secs).ok_or(Error::point(i, "seconds do not fit the number type", secs))?;
@@ -459,15 +455,9 @@ impl<N: Real> PowerLaw<N> {
     /// assert!(PowerLaw::<f64>::new(0.0, 1e-6, 0.0).is_err());
     /// ```
     pub fn new(latency: N, coeff: f64, exponent: f64) -> Result<Self, Error> {
-        if !(latency.is_finite() && latency >= N::ZERO) {
-            return Err(Error::parameter("power law: latency", "finite and >= 0", latency.to_f64()));
-        }
-        if !(coeff.is_finite() && coeff >= 0.0) {
-            return Err(Error::parameter("power law: coeff", "finite and >= 0", coeff));
-        }
-        if !(0.01..=64.0).contains(&exponent) {
-            return Err(Error::parameter("power law: exponent", "in 0.01..=64", exponent));
-        }
+        NON_NEGATIVE.parameter("power law: latency", latency.to_f64())?;
+        NON_NEGATIVE.parameter("power law: coeff", coeff)?;
+        EXPONENT.parameter("power law: exponent", exponent)?;
         Ok(PowerLaw { latency, coeff, exponent })
     }
 }

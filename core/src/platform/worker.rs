@@ -56,14 +56,14 @@ impl<N: Real> Worker<N> {
             N::from_f64(v).ok_or(Error::not_representable(index, field, v, N::NAME))
         };
         let w = Worker {
-            comm_latency: conv(Field::CommLatency, comm_latency)?,
-            comm_per_item: conv(Field::CommPerItem, comm_per_item)?,
-            comp_latency: conv(Field::CompLatency, comp_latency)?,
-            comp_per_item: conv(Field::CompPerItem, comp_per_item)?,
+            comm_latency: conv(Field::COMM_LATENCY, comm_latency)?,
+            comm_per_item: conv(Field::COMM_PER_ITEM, comm_per_item)?,
+            comp_latency: conv(Field::COMP_LATENCY, comp_latency)?,
+            comp_per_item: conv(Field::COMP_PER_ITEM, comp_per_item)?,
         };
         if w.comp_per_item <= N::ZERO {
             // A positive f64 that rounds to zero in `N`.
-            return Err(Error::not_representable(index, Field::CompPerItem, comp_per_item, N::NAME));
+            return Err(Error::not_representable(index, Field::COMP_PER_ITEM, comp_per_item, N::NAME));
         }
         Ok(w)
     }
@@ -75,10 +75,10 @@ impl<N: Real> Worker<N> {
     /// [`ErrorCode::InvalidInput`](crate::ErrorCode::InvalidInput) naming the field, when a
     /// cost is not finite, is negative, or `comp_per_item` is not positive.
     pub fn validate(&self, index: usize) -> Result<(), Error> {
-        check(index, Field::CommLatency, self.comm_latency.to_f64())?;
-        check(index, Field::CommPerItem, self.comm_per_item.to_f64())?;
-        check(index, Field::CompLatency, self.comp_latency.to_f64())?;
-        check(index, Field::CompPerItem, self.comp_per_item.to_f64())?;
+        check(index, Field::COMM_LATENCY, self.comm_latency.to_f64())?;
+        check(index, Field::COMM_PER_ITEM, self.comm_per_item.to_f64())?;
+        check(index, Field::COMP_LATENCY, self.comp_latency.to_f64())?;
+        check(index, Field::COMP_PER_ITEM, self.comp_per_item.to_f64())?;
         if !(self.comm_latency.is_finite()
             && self.comm_per_item.is_finite()
             && self.comp_latency.is_finite()
@@ -123,8 +123,7 @@ impl<N: Real> Worker<N> {
 }
 
 pub(crate) fn check(index: usize, field: Field, v: f64) -> Result<(), Error> {
-    let ok = v.is_finite() && if field == Field::CompPerItem { v > 0.0 } else { v >= 0.0 };
-    if ok {
+    if field.allows(v) {
         Ok(())
     } else {
         Err(Error::cost(index, field, v))

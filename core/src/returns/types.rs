@@ -4,8 +4,12 @@
 
 use crate::error::{Error, Field};
 use crate::kernel::columns::{Columns, Words};
+use crate::num::range::NON_NEGATIVE;
 use crate::num::Real;
 use crate::report::{Method, Report};
+
+/// Time to send one item's results back to the master (seconds per item, `d`).
+pub const RETURN_PER_ITEM: Field = Field::new("return_per_item", NON_NEGATIVE);
 
 /// One worker's linear costs, in seconds per item. The master (P0 in the slides) holds the
 /// data and does not compute; it is not a `ReturnWorker`.
@@ -44,13 +48,12 @@ impl<N: Real> ReturnWorker<N> {
     /// ```
     pub fn validate(&self, index: usize) -> Result<(), Error> {
         for (field, v) in [
-            (Field::CommPerItem, self.comm_per_item),
-            (Field::CompPerItem, self.comp_per_item),
-            (Field::ReturnPerItem, self.return_per_item),
+            (Field::COMM_PER_ITEM, self.comm_per_item),
+            (Field::COMP_PER_ITEM, self.comp_per_item),
+            (RETURN_PER_ITEM, self.return_per_item),
         ] {
             let x = v.to_f64();
-            let ok = x.is_finite() && if field == Field::CompPerItem { x > 0.0 } else { x >= 0.0 };
-            if !ok || !v.is_finite() {
+            if !field.allows(x) || !v.is_finite() {
                 return Err(Error::cost(index, field, x));
             }
         }

@@ -28,6 +28,7 @@
 //!   communication times.
 
 use crate::error::Error;
+use crate::num::range::{INVERTIBLE, NON_NEGATIVE, POSITIVE};
 use crate::report::{Method, Report};
 
 mod clique;
@@ -54,6 +55,14 @@ impl Method {
 /// Most processors the exhaustive search takes on a graph: each ring is routed and
 /// shared (§7: exact when the routes are forced, as in a tree).
 pub const MAX_EXHAUSTIVE_GRAPH: usize = 6;
+
+/// A link's bandwidth, in the words of [`INVERTIBLE`] and why: its inverse is the cost per
+/// value every route pays.
+pub(crate) const BANDWIDTH: &str =
+    "finite and >= 5.56268464626801e-309 (its inverse, the cost per value, finite)";
+/// A clique's path cost, in the words of [`INVERTIBLE`] and why.
+pub(crate) const COST: &str =
+    "finite and >= 5.56268464626801e-309 off the diagonal (its inverse, the bandwidth, finite)";
 
 /// How routes share a link's bandwidth on a graph (§5, §6).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -247,32 +256,24 @@ fn check(problem: &Problem<'_>) -> Result<usize, Error> {
             if l.from == l.to {
                 return Err(Error::entry_value("links", i, "to", "another node than from", l.to as f64));
             }
-            if !(l.bandwidth.is_finite() && l.bandwidth > 0.0) {
-                return Err(Error::entry_value("links", i, "bandwidth", "finite and > 0", l.bandwidth));
+            // The link's cost per value is 1/bandwidth: it must stay finite.
+            if !INVERTIBLE.contains(l.bandwidth) {
+                return Err(Error::entry_value("links", i, "bandwidth", BANDWIDTH, l.bandwidth));
             }
         }
     } else if problem.costs.len() != p * p {
         return Err(Error::buffer("ring: cost matrix (p × p)", p * p, problem.costs.len()));
     }
     for (i, &w) in problem.cycle_times.iter().enumerate() {
-        if !(w.is_finite() && w > 0.0) {
-            return Err(Error::entry_value("processors", i, "cycle_time", "finite and > 0", w));
-        }
+        POSITIVE.entry("processors", i, "cycle_time", w)?;
     }
     for (k, &c) in problem.costs.iter().enumerate() {
-        if k / p != k % p && !(c.is_finite() && c > 0.0) {
-            return Err(Error::entry_value(
-                "cost_matrix",
-                k / p,
-                "cost",
-                "finite and > 0 off the diagonal",
-                c,
-            ));
+        // A path's bandwidth is 1/cost: it must stay finite.
+        if k / p != k % p && !INVERTIBLE.contains(c) {
+            return Err(Error::entry_value("cost_matrix", k / p, "cost", COST, c));
         }
     }
-    if !(problem.boundary.is_finite() && problem.boundary >= 0.0) {
-        return Err(Error::parameter("boundary", "finite and >= 0", problem.boundary));
-    }
+    NON_NEGATIVE.parameter("boundary", problem.boundary)?;
     Ok(p)
 }
 

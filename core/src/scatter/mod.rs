@@ -32,7 +32,9 @@ use crate::kernel::fp;
 use crate::num::Real;
 use crate::platform::worker::Worker;
 use crate::report::Method;
-pub use options::{Options, OrderPolicy, RootCandidate, RootMode, Rounding, Solver};
+pub use options::{
+    Options, OrderPolicy, RootCandidate, RootMode, Rounding, Solver, TRANSFER_LATENCY, TRANSFER_PER_ITEM,
+};
 pub(crate) use types::{col, Costs};
 pub use types::{Assignment, Problem, Root, Scratch, Summary};
 

@@ -7,6 +7,7 @@
 //! it computes from time 0 while it sends.
 
 use crate::error::{Error, Field};
+use crate::num::range::NON_NEGATIVE;
 use crate::num::Real;
 use crate::platform::worker::check;
 
@@ -69,6 +70,11 @@ pub struct Options {
     pub rounding: Rounding,
 }
 
+/// Fixed part of moving the data to a candidate root (seconds).
+pub const TRANSFER_LATENCY: Field = Field::new("transfer_latency", NON_NEGATIVE);
+/// Time to move one item to a candidate root (seconds per item).
+pub const TRANSFER_PER_ITEM: Field = Field::new("transfer_per_item", NON_NEGATIVE);
+
 /// A worker that could serve as the root, with the cost of first moving the data to it
 /// from the machine that holds it (genaud2003 §3.4).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -97,8 +103,8 @@ impl<N: Real> RootCandidate<N> {
     }
 
     pub(crate) fn validate(&self, index: usize) -> Result<(), Error> {
-        check(index, Field::TransferLatency, self.transfer_latency.to_f64())?;
-        check(index, Field::TransferPerItem, self.transfer_per_item.to_f64())
+        check(index, TRANSFER_LATENCY, self.transfer_latency.to_f64())?;
+        check(index, TRANSFER_PER_ITEM, self.transfer_per_item.to_f64())
     }
 }
 

@@ -7,9 +7,10 @@ use crate::doc::cost::{check_table, read_power, read_table, CostModel, WorkerEnt
 use crate::doc::json::Str;
 use crate::doc::{missing, Doc, Keys};
 use crate::error::{Detail, Error, Field};
+use crate::num::range::{AT_LEAST_ONE, NON_NEGATIVE, POSITIVE};
 use crate::platform::worker::check;
 use crate::scatter::installments::{Installments, RootWork, MAX_INSTALLMENTS};
-use crate::scatter::{Options, OrderPolicy, RootMode, Rounding, Solver};
+use crate::scatter::{Options, OrderPolicy, RootMode, Rounding, Solver, TRANSFER_LATENCY, TRANSFER_PER_ITEM};
 
 /// How many entries a document holds, found by reading it whole: size the buffers for
 /// [`parse_platform`] from this, never from the document's length.
@@ -156,11 +157,7 @@ fn read<'a>(
             "rounding" => (options.rounding, rounding_given) = (d.name(&ROUNDING)?, true),
             "installments" => installments = Some(read_installments(&mut d)?),
             "deadline" => {
-                let v = d.f64()?;
-                if !(v.is_finite() && v > 0.0) {
-                    return Err(Error::parameter("deadline", "finite and > 0", v));
-                }
-                deadline = Some(v);
+                deadline = Some(POSITIVE.parameter("deadline", d.f64()?)?);
             }
             "solver" => solver = d.name(&SOLVER)?,
             "workers" => workers = Some(read_workers(&mut d, entries)?),
@@ -285,7 +282,7 @@ fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> 
             "count" => {
                 e.count = d.u64()?;
                 if e.count == 0 {
-                    return Err(Error::json("must be at least 1", at("count")));
+                    return Err(Error::json(AT_LEAST_ONE.must, at("count")));
                 }
                 continue;
             }
@@ -298,11 +295,9 @@ fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> 
                 continue;
             }
             "available_at" => {
-                let v = d.f64()?;
-                if !(v.is_finite() && v >= 0.0) {
-                    return Err(Error::entry_value("workers", i, "available_at", "finite and >= 0", v));
-                }
-                e.available_at = v;
+                // By entry, as the document counts them (the planner's own check counts
+                // workers once `count` is expanded).
+                e.available_at = NON_NEGATIVE.entry("workers", i, "available_at", d.f64()?)?;
                 continue;
             }
             "comm_table" | "comp_table" | "comm_power" | "comp_power" => {
@@ -327,25 +322,26 @@ fn read_worker<'a>(d: &mut Doc<'a>, i: usize) -> Result<WorkerEntry<'a>, Error> 
                 d.comment()?;
                 continue;
             }
-            "comm_latency" => Field::CommLatency,
-            "comm_per_item" => Field::CommPerItem,
-            "comp_latency" => Field::CompLatency,
-            _ => Field::CompPerItem,
+            "comm_latency" => Field::COMM_LATENCY,
+            "comm_per_item" => Field::COMM_PER_ITEM,
+            "comp_latency" => Field::COMP_LATENCY,
+            _ => Field::COMP_PER_ITEM,
         };
         let v = d.f64()?;
         if check(i, field, v).is_err() {
             return Err(Error::entry_cost("workers", i, field, v));
         }
-        if matches!(field, Field::CommPerItem | Field::CompPerItem)
-            && given[usize::from(field == Field::CompPerItem)]
-        {
+        if field == Field::COMM_PER_ITEM && given[0] || field == Field::COMP_PER_ITEM && given[1] {
             return Err(one_shape(at(k)));
         }
-        match field {
-            Field::CommLatency => (e.comm_latency, latency[0]) = (v, true),
-            Field::CommPerItem => (e.comm_per_item, given[0]) = (v, true),
-            Field::CompLatency => (e.comp_latency, latency[1]) = (v, true),
-            _ => (e.comp_per_item, given[1]) = (v, true),
+        if field == Field::COMM_LATENCY {
+            (e.comm_latency, latency[0]) = (v, true);
+        } else if field == Field::COMM_PER_ITEM {
+            (e.comm_per_item, given[0]) = (v, true);
+        } else if field == Field::COMP_LATENCY {
+            (e.comp_latency, latency[1]) = (v, true);
+        } else {
+            (e.comp_per_item, given[1]) = (v, true);
         }
     }
     for (part, lat) in ["comm_latency", "comp_latency"].into_iter().enumerate() {
@@ -402,12 +398,12 @@ fn read_candidates<'a>(d: &mut Doc<'a>, buf: &mut [CandidateEntry<'a>]) -> Resul
                 name = true;
                 continue;
             }
-            let field = if k == "transfer_latency" { Field::TransferLatency } else { Field::TransferPerItem };
+            let field = if k == "transfer_latency" { TRANSFER_LATENCY } else { TRANSFER_PER_ITEM };
             let v = d.f64()?;
             if check(n, field, v).is_err() {
                 return Err(Error::entry_cost("root_candidates", n, field, v));
             }
-            if field == Field::TransferLatency {
+            if field == TRANSFER_LATENCY {
                 c.transfer_latency = v;
             } else {
                 c.transfer_per_item = v;

@@ -12,7 +12,10 @@ use crate::platform::cost::{Cost, WorkerCosts};
 use crate::platform::worker::Worker;
 use crate::scatter::exact::CostProblem;
 use crate::scatter::sampled::Sampled;
-use crate::scatter::{Assignment, OrderPolicy, Problem, Root, RootCandidate, Scratch, Solver, Summary};
+use crate::scatter::{
+    Assignment, OrderPolicy, Problem, Root, RootCandidate, Scratch, Solver, Summary, TRANSFER_LATENCY,
+    TRANSFER_PER_ITEM,
+};
 
 impl<'a> PlatformFile<'a> {
     /// The file's entries in `entries`, once `workers` (the length of the caller's
@@ -99,8 +102,8 @@ impl<'a> PlatformFile<'a> {
                     };
                     root_candidates[i] = RootCandidate {
                         worker: names.rank_of(c.name, "root_candidates", i)?,
-                        transfer_latency: conv(Field::TransferLatency, c.transfer_latency)?,
-                        transfer_per_item: conv(Field::TransferPerItem, c.transfer_per_item)?,
+                        transfer_latency: conv(TRANSFER_LATENCY, c.transfer_latency)?,
+                        transfer_per_item: conv(TRANSFER_PER_ITEM, c.transfer_per_item)?,
                     };
                 }
                 Root::Choose(&root_candidates[..cands.len()])
@@ -143,7 +146,7 @@ impl<'a> PlatformFile<'a> {
                     e.comm_per_item,
                     e.repair,
                     i,
-                    Field::CommPerItem,
+                    Field::COMM_PER_ITEM,
                 )?,
                 comp: cost_of::<N>(
                     e.comp_model,
@@ -151,7 +154,7 @@ impl<'a> PlatformFile<'a> {
                     e.comp_per_item,
                     e.repair,
                     i,
-                    Field::CompPerItem,
+                    Field::COMP_PER_ITEM,
                 )?,
             };
             for _ in 0..e.count {

@@ -36,6 +36,7 @@ mod lp;
 mod wide;
 
 use crate::error::{Error, ErrorCode, Template};
+use crate::num::range::{NON_NEGATIVE, POSITIVE};
 use crate::num::Real;
 use crate::platform::worker::Worker;
 use crate::report::{Method, Report};
@@ -584,8 +585,8 @@ fn validate<N: Real>(problem: &Problem<'_, N>) -> Result<(), Error> {
     }
     match problem.deadline {
         None if problem.items == 0 => return Err(Error::no_items()),
-        Some(t) if !(t.is_finite() && t.to_f64() > 0.0) => {
-            return Err(Error::parameter("deadline", "finite and > 0", t.to_f64()));
+        Some(t) if !POSITIVE.contains(t.to_f64()) => {
+            return Err(Error::parameter("deadline", POSITIVE.says, t.to_f64()));
         }
         _ => {}
     }
@@ -599,10 +600,7 @@ fn validate<N: Real>(problem: &Problem<'_, N>) -> Result<(), Error> {
         return Err(Error::per_worker("available_at", problem.available_at.len(), p));
     }
     for (i, r) in problem.available_at.iter().enumerate() {
-        let v = r.to_f64();
-        if !(v.is_finite() && v >= 0.0) {
-            return Err(Error::entry_value("workers", i, "available_at", "finite and >= 0", v));
-        }
+        NON_NEGATIVE.entry("workers", i, "available_at", r.to_f64())?;
     }
     if let Installments::AtMost(r) = problem.installments {
         if r == 0 || r > MAX_INSTALLMENTS {
