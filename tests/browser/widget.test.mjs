@@ -2,10 +2,11 @@
 // of its own look that embeds two <divload-calculator>s of two models (one editable from
 // its model's example, one read-only from inline JSON), served beside the element's files.
 // Each plans its example as `divload plan --json` does (run on the same documents here:
-// DIVLOAD), shown and in its `divload-plan` event; a `src` document; only the element's own
-// files are requested (each model's module and the manifest once); the page's font and
-// colours reach inside; labels, aria-invalid and the live region at a refused value; no
-// sideways scroll at 360 px. Exits non-zero on the first failure.
+// DIVLOAD), shown and in its `divload-plan` event; then a `src` document, a `document`
+// attribute and `editable` set later. Only the element's own files are requested (each
+// model's module and the manifest once); the page's font and colours reach inside;
+// labels, aria-invalid and the live region at a refused value; no sideways scroll at
+// 360 px, both forms shown. Exits non-zero on the first failure.
 import { spawn, execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -182,6 +183,19 @@ try {
     await page.waitForFunction((n) => window.plans.length > n, count);
     await sameAsCli(editable, cli, `${editable.id} from src`);
     assert.equal(await inside(editable.id, '#f-items').inputValue(), String(table1.items));
+  }
+
+  step = 'a `document` attribute, before the inline document; `editable` set later shows the form';
+  {
+    const doc = { ...inline, items: inline.items / 2 };
+    const cli = cliPlan(doc, `${readOnly.model}-half`);
+    const count = await page.evaluate(() => window.plans.length);
+    await page.evaluate(([id, text]) => document.getElementById(id).setAttribute('document', text), [readOnly.id, JSON.stringify(doc)]);
+    await page.waitForFunction((n) => window.plans.length > n, count);
+    await sameAsCli(readOnly, cli, `${readOnly.id} from its document attribute`);
+    await page.evaluate((id) => document.getElementById(id).setAttribute('editable', ''), readOnly.id);
+    assert.ok(await inside(readOnly.id, '#fields').isVisible(), 'editable set, the form is still hidden');
+    assert.equal(await inside(readOnly.id, '#f-items').inputValue(), String(doc.items));
   }
 
   step = 'a phone\'s width: 360 px, no sideways scroll';
