@@ -19,6 +19,11 @@
 //! the clusters of a `what_if` addition use `slow` towards every other cluster.
 //!
 //! Memory is the caller's: [`sizes`] counts the lists, [`parse`] fills them.
+//!
+//! Why one file: the reader, the writer and the timeline share the document's lists
+//! (clusters by name, links, pairs, the three applications and the what-if additions)
+//! and their checks in one place; split by direction, every key would be named in two
+//! files that must agree.
 
 use crate::doc::json::{Str, Writer};
 use crate::doc::model::{

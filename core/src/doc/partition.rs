@@ -30,6 +30,10 @@
 //! default, every cost), `theorem1` (linear, power), `eq5` or `theorem2` (`n_log_n`), the
 //! last three reporting their `approximation` error against the exact optimum. Such
 //! results also give `speed_makespan`, the split by speed alone (the paper's A.1).
+//!
+//! Why one file: the two document shapes (a cost per worker, or one cost and a speed per
+//! worker, with observations to learn from) are one reader with one writer; the solvers
+//! and the learned model live in [`crate::partition`].
 
 use crate::doc::cost::{
     check_table, cost_of, read_power, read_table, CostModel, WorkerEntry, COMP_LATENCY, COMP_PER_ITEM,

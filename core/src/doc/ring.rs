@@ -23,6 +23,10 @@
 //! `"optimal"`. Results then carry each route's links and bandwidth share in `paths`, and
 //! `sharing_gap`, the optimal sharing's certified relative gap. `divload example ring
 //! --machines N --seed S` generates such a platform (ring.md §9).
+//!
+//! Why one file: the two platform shapes (a cost matrix, or routers and shared links) are
+//! read by one reader into one problem, and the result, the routes' shares and the
+//! timeline are written from it; the graph and its solvers live in [`crate::ring`].
 
 use crate::doc::cost::NAME;
 use crate::doc::json::{Str, Writer};

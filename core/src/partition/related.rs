@@ -19,6 +19,10 @@
 //!   the lowest index, and `Σ cᵢ(pred T_int) < N` certifies the optimum (§3).
 //! * The paper's rule (§3 greedy, misprint 7 of §9): the leftover of the floors of
 //!   `g(kᵢT*)` by smallest `(nᵢ + 1)/kᵢ`, optimal for a linear `f` only.
+//!
+//! Why one file: the rational optimum, the exact integer optimum, the paper's rounding
+//! and the baselines are steps of one computation over the same classes and the same
+//! inverse costs `g`, with one proof (derivations §1–§3) that ties them together.
 
 use crate::error::Error;
 use crate::num::range::{AT_LEAST_ONE, EXPONENT, POSITIVE};

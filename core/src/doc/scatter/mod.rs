@@ -35,7 +35,7 @@ mod read;
 mod solve;
 
 pub use crate::doc::cost::{CostModel, Table, WorkerEntry, MAX_POINTS};
-pub use read::{parse_platform, sizes, Sizes};
+pub use read::{parse_platform, sizes, CandidateEntry, PlatformFile, Sizes};
 pub use solve::{solve, Buffers, Needs, SampledMemory, Solved};
 
 use crate::doc::cost::{COMP_LATENCY, COMP_PER_ITEM, COMP_POWER, COMP_TABLE, COUNT, ITEMS, NAME, REPAIR};
@@ -491,52 +491,6 @@ const EXAMPLE: &str = r#"{
   ]
 }
 "#;
-
-/// One object of the `root_candidates` array.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CandidateEntry<'a> {
-    /// Name of a worker entry.
-    pub name: Str<'a>,
-    /// Seconds, ≥ 0.
-    pub transfer_latency: f64,
-    /// Seconds per item, ≥ 0.
-    pub transfer_per_item: f64,
-}
-
-impl CandidateEntry<'_> {
-    /// An empty entry, for initialising buffers.
-    pub const EMPTY: CandidateEntry<'static> =
-        CandidateEntry { name: Str::EMPTY, transfer_latency: 0.0, transfer_per_item: 0.0 };
-}
-
-/// The scalar part of a platform file; the arrays are in the caller's buffers.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PlatformFile<'a> {
-    /// Number of items to scatter.
-    pub items: u64,
-    /// Name of the root, unless candidates are given.
-    pub root: Option<Str<'a>>,
-    /// Root mode, order, rounding.
-    pub options: Options,
-    /// Number of entries in `workers`.
-    pub entries: usize,
-    /// Number of entries in `root_candidates` (0 when absent).
-    pub candidates: usize,
-    /// Number of workers once `count` is expanded.
-    pub workers: usize,
-    /// The solver asked for.
-    pub solver: Solver,
-    /// `true` when every cost in the file is affine (the closed form applies).
-    pub affine: bool,
-    /// What the root does besides sending (`root_mode`, with `distribute_only`).
-    pub root_work: RootWork,
-    /// Installments per worker when the installment planner plans the document: given
-    /// `installments`, or 1 when only `deadline`, `max_items`, `available_at` or a root
-    /// that only distributes call for it; `None` for the one-round solvers.
-    pub installments: Option<Installments>,
-    /// Plan the most items finished by this time (`deadline`).
-    pub deadline: Option<f64>,
-}
 
 /// Name of the entry that worker `rank` belongs to.
 pub fn name_of<'a>(entries: &[WorkerEntry<'a>], rank: usize) -> Str<'a> {

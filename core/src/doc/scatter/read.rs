@@ -2,7 +2,7 @@
 //! the caller's buffers, so [`sizes`] can tell a front end how much memory to give
 //! [`parse_platform`].
 
-use super::{CandidateEntry, PlatformFile, ORDER, ROOT_MODE, ROUNDING, SOLVER};
+use super::{ORDER, ROOT_MODE, ROUNDING, SOLVER};
 use crate::doc::cost::{check_table, read_power, read_table, CostModel, WorkerEntry};
 use crate::doc::json::Str;
 use crate::doc::{missing, Doc, Keys};
@@ -11,6 +11,52 @@ use crate::num::range::{AT_LEAST_ONE, NON_NEGATIVE, POSITIVE};
 use crate::platform::worker::check;
 use crate::scatter::installments::{Installments, RootWork, MAX_INSTALLMENTS};
 use crate::scatter::{Options, OrderPolicy, RootMode, Rounding, Solver, TRANSFER_LATENCY, TRANSFER_PER_ITEM};
+
+/// One object of the `root_candidates` array.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CandidateEntry<'a> {
+    /// Name of a worker entry.
+    pub name: Str<'a>,
+    /// Seconds, ≥ 0.
+    pub transfer_latency: f64,
+    /// Seconds per item, ≥ 0.
+    pub transfer_per_item: f64,
+}
+
+impl CandidateEntry<'_> {
+    /// An empty entry, for initialising buffers.
+    pub const EMPTY: CandidateEntry<'static> =
+        CandidateEntry { name: Str::EMPTY, transfer_latency: 0.0, transfer_per_item: 0.0 };
+}
+
+/// The scalar part of a platform file; the arrays are in the caller's buffers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlatformFile<'a> {
+    /// Number of items to scatter.
+    pub items: u64,
+    /// Name of the root, unless candidates are given.
+    pub root: Option<Str<'a>>,
+    /// Root mode, order, rounding.
+    pub options: Options,
+    /// Number of entries in `workers`.
+    pub entries: usize,
+    /// Number of entries in `root_candidates` (0 when absent).
+    pub candidates: usize,
+    /// Number of workers once `count` is expanded.
+    pub workers: usize,
+    /// The solver asked for.
+    pub solver: Solver,
+    /// `true` when every cost in the file is affine (the closed form applies).
+    pub affine: bool,
+    /// What the root does besides sending (`root_mode`, with `distribute_only`).
+    pub root_work: RootWork,
+    /// Installments per worker when the installment planner plans the document: given
+    /// `installments`, or 1 when only `deadline`, `max_items`, `available_at` or a root
+    /// that only distributes call for it; `None` for the one-round solvers.
+    pub installments: Option<Installments>,
+    /// Plan the most items finished by this time (`deadline`).
+    pub deadline: Option<f64>,
+}
 
 /// How many entries a document holds, found by reading it whole: size the buffers for
 /// [`parse_platform`] from this, never from the document's length.

@@ -2,7 +2,7 @@
 //! functions, the buffers each solver needs ([`Needs`], [`Buffers`]) and the dispatch to
 //! the closed form, the exact DP or the sampled DP ([`solve`]).
 
-use super::{CandidateEntry, PlatformFile};
+use super::read::{CandidateEntry, PlatformFile};
 use crate::doc::cost::{cost_of, WorkerEntry, MAX_POINTS};
 use crate::doc::json::Str;
 use crate::error::{Detail, Error, Field};
