@@ -64,7 +64,7 @@ impl Table<'_> {
     ///
     /// None for a table of a parsed document (its text was read once already).
     pub fn points(&self) -> Result<([(u64, f64); MAX_POINTS], usize), Error> {
-        read_points(&mut Doc::new(self.text), usize::MAX, "")
+        read_points(&mut Doc::new(self.text), Detail::Entry { list: "workers", index: usize::MAX, field: "" })
     }
 }
 
@@ -176,16 +176,13 @@ pub(crate) fn read_power<'a>(
 /// `[[items, seconds], ...]`, at most [`MAX_POINTS`] points.
 pub(crate) fn read_table<'a>(d: &mut Doc<'a>, i: usize, field: &'static str) -> Result<CostModel<'a>, Error> {
     let start = d.offset();
-    read_points(d, i, field)?;
+    read_points(d, Detail::Entry { list: "workers", index: i, field })?;
     Ok(CostModel::Table(Table { text: d.since(start) }))
 }
 
-fn read_points(
-    d: &mut Doc<'_>,
-    i: usize,
-    field: &'static str,
-) -> Result<([(u64, f64); MAX_POINTS], usize), Error> {
-    let at = Detail::Entry { list: "workers", index: i, field };
+/// `[[items, seconds], ...]`, at most [`MAX_POINTS`] points, as read: `at` names the
+/// list that holds them in the errors about the list as a whole.
+pub(crate) fn read_points(d: &mut Doc<'_>, at: Detail) -> Result<([(u64, f64); MAX_POINTS], usize), Error> {
     let mut points = [(0u64, 0.0f64); MAX_POINTS];
     let mut len = 0usize;
     d.array()?;

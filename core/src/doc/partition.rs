@@ -36,8 +36,8 @@
 //! and the learned model live in [`crate::partition`].
 
 use crate::doc::cost::{
-    check_table, cost_of, read_power, read_table, CostModel, WorkerEntry, COMP_LATENCY, COMP_PER_ITEM,
-    COMP_POWER, COMP_TABLE, COUNT, ITEMS, MAX_POINTS, NAME, REPAIR,
+    check_table, cost_of, read_points, read_power, read_table, CostModel, WorkerEntry, COMP_LATENCY,
+    COMP_PER_ITEM, COMP_POWER, COMP_TABLE, COUNT, ITEMS, MAX_POINTS, NAME, REPAIR,
 };
 use crate::doc::json::Writer;
 use crate::doc::model::{shares_in_order, timeline_document, written, Effort, Memory, Model, Name, Planned};
@@ -849,34 +849,14 @@ fn read_cost(d: &mut Doc<'_>) -> Result<CostSpec, Error> {
 
 /// `[[items, seconds], …]`, at most `MAX_POINTS`, times finite and ≥ 0.
 fn read_cost_points(d: &mut Doc<'_>) -> Result<([(u64, f64); MAX_POINTS], usize), Error> {
-    let mut points = [(0u64, 0.0f64); MAX_POINTS];
-    let mut len = 0usize;
-    let at = |message: &'static str| {
-        Error::json(message, Detail::Entry { list: "cost.points", index: usize::MAX, field: "" })
-    };
-    d.array()?;
-    while d.element()? {
-        let offset = d.offset();
-        d.array()?;
-        let size =
-            if d.element()? { d.u64()? } else { return Err(d.error("expected [items, seconds]", offset)) };
-        let secs =
-            if d.element()? { d.f64()? } else { return Err(d.error("expected [items, seconds]", offset)) };
-        if d.element()? {
-            return Err(d.error("expected [items, seconds]", offset));
-        }
+    let (points, len) = read_points(d, Detail::Entry { list: "cost.points", index: usize::MAX, field: "" })?;
+    for (point, &(_, secs)) in points.iter().take(len).enumerate() {
         if !NON_NEGATIVE.contains(secs) {
             return Err(Error::json(
                 "seconds must be finite and >= 0",
-                Detail::Point { list: "cost", index: usize::MAX, field: "points", point: len, value: secs },
+                Detail::Point { list: "cost", index: usize::MAX, field: "points", point, value: secs },
             ));
         }
-        let Some(slot) = points.get_mut(len) else { return Err(at("at most 32 points")) };
-        *slot = (size, secs);
-        len += 1;
-    }
-    if len == 0 {
-        return Err(at("needs at least one [items, seconds] point"));
     }
     Ok((points, len))
 }
