@@ -481,3 +481,52 @@ const B: &[u8] = br"{";
         assert!(!kept.contains(gone), "{gone} kept in {kept}");
     }
 }
+
+/// ARCHITECTURE.md is the map of the house: every source file of the core and the front
+/// ends is named there (a new file gets its line), and every file it names exists.
+#[test]
+fn the_map_names_every_file() {
+    let map = fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let mut files = Vec::new();
+    for dir in ["core/src", "host/src", "cli/src", "ffi/src", "wasm/src", "python/src", "firmware/src"] {
+        rust_files(&root().join(dir), &mut files);
+    }
+    let mut unnamed = Vec::new();
+    for f in &files {
+        let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let folder = f.parent().and_then(|p| p.file_name()).and_then(|n| n.to_str()).unwrap_or("");
+        // A folder's `mod.rs` and `tests.rs` are named with the folder.
+        let named = if name == "mod.rs" || name == "tests.rs" {
+            map.contains(&format!("{folder}/"))
+        } else {
+            map.contains(name)
+        };
+        if !named {
+            unnamed.push(f.strip_prefix(root()).unwrap_or(f).display().to_string());
+        }
+    }
+    for entry in fs::read_dir(root().join("include")).expect("include/") {
+        let name = entry.expect("entry").file_name().to_string_lossy().into_owned();
+        if name.ends_with(".h") && !map.contains(&name) && !map.contains("divload_mpi*.h") {
+            unnamed.push(format!("include/{name}"));
+        }
+    }
+    assert!(unnamed.is_empty(), "files ARCHITECTURE.md does not name:\n{}", unnamed.join("\n"));
+    // Paths written from the repository's root (`ffi/src/workspace.rs`) must exist.
+    let mut missing = Vec::new();
+    for piece in map.split('`') {
+        let top = piece.split('/').next().unwrap_or("");
+        let rooted = [
+            "core", "host", "cli", "ffi", "wasm", "python", "firmware", "tests", "include", "fortran",
+            "docs", "scripts", "examples",
+        ];
+        if piece.contains('/')
+            && rooted.contains(&top)
+            && !piece.contains(['*', ' ', '<', '…'])
+            && !root().join(piece).exists()
+        {
+            missing.push(piece.to_string());
+        }
+    }
+    assert!(missing.is_empty(), "paths in ARCHITECTURE.md that do not exist:\n{}", missing.join("\n"));
+}
