@@ -530,3 +530,33 @@ fn the_map_names_every_file() {
     }
     assert!(missing.is_empty(), "paths in ARCHITECTURE.md that do not exist:\n{}", missing.join("\n"));
 }
+/// A file with more than 800 lines of code outside its tests says in its leading `//!`
+/// paragraph why it is one thing ("Why one file: ..."); above 1 000 lines it is split.
+#[test]
+fn big_files_say_why_they_are_one() {
+    let mut files = Vec::new();
+    for dir in ["core/src", "host/src", "cli/src", "ffi/src", "wasm/src", "python/src", "firmware/src"] {
+        rust_files(&root().join(dir), &mut files);
+    }
+    files.retain(|f| f.file_name().is_none_or(|n| n != "tests.rs"));
+    let mut unsaid = Vec::new();
+    let mut over = Vec::new();
+    for file in &files {
+        let text = fs::read_to_string(file).unwrap_or_default();
+        let lines = code(&text).lines().filter(|l| !l.trim().is_empty()).count();
+        let place = file.strip_prefix(root()).unwrap_or(file).display().to_string();
+        let head: String = text.lines().take_while(|l| l.starts_with("//!")).collect();
+        if lines > 800 && !head.contains("Why one file:") {
+            unsaid.push(format!("{place}: {lines} lines"));
+        }
+        if lines > 1_200 {
+            over.push(format!("{place}: {lines} lines"));
+        }
+    }
+    assert!(
+        unsaid.is_empty(),
+        "over 800 lines of code without \"Why one file:\" in the leading //! paragraph:\n{}",
+        unsaid.join("\n")
+    );
+    assert!(over.is_empty(), "over 1 200 lines of code: split by concern\n{}", over.join("\n"));
+}
