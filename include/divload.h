@@ -18,6 +18,17 @@
 #define DIVLOAD_VERSION_NUMBER 100
 #define DIVLOAD_VERSION_STRING "0.1.0"
 
+// The root only distributes: it sends every chunk and computes nothing (an I/O rank).
+// Installment plans only (`divload_plan_installments`).
+#define DIVLOAD_ROOT_MODE_DISTRIBUTE_ONLY 2
+
+// Installments per worker: as many as help (`divload_installment_options.installments`).
+#define DIVLOAD_INSTALLMENTS_AUTO 0
+
+// Most chunks a plan with installments has when at most 64 workers compute; beyond, one
+// chunk per worker. An `out` of `workers_len + DIVLOAD_MAX_CHUNKS` chunks always suffices.
+#define DIVLOAD_MAX_CHUNKS 64
+
 // The root computes its own share after sending all the others (`MPI_Scatterv` on a
 // root that then works). The default (0).
 #define DIVLOAD_ROOT_MODE_AFTER_SEND 0
@@ -41,6 +52,9 @@
 // Round as in genaud2003 §3.3 (with its sign misprint fixed).
 #define DIVLOAD_ROUNDING_PAPER 2
 
+// Bytes of `divload_plan_summary.method`, the NUL included.
+#define DIVLOAD_METHOD_NAME_LEN 32
+
 // Return messages: the best scenario found (exhaustive over send and return orders for a
 // few workers, else the best of LIFO, FIFO and a local search). The default (0).
 #define DIVLOAD_SCHEDULE_BEST 0
@@ -61,20 +75,6 @@
 
 // Return messages: the root sends or receives, one message at a time.
 #define DIVLOAD_PORT_HALF_DUPLEX 1
-
-// Bytes of `divload_plan_summary.method`, the NUL included.
-#define DIVLOAD_METHOD_NAME_LEN 32
-
-// The root only distributes: it sends every chunk and computes nothing (an I/O rank).
-// Installment plans only (`divload_plan_installments`).
-#define DIVLOAD_ROOT_MODE_DISTRIBUTE_ONLY 2
-
-// Installments per worker: as many as help (`divload_installment_options.installments`).
-#define DIVLOAD_INSTALLMENTS_AUTO 0
-
-// Most chunks a plan with installments has when at most 64 workers compute; beyond, one
-// chunk per worker. An `out` of `workers_len + DIVLOAD_MAX_CHUNKS` chunks always suffices.
-#define DIVLOAD_MAX_CHUNKS 64
 
 // What a divload function did. The numbers are stable and never reused.
 enum divload_status
@@ -110,6 +110,49 @@ typedef uint32_t divload_status;
 // nothing. Opaque; one thread at a time.
 typedef struct divload_workspace divload_workspace;
 
+// One message of a plan sent in installments, in send order. Times in seconds from the
+// start of the scatter.
+typedef struct divload_chunk {
+  // The worker that receives and computes it (its rank); the root for its own share,
+  // which is not sent.
+  size_t rank;
+  // Items in it (> 0).
+  uint64_t count;
+  // Its first item in the root's buffer. A worker's chunks are consecutive parts of
+  // one block, so it can receive them all into one buffer.
+  uint64_t displacement;
+  // When the root starts sending it.
+  double send_start;
+  // When it has arrived.
+  double send_end;
+  // When its worker starts computing it.
+  double compute_start;
+  // When its worker has computed it.
+  double compute_end;
+} divload_chunk;
+
+// What a plan achieves, for any model. Times in the model's unit (seconds).
+typedef struct divload_plan_summary {
+  // The integer plan's makespan (the ring's `T_step`, the multi-cluster run time, ...).
+  double makespan;
+  // A lower bound on the makespan of every plan of the document.
+  double lower_bound;
+  // `makespan - lower_bound`: how far the plan can be from the optimum.
+  double gap;
+  // `true` when the plan is proven optimal.
+  bool exact;
+  // Workers written (the document's workers or processors, expanded).
+  size_t workers;
+  // Workers the plan places (those whose position is not -1).
+  size_t participating;
+  // Items split: the sum of the counts.
+  uint64_t items;
+  // How the plan was obtained: the result document's `"method"` (`"closed_form"`,
+  // `"greedy"`, ...), NUL-terminated. A name rather than a number: it is the spelling
+  // every result document already carries, and a new method needs no new number.
+  char method[DIVLOAD_METHOD_NAME_LEN];
+} divload_plan_summary;
+
 // One worker's costs, in seconds. A worker receiving `x > 0` items takes
 // `comm_latency + comm_per_item * x` to receive them and `comp_latency + comp_per_item * x`
 // to process them. All costs must be finite and >= 0, and `comp_per_item` > 0, except
@@ -127,6 +170,20 @@ typedef struct divload_worker {
   // Time to process one item (s/item, μ).
   double comp_per_item;
 } divload_worker;
+
+// Options of `divload_plan_installments`. All zeros are the defaults (the root computes
+// after sending, as many installments as help, no deadline); a null pointer means the
+// defaults too.
+typedef struct divload_installment_options {
+  // `DIVLOAD_ROOT_MODE_AFTER_SEND`, `_OVERLAP` or `_DISTRIBUTE_ONLY`.
+  uint32_t root_mode;
+  // At most this many installments per worker (1 to 64), or
+  // `DIVLOAD_INSTALLMENTS_AUTO` (0).
+  uint32_t installments;
+  // Plan the most whole items finished by this time (seconds, > 0) instead of all of
+  // them; 0 for no deadline. The summary's `items` is then what finishes in time.
+  double deadline;
+} divload_installment_options;
 
 // Planning options. All zeros (`divload_options opts = {0};`) are the defaults; a null
 // pointer means the defaults too.
@@ -178,6 +235,72 @@ typedef struct divload_summary {
   // `true` when the rational plan is the proven optimum (all latencies 0).
   bool rational_exact;
 } divload_summary;
+
+// One worker's part of a plan (`divload_plan_shares`), by its place in the document: an
+// entry with `"count": k` is k workers, in the order the document lists them.
+typedef struct divload_share {
+  // Items (columns, load units) it gets.
+  uint64_t count;
+  // Its first item: blocks are laid out in the plan's order (send order, ring order).
+  uint64_t displacement;
+  // Its place in the plan's order (the scatter's send order, the ring's order, the
+  // ring of processors of a multi-cluster plan, document order for a model without
+  // one), from 0; -1 when the plan leaves it out (a processor off the ring, a
+  // processor of a dropped cluster, a worker outside a given return scenario).
+  int64_t position;
+} divload_share;
+
+// One processor of a multi-cluster plan (`divload_plan_multicluster`), in the document's
+// order: the clusters as listed in `clusters`, the processors of each in order.
+typedef struct divload_multicluster_processor {
+  // Its cluster's index in the document's `clusters`.
+  size_t cluster;
+  // Its index within the cluster, `0 .. processors - 1` (along the ring).
+  uint32_t index;
+  // `r`: its fast links (ring: fast neighbours 0 to 2; all-to-all: cluster size - 1).
+  uint32_t fast_links;
+  // Load units it gets (lattice columns, objects, custom units).
+  uint64_t count;
+  // Its first unit: blocks are contiguous along the ring (processors in cluster
+  // order, clusters in the plan's ring order), so a ring code's neighbours are the
+  // processors holding the blocks just before and after its own.
+  uint64_t displacement;
+  // Its predicted step time with `count` units (seconds; 0 when left out).
+  double step_time;
+  // `false` when the plan leaves it out of the run (count 0).
+  bool participates;
+} divload_multicluster_processor;
+
+// What a multi-cluster plan achieves. Times in seconds.
+typedef struct divload_multicluster_summary {
+  // Load units split: the sum of the counts.
+  uint64_t units;
+  // Processors in the document (entries written).
+  size_t processors;
+  // Processors that take part.
+  uint64_t participating;
+  // Clusters left out of the run entirely.
+  size_t dropped_clusters;
+  // Predicted time of the whole run with the integer counts
+  // (`iterations * step_time`).
+  double makespan;
+  // Run time of the rational BIASED split.
+  double rational_makespan;
+  // A lower bound on every integer plan's run time for the processors taking part.
+  double lower_bound;
+  // The integer plan's step time: the slowest processor's.
+  double step_time;
+  // The rational BIASED step time.
+  double rational_step_time;
+  // The EVEN split's step time on the whole platform.
+  double even_step_time;
+  // The EVEN split's run time.
+  double even_makespan;
+  // Steps in the run.
+  double iterations;
+  // `true` when the counts are proven optimal for the model.
+  bool exact;
+} divload_multicluster_summary;
 
 // One worker's linear costs in the return-message model, in seconds per item. All
 // must be finite and >= 0, and `comp_per_item` > 0.
@@ -252,129 +375,6 @@ typedef struct divload_returns_summary {
   bool rational_optimal;
 } divload_returns_summary;
 
-// One processor of a multi-cluster plan (`divload_plan_multicluster`), in the document's
-// order: the clusters as listed in `clusters`, the processors of each in order.
-typedef struct divload_multicluster_processor {
-  // Its cluster's index in the document's `clusters`.
-  size_t cluster;
-  // Its index within the cluster, `0 .. processors - 1` (along the ring).
-  uint32_t index;
-  // `r`: its fast links (ring: fast neighbours 0 to 2; all-to-all: cluster size - 1).
-  uint32_t fast_links;
-  // Load units it gets (lattice columns, objects, custom units).
-  uint64_t count;
-  // Its first unit: blocks are contiguous along the ring (processors in cluster
-  // order, clusters in the plan's ring order), so a ring code's neighbours are the
-  // processors holding the blocks just before and after its own.
-  uint64_t displacement;
-  // Its predicted step time with `count` units (seconds; 0 when left out).
-  double step_time;
-  // `false` when the plan leaves it out of the run (count 0).
-  bool participates;
-} divload_multicluster_processor;
-
-// What a multi-cluster plan achieves. Times in seconds.
-typedef struct divload_multicluster_summary {
-  // Load units split: the sum of the counts.
-  uint64_t units;
-  // Processors in the document (entries written).
-  size_t processors;
-  // Processors that take part.
-  uint64_t participating;
-  // Clusters left out of the run entirely.
-  size_t dropped_clusters;
-  // Predicted time of the whole run with the integer counts
-  // (`iterations * step_time`).
-  double makespan;
-  // Run time of the rational BIASED split.
-  double rational_makespan;
-  // A lower bound on every integer plan's run time for the processors taking part.
-  double lower_bound;
-  // The integer plan's step time: the slowest processor's.
-  double step_time;
-  // The rational BIASED step time.
-  double rational_step_time;
-  // The EVEN split's step time on the whole platform.
-  double even_step_time;
-  // The EVEN split's run time.
-  double even_makespan;
-  // Steps in the run.
-  double iterations;
-  // `true` when the counts are proven optimal for the model.
-  bool exact;
-} divload_multicluster_summary;
-
-// One worker's part of a plan (`divload_plan_shares`), by its place in the document: an
-// entry with `"count": k` is k workers, in the order the document lists them.
-typedef struct divload_share {
-  // Items (columns, load units) it gets.
-  uint64_t count;
-  // Its first item: blocks are laid out in the plan's order (send order, ring order).
-  uint64_t displacement;
-  // Its place in the plan's order (the scatter's send order, the ring's order, the
-  // ring of processors of a multi-cluster plan, document order for a model without
-  // one), from 0; -1 when the plan leaves it out (a processor off the ring, a
-  // processor of a dropped cluster, a worker outside a given return scenario).
-  int64_t position;
-} divload_share;
-
-// What a plan achieves, for any model. Times in the model's unit (seconds).
-typedef struct divload_plan_summary {
-  // The integer plan's makespan (the ring's `T_step`, the multi-cluster run time, ...).
-  double makespan;
-  // A lower bound on the makespan of every plan of the document.
-  double lower_bound;
-  // `makespan - lower_bound`: how far the plan can be from the optimum.
-  double gap;
-  // `true` when the plan is proven optimal.
-  bool exact;
-  // Workers written (the document's workers or processors, expanded).
-  size_t workers;
-  // Workers the plan places (those whose position is not -1).
-  size_t participating;
-  // Items split: the sum of the counts.
-  uint64_t items;
-  // How the plan was obtained: the result document's `"method"` (`"closed_form"`,
-  // `"greedy"`, ...), NUL-terminated. A name rather than a number: it is the spelling
-  // every result document already carries, and a new method needs no new number.
-  char method[DIVLOAD_METHOD_NAME_LEN];
-} divload_plan_summary;
-
-// One message of a plan sent in installments, in send order. Times in seconds from the
-// start of the scatter.
-typedef struct divload_chunk {
-  // The worker that receives and computes it (its rank); the root for its own share,
-  // which is not sent.
-  size_t rank;
-  // Items in it (> 0).
-  uint64_t count;
-  // Its first item in the root's buffer. A worker's chunks are consecutive parts of
-  // one block, so it can receive them all into one buffer.
-  uint64_t displacement;
-  // When the root starts sending it.
-  double send_start;
-  // When it has arrived.
-  double send_end;
-  // When its worker starts computing it.
-  double compute_start;
-  // When its worker has computed it.
-  double compute_end;
-} divload_chunk;
-
-// Options of `divload_plan_installments`. All zeros are the defaults (the root computes
-// after sending, as many installments as help, no deadline); a null pointer means the
-// defaults too.
-typedef struct divload_installment_options {
-  // `DIVLOAD_ROOT_MODE_AFTER_SEND`, `_OVERLAP` or `_DISTRIBUTE_ONLY`.
-  uint32_t root_mode;
-  // At most this many installments per worker (1 to 64), or
-  // `DIVLOAD_INSTALLMENTS_AUTO` (0).
-  uint32_t installments;
-  // Plan the most whole items finished by this time (seconds, > 0) instead of all of
-  // them; 0 for no deadline. The summary's `items` is then what finishes in time.
-  double deadline;
-} divload_installment_options;
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -396,6 +396,69 @@ const char *divload_status_message(uint32_t status);
 //
 // `buf` must be null or valid for writes of `len` bytes.
 size_t divload_last_error_message(char *buf, size_t len);
+
+// Plans a document with installments (a scatter document with `"installments"`,
+// `"deadline"`, a worker's `"max_items"` or `"available_at"`, or `"root_mode":
+// "distribute_only"`; the JSON format of `divload plan`) and writes its chunks into `out`
+// in send order, and the summary (as `divload_plan_shares` writes it) into `summary`
+// (which may be null). What a pipelined scatter posts.
+//
+// On `DIVLOAD_OK`, `*out_n` is the number of chunks written. On
+// `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the number of
+// chunks the plan has: call again with that many (or give `workers + DIVLOAD_MAX_CHUNKS`
+// at once). Returns `DIVLOAD_NULL_PARAMETER` for a null `json`, `out` or `out_n`,
+// `DIVLOAD_JSON` for malformed JSON or a value out of range, `DIVLOAD_INVALID_INPUT` for
+// a document whose plan sends each worker its share in one message (plan it with
+// `divload_plan_shares`) or a misaligned pointer, and otherwise as
+// `divload_plan_shares`. Nothing is written unless the result is `DIVLOAD_OK` (or
+// `*out_n` alone, for `DIVLOAD_BUFFER_TOO_SMALL`).
+//
+// # Safety
+//
+// `json` must be valid for `json_len` bytes, `out` for `out_len` elements, `out_n` for
+// one `size_t`, `summary` null or valid for one element.
+divload_status divload_plan_chunks(const char *json,
+                                   size_t json_len,
+                                   struct divload_chunk *out,
+                                   size_t out_len,
+                                   size_t *out_n,
+                                   struct divload_plan_summary *summary);
+
+// Plans `items` items over `workers` (rank `r`'s costs at `workers[r]`) held by `root`,
+// sent in installments, and writes the chunks into `out` in send order and the summary
+// into `summary` (which may be null), as `divload_plan_chunks` does for the same
+// platform written as a document.
+//
+// `max_items` (null for no caps) holds, per worker, the most items it may hold in one
+// installment (`UINT64_MAX`: no cap). `available_at` (null for all 0) holds, per worker,
+// when it may start computing (seconds, finite and >= 0). The root's `comm_latency` and
+// `comm_per_item` are replaced by 0 before any check (its share is not sent), as in
+// `divload_plan`.
+//
+// Returns `DIVLOAD_NULL_PARAMETER` for a null `workers`, `out` or `out_n`,
+// `DIVLOAD_INVALID_INPUT` for zero workers or items (without a deadline), a root out of
+// range, a bad cost, release time, option or deadline, caps that cannot hold the items
+// (the message names their capacity) or a misaligned pointer, `DIVLOAD_BUFFER_TOO_SMALL`
+// as `divload_plan_chunks`, `DIVLOAD_OVERFLOW` beyond 2^53 items or the workers' limit,
+// `DIVLOAD_OUT_OF_MEMORY`. Nothing is written unless the result is `DIVLOAD_OK`.
+//
+// # Safety
+//
+// `workers` must be valid for `workers_len` elements, `max_items` and `available_at`
+// null or valid for `workers_len` elements, `options` null or valid for one element,
+// `out` for `out_len` elements, `out_n` for one `size_t`, `summary` null or valid for one
+// element.
+divload_status divload_plan_installments(const struct divload_worker *workers,
+                                         size_t workers_len,
+                                         size_t root,
+                                         uint64_t items,
+                                         const uint64_t *max_items,
+                                         const double *available_at,
+                                         const struct divload_installment_options *options,
+                                         struct divload_chunk *out,
+                                         size_t out_len,
+                                         size_t *out_n,
+                                         struct divload_plan_summary *summary);
 
 // Plans a scatter of `items` items over `workers_len` workers and writes one
 // `divload_assignment` per worker into `plan`, in send order, and the summary into
@@ -464,6 +527,89 @@ divload_status divload_plan_counts64(const struct divload_worker *workers,
                                      size_t displs_len,
                                      struct divload_summary *summary);
 
+// Plans a document of any model (the JSON format of `divload plan`, its `"model"`
+// naming one of `divload_models_json`'s; see the README) and writes the result document
+// into `out` as a NUL-terminated string. A scatter document's `"solver"` is honoured:
+// `closed_form`, `exact` (memory O(n·p), allocated here) or `sampled` (4096 sizes, at
+// most 256 workers); tabulated and power-law costs need one of the last two.
+//
+// On `DIVLOAD_OK`, `*out_n` is the document's length without the NUL. On
+// `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the exact size
+// `out` needs, NUL included: call again with a buffer that large. `json` need not be
+// NUL-terminated; `json_len` is its length in bytes.
+//
+// # Safety
+//
+// `json` must be valid for `json_len` bytes, `out` for `out_len` bytes, `out_n` for one
+// `size_t`.
+divload_status divload_plan_json(const char *json,
+                                 size_t json_len,
+                                 char *out,
+                                 size_t out_len,
+                                 size_t *out_n);
+
+// Writes `[{"name", "title", "paper", "fields", "timeline"}, …]`, the models a document can name in
+// `"model"`, into `out` as a NUL-terminated string; sizes as [`divload_plan_json`].
+//
+// # Safety
+//
+// `out` must be valid for `out_len` bytes, `out_n` for one `size_t`.
+divload_status divload_models_json(char *out,
+                                   size_t out_len,
+                                   size_t *out_n);
+
+// Plans a document of any model (the JSON format of `divload plan`; see the README) and
+// writes one `divload_share` per worker into `out`, by the worker's place in the
+// document (entries with `"count": k` expanded), and the summary into `summary` (which
+// may be null). What an MPI code needs from any model's plan, without parsing JSON.
+//
+// On `DIVLOAD_OK`, `*out_n` is the number of workers written. On
+// `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the number of
+// workers the document has: call again with that many. Returns `DIVLOAD_NULL_PARAMETER`
+// for a null `json`, `out` or `out_n`, `DIVLOAD_JSON` for malformed JSON or a value out
+// of range (the message names the key), `DIVLOAD_INVALID_INPUT` for a misaligned
+// pointer or invalid values, `DIVLOAD_OVERFLOW` beyond the model's limits,
+// `DIVLOAD_OUT_OF_MEMORY`. Nothing is written unless the result is `DIVLOAD_OK` (or
+// `*out_n` alone, for `DIVLOAD_BUFFER_TOO_SMALL`).
+//
+// # Safety
+//
+// `json` must be valid for `json_len` bytes, `out` for `out_len` elements, `out_n` for
+// one `size_t`, `summary` null or valid for one element.
+divload_status divload_plan_shares(const char *json,
+                                   size_t json_len,
+                                   struct divload_share *out,
+                                   size_t out_len,
+                                   size_t *out_n,
+                                   struct divload_plan_summary *summary);
+
+// Plans a multi-cluster document (`"model": "multicluster"`, the JSON format of
+// `divload plan`; see the README) and writes one `divload_multicluster_processor` per
+// processor into `out`, in the document's order (clusters as listed, the processors of
+// each in order), and the summary into `summary` (which may be null). `what_if`
+// additions in the document are checked but not planned (`divload_plan_json` answers
+// them).
+//
+// On `DIVLOAD_OK`, `*out_n` is the number of processors written. On
+// `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the number of
+// processors the document has: call again with that many. Returns
+// `DIVLOAD_NULL_PARAMETER` for a null `json`, `out` or `out_n`, `DIVLOAD_JSON` for
+// malformed JSON, a document of another model or a value out of range (the message
+// names the key), `DIVLOAD_INVALID_INPUT` for a misaligned pointer, `DIVLOAD_OVERFLOW`
+// beyond the model's limits, `DIVLOAD_OUT_OF_MEMORY`. Nothing is written unless the
+// result is `DIVLOAD_OK` (or `*out_n` alone, for `DIVLOAD_BUFFER_TOO_SMALL`).
+//
+// # Safety
+//
+// `json` must be valid for `json_len` bytes, `out` for `out_len` elements, `out_n` for
+// one `size_t`, `summary` null or valid for one element.
+divload_status divload_plan_multicluster(const char *json,
+                                         size_t json_len,
+                                         struct divload_multicluster_processor *out,
+                                         size_t out_len,
+                                         size_t *out_n,
+                                         struct divload_multicluster_summary *summary);
+
 // Plans a scatter whose results come back to the root (the return-message model):
 // `items` items over `n_workers` workers with costs `workers[r]` (rank `r`), for the
 // schedule `DIVLOAD_SCHEDULE_BEST`, `_LIFO` or `_FIFO` and the root's port
@@ -522,152 +668,6 @@ divload_status divload_plan_returns_scenario(const struct divload_return_worker 
                                              struct divload_return_assignment *out,
                                              size_t out_len,
                                              struct divload_returns_summary *summary);
-
-// Plans a document of any model (the JSON format of `divload plan`, its `"model"`
-// naming one of `divload_models_json`'s; see the README) and writes the result document
-// into `out` as a NUL-terminated string. A scatter document's `"solver"` is honoured:
-// `closed_form`, `exact` (memory O(n·p), allocated here) or `sampled` (4096 sizes, at
-// most 256 workers); tabulated and power-law costs need one of the last two.
-//
-// On `DIVLOAD_OK`, `*out_n` is the document's length without the NUL. On
-// `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the exact size
-// `out` needs, NUL included: call again with a buffer that large. `json` need not be
-// NUL-terminated; `json_len` is its length in bytes.
-//
-// # Safety
-//
-// `json` must be valid for `json_len` bytes, `out` for `out_len` bytes, `out_n` for one
-// `size_t`.
-divload_status divload_plan_json(const char *json,
-                                 size_t json_len,
-                                 char *out,
-                                 size_t out_len,
-                                 size_t *out_n);
-
-// Writes `[{"name", "title", "paper", "fields", "timeline"}, …]`, the models a document can name in
-// `"model"`, into `out` as a NUL-terminated string; sizes as [`divload_plan_json`].
-//
-// # Safety
-//
-// `out` must be valid for `out_len` bytes, `out_n` for one `size_t`.
-divload_status divload_models_json(char *out,
-                                   size_t out_len,
-                                   size_t *out_n);
-
-// Plans a multi-cluster document (`"model": "multicluster"`, the JSON format of
-// `divload plan`; see the README) and writes one `divload_multicluster_processor` per
-// processor into `out`, in the document's order (clusters as listed, the processors of
-// each in order), and the summary into `summary` (which may be null). `what_if`
-// additions in the document are checked but not planned (`divload_plan_json` answers
-// them).
-//
-// On `DIVLOAD_OK`, `*out_n` is the number of processors written. On
-// `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the number of
-// processors the document has: call again with that many. Returns
-// `DIVLOAD_NULL_PARAMETER` for a null `json`, `out` or `out_n`, `DIVLOAD_JSON` for
-// malformed JSON, a document of another model or a value out of range (the message
-// names the key), `DIVLOAD_INVALID_INPUT` for a misaligned pointer, `DIVLOAD_OVERFLOW`
-// beyond the model's limits, `DIVLOAD_OUT_OF_MEMORY`. Nothing is written unless the
-// result is `DIVLOAD_OK` (or `*out_n` alone, for `DIVLOAD_BUFFER_TOO_SMALL`).
-//
-// # Safety
-//
-// `json` must be valid for `json_len` bytes, `out` for `out_len` elements, `out_n` for
-// one `size_t`, `summary` null or valid for one element.
-divload_status divload_plan_multicluster(const char *json,
-                                         size_t json_len,
-                                         struct divload_multicluster_processor *out,
-                                         size_t out_len,
-                                         size_t *out_n,
-                                         struct divload_multicluster_summary *summary);
-
-// Plans a document of any model (the JSON format of `divload plan`; see the README) and
-// writes one `divload_share` per worker into `out`, by the worker's place in the
-// document (entries with `"count": k` expanded), and the summary into `summary` (which
-// may be null). What an MPI code needs from any model's plan, without parsing JSON.
-//
-// On `DIVLOAD_OK`, `*out_n` is the number of workers written. On
-// `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the number of
-// workers the document has: call again with that many. Returns `DIVLOAD_NULL_PARAMETER`
-// for a null `json`, `out` or `out_n`, `DIVLOAD_JSON` for malformed JSON or a value out
-// of range (the message names the key), `DIVLOAD_INVALID_INPUT` for a misaligned
-// pointer or invalid values, `DIVLOAD_OVERFLOW` beyond the model's limits,
-// `DIVLOAD_OUT_OF_MEMORY`. Nothing is written unless the result is `DIVLOAD_OK` (or
-// `*out_n` alone, for `DIVLOAD_BUFFER_TOO_SMALL`).
-//
-// # Safety
-//
-// `json` must be valid for `json_len` bytes, `out` for `out_len` elements, `out_n` for
-// one `size_t`, `summary` null or valid for one element.
-divload_status divload_plan_shares(const char *json,
-                                   size_t json_len,
-                                   struct divload_share *out,
-                                   size_t out_len,
-                                   size_t *out_n,
-                                   struct divload_plan_summary *summary);
-
-// Plans a document with installments (a scatter document with `"installments"`,
-// `"deadline"`, a worker's `"max_items"` or `"available_at"`, or `"root_mode":
-// "distribute_only"`; the JSON format of `divload plan`) and writes its chunks into `out`
-// in send order, and the summary (as `divload_plan_shares` writes it) into `summary`
-// (which may be null). What a pipelined scatter posts.
-//
-// On `DIVLOAD_OK`, `*out_n` is the number of chunks written. On
-// `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the number of
-// chunks the plan has: call again with that many (or give `workers + DIVLOAD_MAX_CHUNKS`
-// at once). Returns `DIVLOAD_NULL_PARAMETER` for a null `json`, `out` or `out_n`,
-// `DIVLOAD_JSON` for malformed JSON or a value out of range, `DIVLOAD_INVALID_INPUT` for
-// a document whose plan sends each worker its share in one message (plan it with
-// `divload_plan_shares`) or a misaligned pointer, and otherwise as
-// `divload_plan_shares`. Nothing is written unless the result is `DIVLOAD_OK` (or
-// `*out_n` alone, for `DIVLOAD_BUFFER_TOO_SMALL`).
-//
-// # Safety
-//
-// `json` must be valid for `json_len` bytes, `out` for `out_len` elements, `out_n` for
-// one `size_t`, `summary` null or valid for one element.
-divload_status divload_plan_chunks(const char *json,
-                                   size_t json_len,
-                                   struct divload_chunk *out,
-                                   size_t out_len,
-                                   size_t *out_n,
-                                   struct divload_plan_summary *summary);
-
-// Plans `items` items over `workers` (rank `r`'s costs at `workers[r]`) held by `root`,
-// sent in installments, and writes the chunks into `out` in send order and the summary
-// into `summary` (which may be null), as `divload_plan_chunks` does for the same
-// platform written as a document.
-//
-// `max_items` (null for no caps) holds, per worker, the most items it may hold in one
-// installment (`UINT64_MAX`: no cap). `available_at` (null for all 0) holds, per worker,
-// when it may start computing (seconds, finite and >= 0). The root's `comm_latency` and
-// `comm_per_item` are replaced by 0 before any check (its share is not sent), as in
-// `divload_plan`.
-//
-// Returns `DIVLOAD_NULL_PARAMETER` for a null `workers`, `out` or `out_n`,
-// `DIVLOAD_INVALID_INPUT` for zero workers or items (without a deadline), a root out of
-// range, a bad cost, release time, option or deadline, caps that cannot hold the items
-// (the message names their capacity) or a misaligned pointer, `DIVLOAD_BUFFER_TOO_SMALL`
-// as `divload_plan_chunks`, `DIVLOAD_OVERFLOW` beyond 2^53 items or the workers' limit,
-// `DIVLOAD_OUT_OF_MEMORY`. Nothing is written unless the result is `DIVLOAD_OK`.
-//
-// # Safety
-//
-// `workers` must be valid for `workers_len` elements, `max_items` and `available_at`
-// null or valid for `workers_len` elements, `options` null or valid for one element,
-// `out` for `out_len` elements, `out_n` for one `size_t`, `summary` null or valid for one
-// element.
-divload_status divload_plan_installments(const struct divload_worker *workers,
-                                         size_t workers_len,
-                                         size_t root,
-                                         uint64_t items,
-                                         const uint64_t *max_items,
-                                         const double *available_at,
-                                         const struct divload_installment_options *options,
-                                         struct divload_chunk *out,
-                                         size_t out_len,
-                                         size_t *out_n,
-                                         struct divload_plan_summary *summary);
 
 // Makes a workspace ready for `workers` workers (more grow it when planned) and writes
 // it to `*out`; free it with `divload_workspace_free`.
