@@ -528,7 +528,7 @@ divload_status divload_plan_counts64(const struct divload_worker *workers,
                                      struct divload_summary *summary);
 
 // Plans a document of any model (the JSON format of `divload plan`, its `"model"`
-// naming one of `divload_models_json`'s; see the README) and writes the result document
+// naming one of `divload_models_json`'s; see docs/cli.md) and writes the result document
 // into `out` as a NUL-terminated string. A scatter document's `"solver"` is honoured:
 // `closed_form`, `exact` (memory O(n·p), allocated here) or `sampled` (4096 sizes, at
 // most 256 workers); tabulated and power-law costs need one of the last two.
@@ -558,7 +558,7 @@ divload_status divload_models_json(char *out,
                                    size_t out_len,
                                    size_t *out_n);
 
-// Plans a document of any model (the JSON format of `divload plan`; see the README) and
+// Plans a document of any model (the JSON format of `divload plan`; see docs/cli.md) and
 // writes one `divload_share` per worker into `out`, by the worker's place in the
 // document (entries with `"count": k` expanded), and the summary into `summary` (which
 // may be null). What an MPI code needs from any model's plan, without parsing JSON.
@@ -584,7 +584,7 @@ divload_status divload_plan_shares(const char *json,
                                    struct divload_plan_summary *summary);
 
 // Plans a multi-cluster document (`"model": "multicluster"`, the JSON format of
-// `divload plan`; see the README) and writes one `divload_multicluster_processor` per
+// `divload plan`; see docs/cli.md) and writes one `divload_multicluster_processor` per
 // processor into `out`, in the document's order (clusters as listed, the processors of
 // each in order), and the summary into `summary` (which may be null). `what_if`
 // additions in the document are checked but not planned (`divload_plan_json` answers

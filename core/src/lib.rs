@@ -109,3 +109,14 @@ pub use scatter::{
     evaluate, even_split_count, plan, round, Assignment, Options, OrderPolicy, Problem, Root, RootCandidate,
     RootMode, Rounding, Scratch, Summary,
 };
+
+/// The README's Rust example, compiled and run as a doctest (tests/docs/check.py runs the
+/// other languages' blocks).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeExamples;
+
+/// The Rust guide's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/rust.md")]
+struct RustGuideExamples;

@@ -10,7 +10,7 @@ use crate::boundary::{
 use crate::divload_status;
 
 /// Plans a document of any model (the JSON format of `divload plan`, its `"model"`
-/// naming one of `divload_models_json`'s; see the README) and writes the result document
+/// naming one of `divload_models_json`'s; see docs/cli.md) and writes the result document
 /// into `out` as a NUL-terminated string. A scatter document's `"solver"` is honoured:
 /// `closed_form`, `exact` (memory O(n·p), allocated here) or `sampled` (4096 sizes, at
 /// most 256 workers); tabulated and power-law costs need one of the last two.
@@ -153,7 +153,7 @@ pub struct divload_plan_summary {
     pub method: [c_char; DIVLOAD_METHOD_NAME_LEN],
 }
 
-/// Plans a document of any model (the JSON format of `divload plan`; see the README) and
+/// Plans a document of any model (the JSON format of `divload plan`; see docs/cli.md) and
 /// writes one `divload_share` per worker into `out`, by the worker's place in the
 /// document (entries with `"count": k` expanded), and the summary into `summary` (which
 /// may be null). What an MPI code needs from any model's plan, without parsing JSON.

@@ -64,7 +64,7 @@ pub struct divload_multicluster_summary {
 }
 
 /// Plans a multi-cluster document (`"model": "multicluster"`, the JSON format of
-/// `divload plan`; see the README) and writes one `divload_multicluster_processor` per
+/// `divload plan`; see docs/cli.md) and writes one `divload_multicluster_processor` per
 /// processor into `out`, in the document's order (clusters as listed, the processors of
 /// each in order), and the summary into `summary` (which may be null). `what_if`
 /// additions in the document are checked but not planned (`divload_plan_json` answers
