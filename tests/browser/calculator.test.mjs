@@ -215,11 +215,16 @@ try {
   await page.waitForSelector('body[data-ready=true]', { timeout: 20000 });
   // What a first visit downloads (page, scripts, style, manifest, the first model's module
   // and example), each file compressed by `gzip -9` as a server would send it; issue 44's
-  // budget is 80 000 bytes. Printed, not enforced: the module's ratchet is build-wasm's.
+  // budget is 80 000 bytes. Over it still (the scatter's module alone is 79 764), so held to
+  // a ratchet instead: the figure after the scripts were minified (issue 44, BENCHMARKS.md);
+  // lower it as the first load shrinks, and make it the budget once within.
   const firstLoad = [...new Set(requested.map((u) => new URL(u)).filter((u) => u.origin === new URL(url).origin)
     .map((u) => (u.pathname.endsWith('/') ? `${u.pathname}index.html` : u.pathname)))]
     .map((path) => [path, execFileSync('gzip', ['-9', '-c', join(repo, 'wasm', 'www', path)]).length]);
   const firstLoadBytes = firstLoad.reduce((sum, [, n]) => sum + n, 0);
+  const firstLoadRatchet = 99270;
+  assert.ok(firstLoadBytes <= firstLoadRatchet, `the first load is ${firstLoadBytes} bytes gzip -9, over its ratchet of `
+    + `${firstLoadRatchet}: ${firstLoad.map(([path, n]) => `${path.slice(1)} ${n}`).join(', ')}`);
   schemas = await page.evaluate(async () => (await (await fetch('./pkg/manifest.json')).json()).models);
 
   step = 'only the shown model\'s module is loaded, the others when chosen';

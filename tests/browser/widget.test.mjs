@@ -103,7 +103,7 @@ try {
   step = 'only the elements\' own files were requested, each model\'s once';
   const paths = requested.map((u) => new URL(u).pathname);
   const files = (model) => [`/pkg/divload_${model}.js`, `/pkg/divload_${model}_bg.wasm`];
-  const want = ['/embed.html', '/divload-calculator.js', '/pkg/manifest.json', ...files(editable.model),
+  const want = ['/embed.html', '/pkg/divload-calculator.js', '/pkg/manifest.json', ...files(editable.model),
     `/pkg/examples/${editable.model}.json`, ...files(readOnly.model)];
   // wasm-bindgen's JS snippets of the modules (pkg/snippets/…) are the element's files too.
   const own = paths.filter((p) => !/^\/pkg\/snippets\/[\w-]+\/[\w-]+\.js$/.test(p));

@@ -18,13 +18,15 @@
 const MAX_ROWS_DRAWN = 200;
 // The terms every model answers in, shown first.
 const ENVELOPE = ['method', 'makespan', 'lower_bound', 'gap', 'exact'];
-// Everything is found beside this module, wherever the page that embeds it lives.
-const here = (path) => new URL(path, import.meta.url).href;
+// Everything is found in pkg/ beside this module, wherever the page that embeds it lives.
+// scripts/build-wasm writes the minified copy pages load into pkg/ itself, with PKG = ''.
+const PKG = 'pkg/';
+const here = (path) => new URL(PKG + path, import.meta.url).href;
 
 let listed = null;
 /** The manifest, fetched once for every element of the page: `{ version, models }`. */
 export function manifest() {
-  listed ??= fetch(here('pkg/manifest.json')).then((res) => {
+  listed ??= fetch(here('manifest.json')).then((res) => {
     if (!res.ok) throw new Error(`its list of models is missing (${res.status})`);
     return res.json();
   });
@@ -36,7 +38,7 @@ export function manifest() {
 const modules = new Map();
 function moduleOf(model) {
   if (!modules.has(model.name)) {
-    modules.set(model.name, import(here(`pkg/divload_${model.name}.js`)).then(async (m) => {
+    modules.set(model.name, import(here(`divload_${model.name}.js`)).then(async (m) => {
       await m.default();
       return m;
     }));
@@ -47,7 +49,7 @@ function moduleOf(model) {
 const examples = new Map();
 async function example(model) {
   if (!examples.has(model.name)) {
-    examples.set(model.name, fetch(here(`pkg/examples/${model.name}.json`)).then((res) => {
+    examples.set(model.name, fetch(here(`examples/${model.name}.json`)).then((res) => {
       if (!res.ok) throw new Error(`the example of ${model.name} is missing (${res.status})`);
       return res.json();
     }));
