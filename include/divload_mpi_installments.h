@@ -26,7 +26,7 @@
 #ifndef DIVLOAD_MPI_INSTALLMENTS_H
 #define DIVLOAD_MPI_INSTALLMENTS_H
 
-#include "divload_mpi.h"
+#include "divload_mpi_scatter.h"
 
 #ifdef __cplusplus
 extern "C" {
