@@ -180,7 +180,7 @@ static void test_table1(void) {
     }
     CHECK(sum == (long long)n);
     CHECK(s.items == n && s.root == 0 && s.participating == P);
-    /* The paper's Table 1 grid: 403.97 s predicted (README), 829 s for the even split. */
+    /* The paper's Table 1 grid: 403.97 s predicted (docs/cli.md), 829 s for the even split. */
     CHECK(fabs(s.makespan - 403.975) < 0.01);
     CHECK(s.lower_bound <= s.makespan && s.makespan <= s.bound);
     CHECK(s.uniform_makespan > 2.0 * s.makespan);

@@ -55,6 +55,17 @@ def fail(where, what):
     failures.append(f"{where}: {what}")
 
 
+def anchors(md):
+    """The ids GitHub gives a page's headings: lower case, punctuation dropped, spaces to hyphens."""
+    ids, fence = set(), False
+    for line in md.read_text().split("\n"):
+        if line.lstrip().startswith("```"):
+            fence = not fence
+        elif not fence and re.match(r"^#{1,6} ", line):
+            ids.add(re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-"))
+    return ids
+
+
 def run(cmd, where, cwd, **kw):
     r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300, **kw)
     if r.returncode != 0:
@@ -66,9 +77,14 @@ for page in pages:
     text = page.read_text()
     rel = page.relative_to(root)
     for m in re.finditer(r"\]\(([^)\s]+)\)", text):
-        target = m.group(1).split("#")[0]
-        if target and not re.match(r"^(https?|mailto):", target) and not (page.parent / target).exists():
+        target, _, anchor = m.group(1).partition("#")
+        if re.match(r"^(https?|mailto):", target):
+            continue
+        path = page.parent / target if target else page
+        if target and not path.exists():
             fail(rel, f"link to {m.group(1)}, which does not exist")
+        elif anchor and path.suffix == ".md" and anchor not in anchors(path):
+            fail(rel, f"link to {m.group(1)}: {path.name} has no heading with that id")
     with tempfile.TemporaryDirectory() as scratch:
         # Commands name the repository's example documents as `examples/...`.
         os.symlink(root / "examples", Path(scratch) / "examples")

@@ -1,7 +1,7 @@
 /* MPI test of divload_mpi_calibrate under a real mpirun (tests/mpi/run: 2, 4 and 8 ranks,
  * OpenMPI and MPICH).
  *
- * The sample buffer must hold sample_items elements of any datatype: the README's matrix
+ * The sample buffer must hold sample_items elements of any datatype: docs/c-and-mpi.md's matrix
  * column (a vector resized to one int, so its elements interleave: the span is the true
  * extent plus (k - 1) ints, far more than k extents) and a type whose data lie before its
  * start (true lower bound -16). Every allocation divload_mpi.h makes here sits against a
@@ -142,7 +142,7 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
 
-    /* The README's column of an N x N int matrix: a vector resized to one int. 16 items
+    /* docs/c-and-mpi.md's column of an N x N int matrix: a vector resized to one int. 16 items
        span 15 ints + the true extent (N - 1) * N + 1 ints. */
     enum { N = 64 };
     MPI_Datatype vector, column;
