@@ -4,7 +4,7 @@
 //! its predecessor — is as short as possible. Processors are joined either by dedicated
 //! links of known cost per unit, a cost matrix (the paper's clique, §2.1), or by a graph
 //! of routers and shared links (§2.3: [`Network`]), where each exchange is routed and
-//! the routes crossing a link share its bandwidth ([`Sharing`]; `graph.rs`).
+//! the routes crossing a link share its bandwidth ([`Sharing`]; `graph/`).
 //!
 //! The derivations, with the paper's misprints and gaps, are in
 //! `docs/derivations/ring.md` (reference: `ring_ref.py`). In short, for one ring of
