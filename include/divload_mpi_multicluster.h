@@ -319,7 +319,7 @@ static inline void divload_mpi_put_document_(divload_mpi_text_ *t, const divload
  * not), and `application` copied verbatim: a JSON object as the document's
  * "application", e.g. {"pattern": "ring", "lattice": 8192, "flip_time": 0.55e-6,
  * "steps": 20}, {"pattern": "all_to_all", "objects": 10000000, "chunk": 4096,
- * "sort_time": 3.42e-3, "words_per_object": 25} or a custom one (see the README). It is
+ * "sort_time": 3.42e-3, "words_per_object": 25} or a custom one (see docs/models/multicluster.md). It is
  * checked when the document is planned (divload_plan_json, or the plan helper below).
  *
  * Like snprintf into `out` of `out_len` bytes, NUL-terminated: on DIVLOAD_OK `*out_n` is

@@ -931,28 +931,19 @@ fn read_clusters<'a>(
     Ok(n)
 }
 
-/// A number that must be finite and > 0.
-fn positive(d: &mut Doc<'_>, list: &'static str, index: usize, field: &'static str) -> Result<f64, Error> {
-    let v = d.f64()?;
-    if POSITIVE.contains(v) {
-        Ok(v)
-    } else {
-        Err(Error::json(POSITIVE.must, Detail::Number { list, index, field, value: v }))
-    }
-}
-
-/// A number that must be finite and ≥ 0.
-fn non_negative(
+/// A number within `range`, named by its place when it is not.
+fn number_in(
     d: &mut Doc<'_>,
+    range: &Range,
     list: &'static str,
     index: usize,
     field: &'static str,
 ) -> Result<f64, Error> {
     let v = d.f64()?;
-    if NON_NEGATIVE.contains(v) {
+    if range.contains(v) {
         Ok(v)
     } else {
-        Err(Error::json(NON_NEGATIVE.must, Detail::Number { list, index, field, value: v }))
+        Err(Error::json(range.must, Detail::Number { list, index, field, value: v }))
     }
 }
 
@@ -961,7 +952,7 @@ fn read_link(d: &mut Doc<'_>, list: &'static str) -> Result<Link, Error> {
     d.object()?;
     let (mut link, mut seen) = (Link { latency: 0.0, overhead: 0.0, gap: 0.0 }, 0u64);
     while let Some(k) = d.key(&LINK, &mut seen)? {
-        let v = non_negative(d, list, usize::MAX, k)?;
+        let v = number_in(d, NON_NEGATIVE, list, usize::MAX, k)?;
         match k {
             "latency" => link.latency = v,
             "overhead" => link.overhead = v,
@@ -996,9 +987,9 @@ fn read_links<'a>(d: &mut Doc<'a>, pairs: &mut [PairEntry<'a>]) -> Result<(Link,
                         match k {
                             "first" => e.first = d.string()?,
                             "second" => e.second = d.string()?,
-                            "latency" => e.link.latency = non_negative(d, "links.pairs", n, k)?,
-                            "overhead" => e.link.overhead = non_negative(d, "links.pairs", n, k)?,
-                            _ => e.link.gap = non_negative(d, "links.pairs", n, k)?,
+                            "latency" => e.link.latency = number_in(d, NON_NEGATIVE, "links.pairs", n, k)?,
+                            "overhead" => e.link.overhead = number_in(d, NON_NEGATIVE, "links.pairs", n, k)?,
+                            _ => e.link.gap = number_in(d, NON_NEGATIVE, "links.pairs", n, k)?,
                         }
                     }
                     if seen != 0b11111 {
@@ -1036,10 +1027,10 @@ fn read_application(d: &mut Doc<'_>, costs: &mut [StepCost]) -> Result<App, Erro
             "objects" => app.ints[2] = Some(d.u64()?),
             "chunk" => app.ints[3] = Some(d.u64()?),
             "units" => app.ints[4] = Some(d.u64()?),
-            "flip_time" => app.reals[0] = Some(positive(d, LIST, usize::MAX, k)?),
-            "sort_time" => app.reals[1] = Some(positive(d, LIST, usize::MAX, k)?),
-            "words_per_object" => app.reals[2] = Some(non_negative(d, LIST, usize::MAX, k)?),
-            "iterations" => app.reals[3] = Some(positive(d, LIST, usize::MAX, k)?),
+            "flip_time" => app.reals[0] = Some(number_in(d, POSITIVE, LIST, usize::MAX, k)?),
+            "sort_time" => app.reals[1] = Some(number_in(d, POSITIVE, LIST, usize::MAX, k)?),
+            "words_per_object" => app.reals[2] = Some(number_in(d, NON_NEGATIVE, LIST, usize::MAX, k)?),
+            "iterations" => app.reals[3] = Some(number_in(d, POSITIVE, LIST, usize::MAX, k)?),
             _ => {
                 d.array()?;
                 let mut n = 0usize;
@@ -1051,9 +1042,9 @@ fn read_application(d: &mut Doc<'_>, costs: &mut [StepCost]) -> Result<App, Erro
                         // As the model checks them: a step with no per-load cost would take
                         // every unit.
                         if k == "per_load" {
-                            c.per_load = positive(d, "application.costs", n, k)?;
+                            c.per_load = number_in(d, POSITIVE, "application.costs", n, k)?;
                         } else {
-                            c.fixed = non_negative(d, "application.costs", n, k)?;
+                            c.fixed = number_in(d, NON_NEGATIVE, "application.costs", n, k)?;
                         }
                     }
                     if seen != 0b11 {

@@ -253,10 +253,6 @@ fn check_units(name: &'static str, v: u64) -> Result<(), Error> {
     Ok(())
 }
 
-fn check_positive(name: &'static str, v: f64) -> Result<(), Error> {
-    POSITIVE.parameter(name, v).map(|_| ())
-}
-
 /// Checks every input and returns the buffer lengths.
 fn needs_of(pf: &Platform<'_>) -> Result<Needs, Error> {
     let count = pf.len();
@@ -332,7 +328,7 @@ fn needs_of(pf: &Platform<'_>) -> Result<Needs, Error> {
     match pf.application {
         Application::Ring { lattice, flip_time, steps } => {
             check_units("application.lattice", lattice)?;
-            check_positive("application.flip_time", flip_time)?;
+            POSITIVE.parameter("application.flip_time", flip_time)?;
             // A count the times multiply in f64, so exact only up to 2⁵³.
             check_units("application.steps", steps)?;
         }
@@ -349,12 +345,12 @@ fn needs_of(pf: &Platform<'_>) -> Result<Needs, Error> {
                     chunk as f64,
                 ));
             }
-            check_positive("application.sort_time", sort_time)?;
+            POSITIVE.parameter("application.sort_time", sort_time)?;
             NON_NEGATIVE.parameter("application.words_per_object", words_per_object)?;
         }
         Application::Custom { units, iterations, costs } => {
             check_units("application.units", units)?;
-            check_positive("application.iterations", iterations)?;
+            POSITIVE.parameter("application.iterations", iterations)?;
             if costs.len() < count {
                 return Err(Error::parameter(
                     "application.costs",

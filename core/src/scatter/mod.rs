@@ -613,7 +613,7 @@ mod tests {
         assert_eq!(out.iter().map(|a| a.count).sum::<u64>(), 1_000_000_000);
     }
 
-    /// The memory figures in the docs (README, BENCHMARKS.md, this module) depend on these.
+    /// The memory figures in the docs (docs/rust.md, BENCHMARKS.md, this module) depend on these.
     #[test]
     #[cfg(target_pointer_width = "64")]
     fn per_worker_memory_is_as_documented() {

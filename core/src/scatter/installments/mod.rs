@@ -585,10 +585,10 @@ fn validate<N: Real>(problem: &Problem<'_, N>) -> Result<(), Error> {
     }
     match problem.deadline {
         None if problem.items == 0 => return Err(Error::no_items()),
-        Some(t) if !POSITIVE.contains(t.to_f64()) => {
-            return Err(Error::parameter("deadline", POSITIVE.says, t.to_f64()));
+        Some(t) => {
+            POSITIVE.parameter("deadline", t.to_f64())?;
         }
-        _ => {}
+        None => {}
     }
     if problem.items > f64::MAX_ITEMS {
         return Err(Error::too_many_items(problem.items, f64::MAX_ITEMS, "f64"));
