@@ -874,13 +874,7 @@ fn read_links<'a>(d: &mut Doc<'a>, links: &mut [RawLink<'a>]) -> Result<usize, E
                 "name" => link.name = d.string()?,
                 "from" => (link.from, has_from) = (d.string()?, true),
                 "to" => (link.to, has_to) = (d.string()?, true),
-                "bandwidth" => {
-                    let b = d.f64()?;
-                    if !INVERTIBLE.contains(b) {
-                        return Err(Error::entry_value("links", n, "bandwidth", ring::BANDWIDTH, b));
-                    }
-                    (link.bandwidth, has_bw) = (b, true);
-                }
+                "bandwidth" => (link.bandwidth, has_bw) = (d.f64()?, true),
                 "kind" => link.kind = d.name(&LINK_KIND)?,
                 _ => d.comment()?,
             }
@@ -914,7 +908,7 @@ fn read_processors<'a>(
         while let Some(k) = d.key(&PROCESSOR, &mut seen)? {
             match k {
                 "name" => name = Some(d.string()?),
-                "cycle_time" => cycle = Some(POSITIVE.entry("processors", n, "cycle_time", d.f64()?)?),
+                "cycle_time" => cycle = Some(d.f64()?),
                 _ => d.comment()?,
             }
         }
@@ -948,10 +942,6 @@ fn read_matrix(
         let mut j = 0usize;
         while d.element()? {
             let c = d.f64()?;
-            // A cost whose inverse (the path's bandwidth) leaves `f64` is no platform.
-            if i != j && !INVERTIBLE.contains(c) {
-                return Err(Error::entry_value("cost_matrix", i, "cost", ring::COST, c));
-            }
             let p = width.unwrap_or(usize::MAX);
             if let Some(slot) = i.checked_mul(p).and_then(|r| r.checked_add(j)).and_then(|k| costs.get_mut(k))
             {
