@@ -14,12 +14,12 @@
 // highlighted; none for a cost matrix), the scatter's baselines (even split, reversed
 // order) against the command line, and the bindings themselves (strict JSON, errors,
 // the dynamic programs). Screenshots go to OUT_DIR. Exits non-zero on the first failure.
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
+import { serve, launch } from './harness.mjs';
 import { pierce } from './shadow.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -39,21 +39,9 @@ const MAX_ROWS_DRAWN = 200;
 // models() as the page's module gives it: every model's schema and timeline.
 let schemas = [];
 
-const server = spawn(process.execPath, [join(repo, 'wasm', 'www', 'serve.mjs'), '--port', '0'],
-                     { stdio: ['ignore', 'pipe', 'inherit'] });
-const url = await new Promise((resolve, reject) => {
-  server.stdout.on('data', (d) => {
-    const m = /serving (http:\/\/\S+)/.exec(String(d));
-    if (m) resolve(m[1]);
-  });
-  server.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
-});
+const { server, url } = await serve(repo);
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launch();
 const pageErrors = [];
 let step = 'start';
 const report = [];

@@ -7,12 +7,12 @@
 // model's module and the manifest once); the page's font and colours reach inside;
 // labels, aria-invalid and the live region at a refused value; no sideways scroll at
 // 360 px, both forms shown. Exits non-zero on the first failure.
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
+import { serve, launch } from './harness.mjs';
 import { pierce } from './shadow.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -42,25 +42,13 @@ editable.doc = cliExample(editable.model);
 readOnly.doc = inline;
 for (const w of declared) w.cli = cliPlan(w.doc, w.model);
 
-const server = spawn(process.execPath, [join(repo, 'wasm', 'www', 'serve.mjs'), '--port', '0'],
-                     { stdio: ['ignore', 'pipe', 'inherit'] });
-const url = await new Promise((resolve, reject) => {
-  server.stdout.on('data', (d) => {
-    const m = /serving (http:\/\/\S+)/.exec(String(d));
-    if (m) resolve(m[1]);
-  });
-  server.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
-});
+const { server, url } = await serve(repo);
 // The host page and a document for `src` live beside the element's files, as a site that
 // copies wasm/www/ would have them; the test serves them itself.
 const pageUrl = `${url}embed.html`;
 const srcUrl = `${url}documents/table1.json`;
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launch();
 const pageErrors = [];
 let step = 'start';
 
