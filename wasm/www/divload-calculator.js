@@ -2,7 +2,9 @@
 // tag loads it (no framework, no build step); it reads pkg/manifest.json beside this file
 // (every model's schema: its document's fields with their kinds, ranges and help, and how a
 // plan row is drawn), turns that description into a form, a result table and charts, and
-// plans with its model's own wasm module (pkg/divload_MODEL.js), loaded when first shown.
+// plans with its model's own wasm module (pkg/divload_MODEL.js), loaded when first shown
+// (and pkg/divload_MODEL_full.js when the manifest marks the model `full` and a document
+// needs it).
 // It knows no model: a model added to divload's registry works here unchanged.
 //
 //   <script type="module" src="divload-calculator.js"></script>
@@ -34,16 +36,23 @@ export function manifest() {
 }
 
 // Each model's module, initialised once, on first use, and shared by the elements that
-// show it: a page downloads only the modules of the models it shows.
+// show it: a page downloads only the modules of the models it shows. A model the manifest
+// marks `full` has a second module with the solvers its first one leaves out (the first
+// says LEFT_OUT of a document that needs them): loaded when a document does, and used for
+// that model from then on.
+const LEFT_OUT = 'left out of this build';
 const modules = new Map();
-function moduleOf(model) {
-  if (!modules.has(model.name)) {
-    modules.set(model.name, import(here(`divload_${model.name}.js`)).then(async (m) => {
+const fullModules = new WeakSet();
+function moduleOf(model, full = false) {
+  const name = full || modules.has(`${model.name}_full`) ? `${model.name}_full` : model.name;
+  if (!modules.has(name)) {
+    modules.set(name, import(here(`divload_${name}.js`)).then(async (m) => {
       await m.default();
+      if (name !== model.name) fullModules.add(m);
       return m;
     }));
   }
-  return modules.get(model.name);
+  return modules.get(name);
 }
 
 const examples = new Map();
@@ -529,7 +538,19 @@ function calculator(root, host) {
         all = { plan: JSON.parse(current.api.plan(text)) };
         note = `No comparison: ${e.message ?? e}`;
       } catch (e2) {
-        showError(e2.message ?? String(e2));
+        const message = e2.message ?? String(e2);
+        const model = current.model;
+        if (model.full && !fullModules.has(current.api) && message.includes(LEFT_OUT)) {
+          // Planned again once the full module is there, unless the form moved on.
+          hideResults();
+          moduleOf(model, true).then((api) => {
+            if (current.model !== model) return;
+            current.api = api;
+            compute();
+          }, (err) => showError(`the full ${model.name} module did not load: ${err.message ?? err}`));
+          return;
+        }
+        showError(message);
         hideResults();
         return;
       }

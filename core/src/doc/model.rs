@@ -394,6 +394,8 @@ impl Timeline<'_, '_> {
     /// Declares the actor the permanent receiver of `mailbox`: messages sent there flow to
     /// its host as soon as they are sent, before it asks for them (a receive posted in
     /// advance, as MPI's eager protocol or `MPI_Irecv`), and wait there until it does.
+    /// Only the scatter's installment plans post receives in advance.
+    #[cfg(feature = "scatter-full")]
     pub fn receiver(&mut self, mailbox: u64) {
         self.0.begin_object();
         self.0.key("receiver");

@@ -30,6 +30,7 @@
 //! [`parse_platform`] fills that many [`WorkerEntry`]s, and [`PlatformFile::problem`]
 //! expands the entries into a slice of workers.
 
+#[cfg(feature = "scatter-full")]
 mod installments;
 mod read;
 mod solve;
@@ -55,6 +56,32 @@ pub use crate::scatter::Solver;
 use crate::scatter::{
     Assignment, Options, OrderPolicy, Problem, Root, RootCandidate, Rounding, Scratch, Summary,
 };
+
+/// What a build without the feature `scatter-full` (the page's first scatter module, issue
+/// 44) says of a document that needs the installment planner or a dynamic program: those
+/// two are most of the module, and the closed form plans the documents a page starts from.
+/// Each message holds [`LEFT_OUT`], by which the page knows to load the full module and
+/// plan the document again.
+pub const LEFT_OUT: &str = "left out of this build";
+
+#[cfg(not(feature = "scatter-full"))]
+pub(crate) mod left_out {
+    use crate::error::{Detail, Error};
+
+    pub(crate) fn installments() -> Error {
+        Error::json(
+            "installment plans (installments, max_items, available_at, deadline, a root that only distributes) are left out of this build: the full scatter module plans them",
+            Detail::Entry { list: "installments", index: usize::MAX, field: "" },
+        )
+    }
+
+    pub(crate) fn dynamic_program() -> Error {
+        Error::json(
+            "the dynamic programs (solver exact or sampled, costs that are not affine) are left out of this build: the full scatter module plans them",
+            Detail::Entry { list: "solver", index: usize::MAX, field: "" },
+        )
+    }
+}
 
 /// When the root computes, or that it only distributes ([`RootWork`]; the one-round
 /// solvers take [`RootMode`](crate::scatter::RootMode)'s two).
@@ -142,7 +169,10 @@ impl Model for Scatter {
     fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
         let (file, entries, candidates) = read_doc(text, memory)?;
         if file.installments.is_some() {
+            #[cfg(feature = "scatter-full")]
             return installments::plan(file, entries, memory);
+            #[cfg(not(feature = "scatter-full"))]
+            return Err(left_out::installments());
         }
         let run = solve_doc(file, entries, candidates, memory)?;
         let summary = run.solved.summary;
@@ -198,8 +228,13 @@ impl Model for Scatter {
     /// sending in the send order (then computing, after_send; or a second actor computing
     /// from the start, overlap), each other worker receiving then computing.
     fn timeline<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Option<&'m [u8]>, Error> {
+        #[cfg(feature = "scatter-full")]
         if let Some(document) = installments::timeline(text, memory)? {
             return Ok(Some(document));
+        }
+        #[cfg(not(feature = "scatter-full"))]
+        if read_doc(text, memory)?.0.installments.is_some() {
+            return Err(left_out::installments());
         }
         let run = run(text, memory, "has a timeline of its own (installments::timeline)")?;
         let (plan, root) = (run.plan, run.solved.summary.root);

@@ -331,7 +331,7 @@ pub fn solve<'a, N: Real, const K: usize, const P: usize>(
     entries: &[WorkerEntry<'a>],
     candidates: &[CandidateEntry<'a>],
     solver: Solver,
-    buf: Buffers<'_, N, K, P>,
+    mut buf: Buffers<'_, N, K, P>,
     progress: impl FnMut(u64, u64),
 ) -> Result<Solved<N>, Error> {
     let solver = file.solver(Some(solver));
@@ -348,24 +348,7 @@ pub fn solve<'a, N: Real, const K: usize, const P: usize>(
     let summary = match (solver, closed_form) {
         (Solver::ClosedForm | Solver::Auto, Some(s)) => return Ok(Solved { summary: s, closed_form: None }),
         (Solver::ClosedForm | Solver::Auto, None) => return Err(closed_form_needs_affine()),
-        (Solver::Exact, _) => {
-            let problem = file.cost_problem(entries, buf.costs)?;
-            crate::scatter::exact::exact(
-                &problem,
-                crate::scatter::exact::Pruning::Monotone,
-                buf.out,
-                buf.dp_choices,
-                buf.dp_costs,
-                progress,
-            )?
-        }
-        (Solver::Sampled, _) => {
-            let problem = file.cost_problem(entries, buf.costs)?;
-            let Some(work) = buf.sampled else {
-                return Err(Error::buffer("sampled DP workspace", 1, 0));
-            };
-            crate::scatter::sampled::solve_in(work.choices, work.costs, &problem, buf.out)?
-        }
+        (Solver::Exact | Solver::Sampled, _) => dynamic_program(file, entries, solver, &mut buf, progress)?,
     };
     // The rational relaxation bounds every plan in its send order: tighten the DP's bound
     // only when the DP served the workers in that same order.
@@ -389,6 +372,44 @@ pub fn solve<'a, N: Real, const K: usize, const P: usize>(
         _ => summary,
     };
     Ok(Solved { summary, closed_form })
+}
+
+/// The exact or the sampled DP over the file's cost functions, into `buf.out`.
+#[cfg(feature = "scatter-full")]
+fn dynamic_program<'a, N: Real, const K: usize, const P: usize>(
+    file: &PlatformFile<'a>,
+    entries: &[WorkerEntry<'a>],
+    solver: Solver,
+    buf: &mut Buffers<'_, N, K, P>,
+    progress: impl FnMut(u64, u64),
+) -> Result<Summary<N>, Error> {
+    let problem = file.cost_problem(entries, buf.costs)?;
+    if solver == Solver::Exact {
+        return crate::scatter::exact::exact(
+            &problem,
+            crate::scatter::exact::Pruning::Monotone,
+            buf.out,
+            buf.dp_choices,
+            buf.dp_costs,
+            progress,
+        );
+    }
+    let Some(work) = buf.sampled.as_mut() else {
+        return Err(Error::buffer("sampled DP workspace", 1, 0));
+    };
+    crate::scatter::sampled::solve_in(work.choices, work.costs, &problem, buf.out)
+}
+
+/// A build without the dynamic programs refuses them ([`super::LEFT_OUT`]).
+#[cfg(not(feature = "scatter-full"))]
+fn dynamic_program<'a, N: Real, const K: usize, const P: usize>(
+    _: &PlatformFile<'a>,
+    _: &[WorkerEntry<'a>],
+    _: Solver,
+    _: &mut Buffers<'_, N, K, P>,
+    _: impl FnMut(u64, u64),
+) -> Result<Summary<N>, Error> {
+    Err(super::left_out::dynamic_program())
 }
 
 /// Rank of the first worker of the entry called `name`.
