@@ -3,14 +3,16 @@
 //! * as many installments as help (`auto`) on 4, 8, 16 and 32 workers with startup costs,
 //!   a root that only distributes (the LP per sequence);
 //! * one installment with startup costs, caps and release times on 10³, 10⁴ and 10⁵ workers
-//!   (the bandwidth-order fill beyond the LP's size).
+//!   (the bandwidth-order fill beyond the LP's size);
+//! * as many installments as help on 10³, 10⁴ and 10⁵ workers with startup costs (UMR beyond
+//!   the LP's size, in `memory_for`'s memory).
 //!
 //! Results are written down in BENCHMARKS.md.
 //!
 //!     cargo bench -p divload --bench installments
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use divload::scatter::installments::{memory, plan, Chunk, Installments, Memory, Problem, RootWork};
+use divload::scatter::installments::{memory_for, plan, Chunk, Installments, Memory, Problem, RootWork};
 use divload::Worker;
 use std::hint::black_box;
 
@@ -55,10 +57,13 @@ fn bench(c: &mut Criterion) {
         (1_001, true, Installments::AtMost(1), 10_000_000),
         (10_001, true, Installments::AtMost(1), 100_000_000),
         (100_001, true, Installments::AtMost(1), 1_000_000_000),
+        (1_001, false, Installments::Auto, 10_000_000),
+        (10_001, false, Installments::Auto, 100_000_000),
+        (100_001, false, Installments::Auto, 1_000_000_000),
     ];
     for &(p, limits, installments, n) in cases {
         let (w, caps, release) = platform(p, n, limits);
-        let sizes = memory(p).unwrap();
+        let sizes = memory_for(p, installments).unwrap();
         let mut chunks = vec![Chunk::EMPTY; sizes.chunks];
         let (mut tableau, mut reals, mut indices) =
             (vec![0.0; sizes.tableau], vec![0.0; sizes.reals], vec![0; sizes.indices]);
@@ -83,15 +88,18 @@ fn bench(c: &mut Criterion) {
         };
         let s = run();
         eprintln!(
-            "{} workers besides the root: {} rounds, makespan {:.6} s, lower bound {:.6} s (gap {:.2} %), even split {:.6} s",
+            "{} workers besides the root ({}): {} rounds, {} chunks, makespan {:.6} s, lower bound {:.6} s (gap {:.2} %), even split {:.6} s",
             p - 1,
+            s.method.name(),
             s.rounds,
+            s.chunks,
             s.makespan,
             s.lower_bound,
             100.0 * (s.makespan - s.lower_bound) / s.makespan,
             s.uniform_makespan
         );
-        g.bench_with_input(BenchmarkId::from_parameter(p - 1), &p, |b, _| b.iter(&mut run));
+        let id = format!("{}{}", p - 1, if limits { " caps" } else { "" });
+        g.bench_with_input(BenchmarkId::from_parameter(id), &p, |b, _| b.iter(&mut run));
     }
     g.finish();
 }

@@ -6,7 +6,9 @@
 //!   on the horizon, checked against that simulation;
 //! * every sequence with at most `M` chunks per worker, for the optimum over sequences.
 
-use divload::scatter::installments::{memory, plan, Chunk, Installments, Memory, Problem, RootWork, Summary};
+use divload::scatter::installments::{
+    memory, memory_for, plan, Chunk, Installments, Memory, Problem, RootWork, Summary, MAX_WIDE_ROUNDS,
+};
 use divload::Worker;
 use divload_tests::exact::{qf, qi, simplex_max, Q};
 use divload_tests::Lcg;
@@ -56,13 +58,23 @@ impl Pf {
         self.work != RootWork::None && self.caps.get(self.root).is_none_or(|&c| c >= 1)
     }
 
+    /// Plans in memory for one round over many workers ([`memory`]).
     fn run(
         &self,
         items: u64,
         deadline: Option<f64>,
         installments: Installments,
     ) -> (Summary<f64>, Vec<Chunk<f64>>) {
-        let sizes = memory(self.workers.len()).unwrap();
+        self.run_in(memory(self.workers.len()).unwrap(), items, deadline, installments)
+    }
+
+    fn run_in(
+        &self,
+        sizes: divload::scatter::installments::Sizes,
+        items: u64,
+        deadline: Option<f64>,
+        installments: Installments,
+    ) -> (Summary<f64>, Vec<Chunk<f64>>) {
         let mut chunks = vec![Chunk::EMPTY; sizes.chunks];
         let mut tableau = vec![0.0; sizes.tableau];
         let mut reals = vec![0.0; sizes.reals];
@@ -957,4 +969,80 @@ fn a_floor_that_frees_a_latency_is_filled_at_once() {
     // b alone: 1000.5 s at 1.01e-6 s an item.
     assert!(items >= 990_000_000 && items <= v["items_bound"].as_u64().unwrap(), "{v}");
     assert!(v["makespan"].as_f64().unwrap() <= 1000.5);
+}
+
+/// Beyond the LP's 64 chunks, several rounds (UMR) where sending matters: over 300 workers
+/// whose sending is about a fifth of their computing, in memory from `memory_for`, the plan
+/// has several rounds, is a schedule of exactly the items (each worker's chunks one block),
+/// beats the one round that `memory`'s sizes plan, and keeps the bound below it; for each
+/// root role, and with `installments` capping the rounds.
+#[test]
+fn several_rounds_over_many_workers() {
+    let mut rng = Lcg(31);
+    let p = 301;
+    let mut workers = vec![Worker::linear(0.0, 1e-2)];
+    workers.extend((1..p).map(|_| Worker {
+        comm_latency: 1e-4 * rng.unit(),
+        comm_per_item: 1e-5 * (1.0 + rng.unit()),
+        comp_latency: 1e-3 * rng.unit(),
+        comp_per_item: 1e-2 * (1.0 + 2.0 * rng.unit()),
+    }));
+    let items = 3_000_000;
+    for work in [RootWork::None, RootWork::Overlap, RootWork::AfterSend] {
+        let pf = Pf { workers: workers.clone(), root: 0, work, caps: Vec::new(), release: Vec::new() };
+        let (one, _) = pf.run(items, None, Installments::Auto);
+        assert_eq!(one.rounds, 1, "{work:?}: memory for one round");
+        let (s, chunks) =
+            pf.run_in(memory_for(p, Installments::Auto).unwrap(), items, None, Installments::Auto);
+        check_schedule(&pf, &s, &chunks, items);
+        assert!(s.rounds > 1 && s.rounds as usize <= MAX_WIDE_ROUNDS, "{work:?}: {} rounds", s.rounds);
+        assert_eq!(s.method.name(), "uniform_multi_round");
+        assert!(
+            s.makespan < one.makespan,
+            "{work:?}: {} rounds {} against one round {}",
+            s.rounds,
+            s.makespan,
+            one.makespan
+        );
+        assert!(s.participating > 100, "{work:?}: {} workers", s.participating);
+        eprintln!(
+            "{work:?}: {} rounds, {} chunks, {:.4} s against one round {:.4} s, bound {:.4}",
+            s.rounds, s.chunks, s.makespan, one.makespan, s.lower_bound
+        );
+        let (two, chunks) =
+            pf.run_in(memory_for(p, Installments::AtMost(2)).unwrap(), items, None, Installments::AtMost(2));
+        check_schedule(&pf, &two, &chunks, items);
+        assert!(two.rounds <= 2 && two.makespan <= one.makespan);
+    }
+}
+
+/// Through the document, more workers than the LP takes plan several rounds (UMR) where
+/// nothing stops them (no caps, no deadline), and one round where caps do; the chunks add up
+/// and the shares the C library hands out are each rank's totals.
+#[test]
+fn documents_plan_several_rounds_over_many_workers() {
+    let doc = |extra: &str| {
+        format!(
+            r#"{{"version": 1, "model": "scatter", "items": 1000000, "root": "io", "installments": "auto"{extra},
+ "workers": [{{"name": "io", "comm_per_item": 0, "comp_per_item": 1e-2}},
+             {{"name": "n", "count": 200, "comm_latency": 1e-4, "comm_per_item": 2e-5, "comp_latency": 1e-3,
+              "comp_per_item": 1e-2}}]}}"#
+        )
+    };
+    let v = doc_plan(&doc("")).unwrap();
+    assert_eq!(v["method"], "uniform_multi_round", "{v}");
+    assert!(v["rounds"].as_u64().unwrap() > 1);
+    let chunks = v["chunks"].as_array().unwrap();
+    assert_eq!(chunks.iter().map(|c| c["count"].as_u64().unwrap()).sum::<u64>(), 1_000_000);
+    assert!(v["lower_bound"].as_f64().unwrap() <= v["makespan"].as_f64().unwrap());
+    let (shares, _) = divload_host::plan_shares(doc("").as_bytes()).unwrap();
+    assert_eq!(shares.iter().map(|s| s.count).sum::<u64>(), 1_000_000);
+    for row in v["plan"].as_array().unwrap() {
+        let s = shares[row["rank"].as_u64().unwrap() as usize];
+        assert_eq!(s.count, row["count"].as_u64().unwrap());
+    }
+    let capped =
+        doc("").replace(r#""comp_per_item": 1e-2}]"#, r#""comp_per_item": 1e-2, "max_items": 100000}]"#);
+    let c = doc_plan(&capped).unwrap();
+    assert_eq!((c["method"].as_str(), c["rounds"].as_u64()), (Some("installments_lp"), Some(1)), "{c}");
 }

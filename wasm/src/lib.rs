@@ -90,6 +90,7 @@ pub fn schedules(platform: JsValue) -> Result<String, JsError> {
 /// # Errors
 ///
 /// Throws an `Error` when memory runs out.
+#[cfg(feature = "models")]
 #[wasm_bindgen]
 pub fn models() -> Result<String, JsError> {
     let doc = divload_host::models_json().map_err(|e| JsError::new(&e.to_string()))?;

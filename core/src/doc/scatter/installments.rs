@@ -47,7 +47,12 @@ pub(super) fn plan<'s, 'm, M: Memory>(
         Some(name) => super::solve::rank_of(entries, name, "root", usize::MAX)?,
         None => return Err(crate::doc::missing("root", "installment plans need a fixed root: give root")),
     };
-    let sizes = planner::memory(p).ok_or(Error::too_large("workers", usize::MAX as u64, p as u64))?;
+    // Room for several rounds over many workers only where they may be planned (UMR: no
+    // caps, no deadline); one round takes a tenth of it.
+    let installments = file.installments.unwrap_or(Installments::AtMost(1));
+    let umr = file.deadline.is_none() && caps.iter().all(|&c| c == u64::MAX);
+    let sizes = planner::memory_for(p, if umr { installments } else { Installments::AtMost(1) })
+        .ok_or(Error::too_large("workers", usize::MAX as u64, p as u64))?;
     let chunks = memory.slice("installments", sizes.chunks, Chunk::EMPTY)?;
     let mut m = planner::Memory {
         chunks: &mut *chunks,
@@ -63,7 +68,7 @@ pub(super) fn plan<'s, 'm, M: Memory>(
         deadline: file.deadline,
         max_items: &*caps,
         available_at: &*release,
-        installments: file.installments.unwrap_or(Installments::AtMost(1)),
+        installments,
     };
     let mut summary = planner::plan(&problem, &mut m)?;
     let one_round = file.deadline.is_none()

@@ -17,12 +17,13 @@
 //! * whole counts: floors, then item by item where the makespan grows least (`counts.rs`);
 //! * beyond [`MAX_CHUNKS`] workers that compute, one round: the most items each worker in
 //!   bandwidth order still finishes by a horizon, the least horizon by bisection, and whole
-//!   counts by rounding the prefix sums (`wide.rs`), O(p) a horizon.
+//!   counts by rounding the prefix sums (`wide.rs`), O(p) a horizon; and, without caps or a
+//!   deadline, in memory from [`memory_for`], the uniform multi-round schedule (UMR) of Yang,
+//!   van der Raadt and Casanova when it is faster (`umr.rs`), O(p) a round.
 //!
-//! Sizing a round-robin sequence by its LP is at least as good as the uniform multi-round
-//! schedule of Yang and Casanova on the same sequence (UMR fixes the sizes by a geometric
-//! rule; the LP picks the best ones), and the number of rounds is searched rather than
-//! taken from UMR's formula.
+//! Up to [`MAX_CHUNKS`] chunks, sizing a round-robin sequence by its LP is at least as good
+//! as UMR on the same sequence (UMR fixes the sizes by a geometric rule; the LP picks the
+//! best ones), and the number of rounds is searched rather than taken from UMR's formula.
 //!
 //! The plan's `lower_bound` holds for every plan with at most `installments` chunks per
 //! worker in any order (any number with [`Installments::Auto`]): `bound.rs`.
@@ -33,6 +34,7 @@
 mod bound;
 mod counts;
 mod lp;
+mod umr;
 mod wide;
 
 use crate::error::{Error, ErrorCode, Template};
@@ -42,6 +44,7 @@ use crate::platform::worker::Worker;
 use crate::report::{Method, Report};
 use counts::{schedule, whole, Goal};
 use lp::{Costs, RootColumn, Sequence};
+pub use umr::{MAX_WIDE_CHUNKS, MAX_WIDE_ROUNDS};
 
 /// Most chunks in one sequence (besides the root's share): the LP of a sequence is dense,
 /// (3K + 3) rows by 4K + 4 columns, about 50 k `f64` (0.4 MiB) at K = 64, and a solve takes
@@ -55,6 +58,9 @@ impl Method {
     /// Round-robin sequences of installments, each sized by its linear program, the best
     /// number of rounds ([`installments`](crate::scatter::installments)).
     pub const INSTALLMENTS: Method = Method::new("installments_lp");
+    /// Over more workers than the LP takes: the uniform multi-round schedule of Yang, van
+    /// der Raadt and Casanova, its number of rounds chosen on its predicted makespan.
+    pub const UNIFORM_MULTI_ROUND: Method = Method::new("uniform_multi_round");
 }
 
 /// How many installments each worker may receive.
@@ -214,7 +220,33 @@ pub const fn memory(p: usize) -> Option<Sizes> {
     Some(Sizes { chunks: half, tableau, reals, indices })
 }
 
-/// The caller's memory (sizes from [`memory`]).
+/// As [`memory`], with room for several rounds over more than [`MAX_CHUNKS`] workers
+/// (UMR): `installments` per worker at most, and at most [`MAX_WIDE_ROUNDS`] rounds and
+/// [`MAX_WIDE_CHUNKS`] chunks. [`plan`] takes as many rounds there as the memory it is
+/// given holds: with [`memory`]'s sizes, one.
+pub const fn memory_for(p: usize, installments: Installments) -> Option<Sizes> {
+    let Some(one) = memory(p) else { return None };
+    let asked = match installments {
+        Installments::Auto => MAX_WIDE_ROUNDS,
+        Installments::AtMost(r) => r as usize,
+    };
+    let fit = MAX_WIDE_CHUNKS / if p > 0 { p } else { 1 };
+    let rounds = if asked < fit { asked } else { fit };
+    let rounds = if rounds < MAX_WIDE_ROUNDS { rounds } else { MAX_WIDE_ROUNDS };
+    if p <= MAX_CHUNKS + 1 || rounds <= 1 {
+        return Some(one);
+    }
+    // Every worker but the root in `rounds` rounds, and the root's share.
+    let Some(wide) = (p - 1).checked_mul(rounds) else { return None };
+    let Some(wide) = wide.checked_add(1) else { return None };
+    let half = if wide > one.chunks { wide } else { one.chunks };
+    let Some(both) = half.checked_mul(2) else { return None };
+    let Some(reals) = p.checked_add(both) else { return None };
+    let Some(indices) = p.checked_add(if wide > MAX_CHUNKS { wide } else { MAX_CHUNKS }) else { return None };
+    Some(Sizes { chunks: half, tableau: one.tableau, reals, indices })
+}
+
+/// The caller's memory (sizes from [`memory`] or [`memory_for`]).
 #[derive(Debug)]
 pub struct Memory<'a, N> {
     /// The plan's chunks, in send order.
@@ -343,14 +375,17 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
         }
     }
 
-    let half = (MAX_CHUNKS + 1).max(p + 1);
+    // Sizes and counts for as many chunks as the memory holds (more than `memory`'s with
+    // `memory_for`'s), then one time per worker.
+    let half = memory.chunks.len().min(memory.reals.len().saturating_sub(p) / 2).max(sizes.chunks);
     let Some((x, rest_reals)) = memory.reals.split_at_mut_checked(half) else {
         return Err(Error::buffer("installment reals", sizes.reals, 0));
     };
     let Some((spare, ready)) = rest_reals.split_at_mut_checked(half) else {
         return Err(Error::buffer("installment reals", sizes.reals, 0));
     };
-    let seq_buf = rest.get_mut(..MAX_CHUNKS).unwrap_or_default();
+    let wide_room = half.min(rest.len().saturating_add(1)).saturating_sub(1) / q.max(1);
+    let seq_buf = rest;
     let deadline = problem.deadline.map(|d| d.to_f64());
     let goal = match deadline {
         Some(t) => Goal::Deadline(t, n),
@@ -371,6 +406,24 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
             ready,
             memory.chunks,
         )?);
+        let asked = match problem.installments {
+            Installments::Auto => MAX_WIDE_ROUNDS,
+            Installments::AtMost(r) => r as usize,
+        };
+        // UMR sizes chunks without caps, and has no answer to a deadline.
+        let uncapped = order.iter().all(|&w| costs(w).cap.is_infinite())
+            && (root_column == RootColumn::Absent || root.cap.is_infinite());
+        let most = asked.min(MAX_WIDE_ROUNDS).min(wide_room);
+        if let (Goal::Items(n), true, true) = (goal, uncapped, most > 1) {
+            if let Some(u) = umr::choose(order, costs, root, root_column, n as f64, most) {
+                let sides = Sides { costs, root, root_column, root_index: problem.root };
+                if let Some(b) =
+                    wide_rounds(&u, order, sides, n, seq_buf, x, spare, ready, memory.chunks, best.as_ref())?
+                {
+                    best = Some(b);
+                }
+            }
+        }
     }
     let narrow_rounds = if q > MAX_CHUNKS { 0 } else { most_rounds };
     let mut stale = 0;
@@ -384,7 +437,18 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
                 k += 1;
             }
         }
-        let Some(found) = size(seq_buf, k, &costs, root, root_column, goal, memory.tableau, x, spare)? else {
+        let Some(found) = size(
+            seq_buf.get_mut(..MAX_CHUNKS).unwrap_or_default(),
+            k,
+            &costs,
+            root,
+            root_column,
+            goal,
+            memory.tableau,
+            x,
+            spare,
+        )?
+        else {
             continue;
         };
         let (seq, rational) = found;
@@ -415,7 +479,14 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
                 ready,
                 memory.chunks,
             )?;
-            best = Some(Best { makespan, rational, items: planned, rounds: rounds as u32, chunks });
+            best = Some(Best {
+                makespan,
+                rational,
+                items: planned,
+                rounds: rounds as u32,
+                chunks,
+                method: Method::INSTALLMENTS,
+            });
             stale = 0;
         } else {
             stale += 1;
@@ -447,7 +518,7 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
         }
     };
     let chunks = memory.chunks.get(..best.chunks).unwrap_or_default();
-    let participating = if q > MAX_CHUNKS { chunks.len() } else { count_participants(chunks) };
+    let participating = count_participants(chunks, ready);
     // The even split of as many items as the plan holds (with a deadline, fewer than `n`).
     let uniform = even_split(order, best.items as u64, root, root_column, costs, ready, x);
     Ok(Summary {
@@ -461,7 +532,7 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
         rounds: best.rounds,
         participating,
         uniform_makespan: to_n(uniform)?,
-        method: Method::INSTALLMENTS,
+        method: best.method,
     })
 }
 
@@ -528,7 +599,59 @@ fn one_wide_round<N: Real>(
     let makespan = schedule(order, chunks, root_count, root, root_column, costs, ready, |_, _| {});
     let items = counts.iter().sum();
     let chunks = emit(order, counts, x, root, root_column, root_index, costs, ready, out)?;
-    Ok(Best { makespan, rational, items, rounds: 1, chunks })
+    Ok(Best { makespan, rational, items, rounds: 1, chunks, method: Method::INSTALLMENTS })
+}
+
+/// UMR's rounds over many workers (`umr.rs`), their counts rounded by prefix sums: the
+/// plan, written to `out`, when it is faster than `than`.
+#[allow(clippy::too_many_arguments)]
+fn wide_rounds<N: Real, F: Fn(usize) -> Costs + Copy>(
+    u: &umr::Umr,
+    order: &[usize],
+    sides: Sides<F>,
+    n: u64,
+    seq: &mut [usize],
+    x: &mut [f64],
+    counts: &mut [f64],
+    ready: &mut [f64],
+    out: &mut [Chunk<N>],
+    than: Option<&Best>,
+) -> Result<Option<Best>, Error> {
+    let Sides { costs, root, root_column, root_index } = sides;
+    let k = u.chunks();
+    let (Some(seq), Some(x), Some(counts)) = (seq.get_mut(..k), x.get_mut(..=k), counts.get_mut(..=k)) else {
+        return Ok(None);
+    };
+    u.fill(order, costs, n as f64, seq, x);
+    wide::round_prefixes(x, n, counts);
+    let run = |v: &[f64], ready: &mut [f64]| {
+        let (chunks, root_share) = v.split_at_checked(k).unwrap_or((v, &[]));
+        let root_share = root_share.first().copied().unwrap_or(0.0);
+        schedule(seq, chunks, root_share, root, root_column, costs, ready, |_, _| {})
+    };
+    let makespan = run(counts, ready);
+    if than.is_some_and(|b| makespan >= b.makespan) || !makespan.is_finite() {
+        return Ok(None);
+    }
+    let rational = run(x, ready);
+    let chunks = emit(seq, counts, x, root, root_column, root_index, costs, ready, out)?;
+    Ok(Some(Best {
+        makespan,
+        rational,
+        items: n as f64,
+        rounds: u.rounds as u32,
+        chunks,
+        method: Method::UNIFORM_MULTI_ROUND,
+    }))
+}
+
+/// Who computes besides the chunks' workers: the costs, the root's, and where it stands.
+#[derive(Clone, Copy)]
+struct Sides<F> {
+    costs: F,
+    root: Costs,
+    root_column: RootColumn,
+    root_index: usize,
 }
 
 struct Best {
@@ -537,6 +660,7 @@ struct Best {
     items: f64,
     rounds: u32,
     chunks: usize,
+    method: Method,
 }
 
 fn check_len(what: &'static str, needed: usize, got: usize) -> Result<(), Error> {
@@ -717,38 +841,49 @@ fn emit<N: Real>(
         return Err(Error::numeric_overflow(N::NAME));
     }
     let out = out.get_mut(..at).unwrap_or_default();
-    if out.len() > MAX_CHUNKS + 1 {
-        // One round over many workers (`wide.rs`): each worker once, blocks in send order.
-        let mut next = 0;
-        for c in out.iter_mut() {
-            c.displacement = next;
-            next += c.count;
+    // Each worker's items are one block, the blocks in the order of the workers' first
+    // chunks, and its chunks consecutive parts of it. `ready` (free once the schedule is
+    // written) holds each worker's running offset, or minus its total before its block is
+    // placed (every chunk written holds an item at least). Items are at most 2⁵³: exact.
+    for c in out.iter() {
+        if let Some(r) = ready.get_mut(c.worker) {
+            *r = 0.0;
         }
-        return Ok(at);
     }
-    let mut block = 0;
-    for i in 0..out.len() {
-        let Some(w) = out.get(i).map(|c| c.worker) else { break };
-        if out.iter().take(i).any(|c| c.worker == w) {
-            continue;
+    for c in out.iter() {
+        if let Some(r) = ready.get_mut(c.worker) {
+            *r -= c.count as f64;
         }
-        let mut next = block;
-        for c in out.iter_mut().skip(i).filter(|c| c.worker == w) {
-            c.displacement = next;
-            next += c.count;
+    }
+    let mut block = 0.0f64;
+    for c in out.iter_mut() {
+        let Some(r) = ready.get_mut(c.worker) else { continue };
+        if *r < 0.0 {
+            let total = -*r;
+            *r = block;
+            block += total;
         }
-        block = next;
+        c.displacement = *r as u64;
+        *r += c.count as f64;
     }
     Ok(at)
 }
 
-fn count_participants<N>(chunks: &[Chunk<N>]) -> usize {
-    (0..chunks.len())
-        .filter(|&i| {
-            let w = chunks.get(i).map(|c| c.worker);
-            !chunks.iter().take(i).any(|c| Some(c.worker) == w)
-        })
-        .count()
+/// The workers among `chunks`, with a scratch slot per worker.
+fn count_participants<N>(chunks: &[Chunk<N>], seen: &mut [f64]) -> usize {
+    for c in chunks {
+        if let Some(s) = seen.get_mut(c.worker) {
+            *s = 0.0;
+        }
+    }
+    let mut workers = 0;
+    for c in chunks {
+        if let Some(s) = seen.get_mut(c.worker) {
+            workers += usize::from(*s == 0.0);
+            *s = 1.0;
+        }
+    }
+    workers
 }
 
 /// The answer when not one item finishes by the deadline.
