@@ -290,8 +290,8 @@ contains
     end if
     if (present(options)) o = c_loc(options)
     if (present(summary)) s = c_loc(summary)
-    ! At most one chunk per worker plus DIVLOAD_MAX_CHUNKS: one call suffices.
-    allocate (out(size(workers) + DIVLOAD_MAX_CHUNKS), stat=stat)
+    ! The most chunks any plan over these workers has: one call suffices.
+    allocate (out(max(1_c_size_t, divload_installment_chunks_max(size(workers, kind=c_size_t)))), stat=stat)
     if (stat /= 0) then
       status = DIVLOAD_OUT_OF_MEMORY
       return

@@ -23,8 +23,10 @@ module divload_c
   integer(c_int32_t), parameter :: DIVLOAD_ROOT_MODE_DISTRIBUTE_ONLY = 2
   ! Installments per worker: as many as help (`divload_installment_options.installments`).
   integer(c_int32_t), parameter :: DIVLOAD_INSTALLMENTS_AUTO = 0
-  ! Most chunks a plan with installments has when at most 64 workers compute; beyond, one
-  ! chunk per worker. An `out` of `workers_len + DIVLOAD_MAX_CHUNKS` chunks always suffices.
+  ! Most chunks (besides the root's share) a plan with installments sizes by its linear
+  ! program, when at most 64 workers compute. Beyond, a plan has one chunk per worker, or
+  ! several rounds of them (at most 16): `divload_installment_chunks_max` gives the most
+  ! chunks any plan over a number of workers has.
   integer(c_int32_t), parameter :: DIVLOAD_MAX_CHUNKS = 64
   ! The root computes its own share after sending all the others (`MPI_Scatterv` on a
   ! root that then works). The default (0).
@@ -386,6 +388,19 @@ module divload_c
       integer(c_size_t) :: c_result
     end function divload_last_error_message
 
+    ! C: size_t divload_installment_chunks_max(size_t workers_len);
+    ! The most chunks a plan with installments over `workers_len` workers (the root included)
+    ! has, the root's share counted: an `out` of this many always suffices for
+    ! `divload_plan_chunks` and `divload_plan_installments`: the LP's 64 chunks and the root's
+    ! share up to 65 workers; beyond, up to 16 rounds of every worker but the root and the
+    ! root's share (at most 2^21 chunks in all). 0 only if that overflows `size_t`.
+    function divload_installment_chunks_max(workers_len) &
+        bind(c, name="divload_installment_chunks_max") result(c_result)
+      import :: c_size_t
+      integer(c_size_t), value :: workers_len
+      integer(c_size_t) :: c_result
+    end function divload_installment_chunks_max
+
     ! C: divload_status divload_plan_chunks(const char *json, size_t json_len, struct divload_chunk
     ! C: *out, size_t out_len, size_t *out_n, struct divload_plan_summary *summary);
     ! Plans a document with installments (a scatter document with `"installments"`,
@@ -396,8 +411,9 @@ module divload_c
     !
     ! On `DIVLOAD_OK`, `*out_n` is the number of chunks written. On
     ! `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the number of
-    ! chunks the plan has: call again with that many (or give `workers + DIVLOAD_MAX_CHUNKS`
-    ! at once). Returns `DIVLOAD_NULL_PARAMETER` for a null `json`, `out` or `out_n`,
+    ! chunks the plan has: call again with that many (or give
+    ! `divload_installment_chunks_max(workers)` at once). Returns `DIVLOAD_NULL_PARAMETER` for a
+    ! null `json`, `out` or `out_n`,
     ! `DIVLOAD_JSON` for malformed JSON or a value out of range, `DIVLOAD_INVALID_INPUT` for
     ! a document whose plan sends each worker its share in one message (plan it with
     ! `divload_plan_shares`) or a misaligned pointer, and otherwise as
@@ -889,6 +905,7 @@ module divload_c
   public :: divload_library_version
   public :: divload_status_message
   public :: divload_last_error_message
+  public :: divload_installment_chunks_max
   public :: divload_plan_chunks
   public :: divload_plan_installments
   public :: divload_plan

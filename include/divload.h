@@ -25,8 +25,10 @@
 // Installments per worker: as many as help (`divload_installment_options.installments`).
 #define DIVLOAD_INSTALLMENTS_AUTO 0
 
-// Most chunks a plan with installments has when at most 64 workers compute; beyond, one
-// chunk per worker. An `out` of `workers_len + DIVLOAD_MAX_CHUNKS` chunks always suffices.
+// Most chunks (besides the root's share) a plan with installments sizes by its linear
+// program, when at most 64 workers compute. Beyond, a plan has one chunk per worker, or
+// several rounds of them (at most 16): `divload_installment_chunks_max` gives the most
+// chunks any plan over a number of workers has.
 #define DIVLOAD_MAX_CHUNKS 64
 
 // The root computes its own share after sending all the others (`MPI_Scatterv` on a
@@ -397,6 +399,13 @@ const char *divload_status_message(uint32_t status);
 // `buf` must be null or valid for writes of `len` bytes.
 size_t divload_last_error_message(char *buf, size_t len);
 
+// The most chunks a plan with installments over `workers_len` workers (the root included)
+// has, the root's share counted: an `out` of this many always suffices for
+// `divload_plan_chunks` and `divload_plan_installments`: the LP's 64 chunks and the root's
+// share up to 65 workers; beyond, up to 16 rounds of every worker but the root and the
+// root's share (at most 2^21 chunks in all). 0 only if that overflows `size_t`.
+size_t divload_installment_chunks_max(size_t workers_len);
+
 // Plans a document with installments (a scatter document with `"installments"`,
 // `"deadline"`, a worker's `"max_items"` or `"available_at"`, or `"root_mode":
 // "distribute_only"`; the JSON format of `divload plan`) and writes its chunks into `out`
@@ -405,8 +414,8 @@ size_t divload_last_error_message(char *buf, size_t len);
 //
 // On `DIVLOAD_OK`, `*out_n` is the number of chunks written. On
 // `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the number of
-// chunks the plan has: call again with that many (or give `workers + DIVLOAD_MAX_CHUNKS`
-// at once). Returns `DIVLOAD_NULL_PARAMETER` for a null `json`, `out` or `out_n`,
+// chunks the plan has: call again with that many (or give
+// `divload_installment_chunks_max(workers)` at once). Returns `DIVLOAD_NULL_PARAMETER` for a null `json`, `out` or `out_n`,
 // `DIVLOAD_JSON` for malformed JSON or a value out of range, `DIVLOAD_INVALID_INPUT` for
 // a document whose plan sends each worker its share in one message (plan it with
 // `divload_plan_shares`) or a misaligned pointer, and otherwise as

@@ -108,7 +108,7 @@ static inline int divload_mpi_installments_create(MPI_Comm comm, int root, const
 
     const size_t n = (size_t)size;
     /* The most chunks a plan has (divload.h): the root's buffer is sized once, before planning. */
-    const size_t most = n + DIVLOAD_MAX_CHUNKS;
+    const size_t most = divload_installment_chunks_max(n);
     int ok[2] = {plan != NULL && my_costs != NULL, 0}, all_ok[2] = {0, 0};
     double *costs = NULL, *release = NULL;
     uint64_t *caps = NULL;

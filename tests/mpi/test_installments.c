@@ -75,7 +75,7 @@ static void run_case(long long items, int root, const divload_installment_option
     divload_worker *w = (divload_worker *)malloc(sizeof *w * (size_t)size_);
     uint64_t *caps = (uint64_t *)malloc(sizeof *caps * (size_t)size_);
     double *rel = (double *)malloc(sizeof *rel * (size_t)size_);
-    divload_chunk *mine = (divload_chunk *)malloc(sizeof *mine * ((size_t)size_ + DIVLOAD_MAX_CHUNKS));
+    divload_chunk *mine = (divload_chunk *)malloc(sizeof *mine * (divload_installment_chunks_max((size_t)size_)));
     for (int r = 0; r < size_; r++) {
         w[r] = costs_of(r);
         caps[r] = capped && r % 2 == 1 ? (uint64_t)(items / (2 * size_) + 1) : UINT64_MAX;
@@ -84,7 +84,7 @@ static void run_case(long long items, int root, const divload_installment_option
     size_t n = 0;
     divload_plan_summary s;
     CHECK(divload_plan_installments(w, (size_t)size_, (size_t)root, (uint64_t)items, caps, rel, opts, mine,
-                                    (size_t)size_ + DIVLOAD_MAX_CHUNKS, &n, &s) == DIVLOAD_OK);
+                                    divload_installment_chunks_max((size_t)size_), &n, &s) == DIVLOAD_OK);
     CHECK((int)n == plan.chunks);
     CHECK(memcmp(mine, plan.chunk, n * sizeof *mine) == 0);
     CHECK(s.makespan == plan.summary.makespan && s.items == plan.summary.items);

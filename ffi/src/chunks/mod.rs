@@ -28,10 +28,26 @@ pub const DIVLOAD_ROOT_MODE_DISTRIBUTE_ONLY: u32 = 2;
 /// Installments per worker: as many as help (`divload_installment_options.installments`).
 pub const DIVLOAD_INSTALLMENTS_AUTO: u32 = 0;
 
-/// Most chunks a plan with installments has when at most 64 workers compute; beyond, one
-/// chunk per worker. An `out` of `workers_len + DIVLOAD_MAX_CHUNKS` chunks always suffices.
+/// Most chunks (besides the root's share) a plan with installments sizes by its linear
+/// program, when at most 64 workers compute. Beyond, a plan has one chunk per worker, or
+/// several rounds of them (at most 16): `divload_installment_chunks_max` gives the most
+/// chunks any plan over a number of workers has.
 pub const DIVLOAD_MAX_CHUNKS: usize = 64;
 const _: () = assert!(DIVLOAD_MAX_CHUNKS == divload::scatter::installments::MAX_CHUNKS);
+
+/// The most chunks a plan with installments over `workers_len` workers (the root included)
+/// has, the root's share counted: an `out` of this many always suffices for
+/// `divload_plan_chunks` and `divload_plan_installments`: the LP's 64 chunks and the root's
+/// share up to 65 workers; beyond, up to 16 rounds of every worker but the root and the
+/// root's share (at most 2^21 chunks in all). 0 only if that overflows `size_t`.
+#[no_mangle]
+pub extern "C" fn divload_installment_chunks_max(workers_len: usize) -> usize {
+    divload::scatter::installments::memory_for(
+        workers_len,
+        divload::scatter::installments::Installments::Auto,
+    )
+    .map_or(0, |s| s.chunks)
+}
 
 /// One message of a plan sent in installments, in send order. Times in seconds from the
 /// start of the scatter.
@@ -80,8 +96,8 @@ pub struct divload_installment_options {
 ///
 /// On `DIVLOAD_OK`, `*out_n` is the number of chunks written. On
 /// `DIVLOAD_BUFFER_TOO_SMALL`, nothing is written to `out` and `*out_n` is the number of
-/// chunks the plan has: call again with that many (or give `workers + DIVLOAD_MAX_CHUNKS`
-/// at once). Returns `DIVLOAD_NULL_PARAMETER` for a null `json`, `out` or `out_n`,
+/// chunks the plan has: call again with that many (or give
+/// `divload_installment_chunks_max(workers)` at once). Returns `DIVLOAD_NULL_PARAMETER` for a null `json`, `out` or `out_n`,
 /// `DIVLOAD_JSON` for malformed JSON or a value out of range, `DIVLOAD_INVALID_INPUT` for
 /// a document whose plan sends each worker its share in one message (plan it with
 /// `divload_plan_shares`) or a misaligned pointer, and otherwise as

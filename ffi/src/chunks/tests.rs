@@ -317,3 +317,26 @@ fn chunks_cross_the_boundary() {
     let (st, _, needed, _) = installments(&w, 0, 40, None, None, Some(&two), n - 1);
     assert_eq!((st, needed), (DIVLOAD_BUFFER_TOO_SMALL, n));
 }
+
+/// Over 200 workers a plan may have many rounds (UMR): more chunks than `workers + 64`,
+/// which `divload_installment_chunks_max` covers; a buffer one short is refused with the
+/// number needed.
+#[cfg_attr(miri, ignore)]
+#[test]
+fn many_workers_plan_in_rounds_within_the_most_chunks() {
+    assert_eq!(divload_installment_chunks_max(1), 65);
+    assert_eq!(divload_installment_chunks_max(65), 66);
+    assert_eq!(divload_installment_chunks_max(201), 200 * 16 + 1);
+    assert_eq!(divload_installment_chunks_max(usize::MAX), 0);
+    let mut w = vec![worker(0.0, 0.0, 0.0, 1e-2)];
+    w.extend((0..200).map(|i| worker(1e-4, 2e-5 * (1.0 + (i % 7) as f64 / 7.0), 1e-3, 1e-2)));
+    let most = divload_installment_chunks_max(w.len());
+    let (st, chunks, _, s) = installments(&w, 0, 1_000_000, None, None, None, most);
+    assert_eq!(st, DIVLOAD_OK, "{}", last_error());
+    assert!(chunks.len() > w.len() + DIVLOAD_MAX_CHUNKS, "{} chunks", chunks.len());
+    let method = unsafe { CStr::from_ptr(s.method.as_ptr()) };
+    assert_eq!(method.to_str().unwrap(), "uniform_multi_round");
+    check_layout(&chunks, w.len(), 1_000_000);
+    let (st, _, n, _) = installments(&w, 0, 1_000_000, None, None, None, chunks.len() - 1);
+    assert_eq!((st, n), (DIVLOAD_BUFFER_TOO_SMALL, chunks.len()));
+}
