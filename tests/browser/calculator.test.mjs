@@ -451,6 +451,26 @@ try {
         if (drawn) await sameGraph(page, name, chart, doc, cli);
       } else if (Array.isArray(cli[chart.list]) && cli[chart.list].length) {
         assert.equal(await figure.count(), 1, `${name}: chart of ${chart.list}`);
+        if (chart.kind === 'lanes') {
+          // Every row's phases drawn on its lane: one bar a phase that lasts.
+          const lanes = new Set(cli[chart.list].map((r) => r[chart.group]));
+          assert.equal(await figure.locator('g.gantt-row').count(), Math.min(lanes.size, MAX_ROWS_DRAWN), `${name}: lanes`);
+          for (const [j, p] of chart.phases.entries()) {
+            const lasting = cli[chart.list].filter((r) => r[p.end] > r[p.start]).length;
+            assert.equal(await figure.locator(`rect.phase${j}`).count(), lasting, `${name}: ${p.label} bars`);
+          }
+          report.push(`${name}: ${cli[chart.list].length} ${chart.list} on ${lanes.size} lanes`);
+        }
+      }
+    }
+    if (Array.isArray(cli.chunks)) {
+      // A plan in installments is compared with one installment: the even split and the
+      // planner's best.
+      for (const key of ['even', 'one_round']) {
+        const figure = page.locator(`#baselines figure[data-baseline="${key}"]`);
+        assert.equal(await figure.count(), 1, `${name}: baseline ${key}`);
+        const m = Number(await figure.getAttribute('data-makespan'));
+        assert.ok(m >= cli.makespan, `${name}: baseline ${key} ${m} beats the plan's ${cli.makespan}`);
       }
     }
     report.push(`${name} ${cli.makespan} s`);

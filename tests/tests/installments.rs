@@ -422,6 +422,13 @@ fn plans_against_every_sequence_in_exact_rationals() {
                 "{} below the optimum {opt_f}",
                 s.rational_makespan
             );
+            // A few workers: every sequence searched, and the least of them is the bound.
+            assert_eq!(s.method.name(), "installments_every_sequence");
+            assert!(
+                s.lower_bound >= opt_f * (1.0 - 2e-9),
+                "bound {} not the optimum {opt_f} over every sequence: {pf:?}",
+                s.lower_bound
+            );
             // The integer plan, replayed in rationals from its own sequence.
             let seq: Vec<usize> = chunks.iter().filter(|c| c.worker != pf.root).map(|c| c.worker).collect();
             let x: Vec<Q> =
@@ -1045,4 +1052,34 @@ fn documents_plan_several_rounds_over_many_workers() {
         doc("").replace(r#""comp_per_item": 1e-2}]"#, r#""comp_per_item": 1e-2, "max_items": 100000}]"#);
     let c = doc_plan(&capped).unwrap();
     assert_eq!((c["method"].as_str(), c["rounds"].as_u64()), (Some("installments_lp"), Some(1)), "{c}");
+}
+
+/// The baselines the page sets beside an installment plan: the even split in one
+/// installment and the planner's best single installment, each a schedule of the same items
+/// (rows by chunk, finishing by their makespan) no faster than the plan; with a deadline,
+/// the single installment's answer alone.
+#[test]
+fn installment_documents_have_baselines() {
+    let doc = STAR.replace(r#""max_items": 600"#, r#""max_items": 3000"#);
+    let plan = doc_plan(&doc).unwrap();
+    let b: serde_json::Value =
+        serde_json::from_slice(&divload_host::baselines_json(doc.as_bytes()).unwrap()).unwrap();
+    let makespan = plan["makespan"].as_f64().unwrap();
+    for key in ["even", "one_round"] {
+        let rows = b[key]["rows"].as_array().unwrap_or_else(|| panic!("{key}: {b}"));
+        assert_eq!(rows.iter().map(|r| r["count"].as_u64().unwrap()).sum::<u64>(), 10_000, "{key}");
+        let latest = rows.iter().map(|r| r["finish"].as_f64().unwrap()).fold(0.0, f64::max);
+        assert_eq!(b[key]["makespan"].as_f64().unwrap(), latest, "{key}");
+        assert!(latest >= makespan, "{key}: {latest} beats the plan's {makespan}");
+        assert!(rows.iter().all(|r| r["start"].as_f64() <= r["received"].as_f64()
+            && r["received"].as_f64() <= r["finish"].as_f64()));
+    }
+    // One installment is what the plan of at most one is.
+    let one = doc_plan(&doc.replace(r#""installments": "auto""#, r#""installments": 1"#)).unwrap();
+    assert_eq!(b["one_round"]["makespan"].as_f64(), one["makespan"].as_f64());
+    assert_eq!(b["even"]["makespan"].as_f64(), one["uniform_makespan"].as_f64());
+    let by5 = STAR.replace(r#""installments": "auto""#, r#""installments": "auto", "deadline": 5"#);
+    let d: serde_json::Value =
+        serde_json::from_slice(&divload_host::baselines_json(by5.as_bytes()).unwrap()).unwrap();
+    assert!(d.get("even").is_none() && d["one_round"]["makespan"].as_f64().unwrap() <= 5.0, "{d}");
 }

@@ -269,6 +269,10 @@ fn choices_defaults_and_timelines_match_the_documents() {
         }
         // Each chart's list is in the example's result, with the columns it draws.
         for c in m.charts {
+            if let ChartKind::Lanes(phases) = c.kind {
+                lanes_chart_draws(m.name, c, phases);
+                continue;
+            }
             let list = result[c.list]
                 .as_array()
                 .unwrap_or_else(|| panic!("{}: chart list {} missing", m.name, c.list));
@@ -305,6 +309,7 @@ fn choices_defaults_and_timelines_match_the_documents() {
                     );
                 }
                 ChartKind::Graph(g) => graph_chart_draws(m.name, m.fields, c, g),
+                ChartKind::Lanes(_) => {}
             }
         }
     }
@@ -329,6 +334,44 @@ fn choices_defaults_and_timelines_match_the_documents() {
 /// edge's style field), each route of the result is a walk over the edges from its `from`
 /// to its `to` that gets no more than the weight of any edge it crosses, and the nodes
 /// left out are placeable nodes (not relays).
+/// A lanes chart draws a further example of its model (the scatter's, sent in
+/// installments: its plan's chunks): there every row names its lane and has each phase's
+/// columns, a phase never ending before it starts, and the lanes' rows in time order.
+fn lanes_chart_draws(model: &str, c: &divload::doc::schema::Chart, phases: &[divload::doc::schema::Phase]) {
+    assert!(!c.group.is_empty() && !phases.is_empty(), "{model}: lanes {} name no lane or phase", c.list);
+    let mut drawn = 0;
+    for doc in further_examples(model) {
+        let text = serde_json::to_string(&doc).unwrap();
+        let result: Value =
+            serde_json::from_slice(&divload_host::plan_json(text.as_bytes()).unwrap()).unwrap();
+        let Some(rows) = result[c.list].as_array() else { continue };
+        let mut last: std::collections::HashMap<String, f64> = Default::default();
+        for r in rows {
+            let lane = r[c.group].to_string();
+            assert!(
+                r[c.group].is_number() || r[c.group].is_string(),
+                "{model}: {} rows lack {}",
+                c.list,
+                c.group
+            );
+            for p in phases {
+                let (from, to) = (r[p.start].as_f64(), r[p.end].as_f64());
+                assert!(
+                    from.is_some() && to.is_some() && from <= to,
+                    "{model}: {} row {r}: phase {}",
+                    c.list,
+                    p.label
+                );
+            }
+            let start = r[phases[0].start].as_f64().unwrap();
+            assert!(last.get(&lane).is_none_or(|&t| t <= start), "{model}: lane {lane} goes back in time");
+            last.insert(lane, r[phases[phases.len() - 1].end].as_f64().unwrap());
+        }
+        drawn += usize::from(!rows.is_empty());
+    }
+    assert!(drawn > 0, "{model}: no further example's result has {}", c.list);
+}
+
 fn graph_chart_draws(
     model: &str,
     fields: &[Field],

@@ -651,6 +651,7 @@ function calculator(root, host) {
       figure.append(make('figcaption', { textContent: c.title }));
       const svg = svgEl('svg', { class: `chart-${c.kind}`, role: 'img', 'aria-label': c.title }, figure);
       if (c.kind === 'line') drawLine(svg, data.slice(0, MAX_ROWS_DRAWN * 4), c);
+      else if (c.kind === 'lanes') drawLanes(svg, data, c);
       else if (c.kind === 'cycle') drawCycle(svg, data.slice(0, MAX_ROWS_DRAWN), c.group ? result[c.group] ?? [] : []);
       else if (c.kind === 'graph') {
         // A graph is wider than a phone: it scrolls in its own box there, as the tables do.
@@ -818,17 +819,9 @@ function drawBars(svg, bars) {
 // timeline from its start column to its end column (an empty start is 0).
 const GANTT = { width: 900, label: 150, h: 16, top: 22 };
 function drawGantt(svg, rows, timeline, names, scale) {
-  const { width, label, h, top } = GANTT;
+  const { label, h, top } = GANTT;
   const shown = rows.slice(0, MAX_ROWS_DRAWN);
-  svg.replaceChildren();
-  svg.setAttribute('viewBox', `0 0 ${width} ${top + shown.length * h + 4}`);
-  const x = (t) => label + ((width - label - 10) * t) / scale;
-  for (let i = 0; i <= 4; i++) {
-    const t = (scale * i) / 4;
-    svgEl('line', { x1: x(t), x2: x(t), y1: top - 4, y2: top + shown.length * h, class: 'tick' }, svg);
-    svgEl('text', { x: x(t), y: 12, class: 'axis', 'text-anchor': i === 0 ? 'start' : i === 4 ? 'end' : 'middle' }, svg)
-      .textContent = `${fmt(t)} s`;
-  }
+  const x = timeAxis(svg, scale, shown.length);
   shown.forEach((r, i) => {
     const g = svgEl('g', { class: 'gantt-row', 'data-rank': r.rank }, svg);
     const y = top + i * h;
@@ -842,6 +835,54 @@ function drawGantt(svg, rows, timeline, names, scale) {
     phases.forEach(([, from, to], j) => {
       if (to > from) svgEl('rect', { x: x(from), y: y + 2, width: Math.max(x(to) - x(from), 0.5), height: h - 4, class: `phase${j}` }, g);
     });
+  });
+}
+
+// The Gantt charts' frame for `lanes` lanes: the axis with five ticks from 0 to `scale`
+// seconds; returns the x of a time.
+function timeAxis(svg, scale, lanes) {
+  const { width, label, h, top } = GANTT;
+  svg.replaceChildren();
+  svg.setAttribute('viewBox', `0 0 ${width} ${top + lanes * h + 4}`);
+  const x = (t) => label + ((width - label - 10) * t) / scale;
+  for (let i = 0; i <= 4; i++) {
+    const t = (scale * i) / 4;
+    svgEl('line', { x1: x(t), x2: x(t), y1: top - 4, y2: top + lanes * h, class: 'tick' }, svg);
+    svgEl('text', { x: x(t), y: 12, class: 'axis', 'text-anchor': i === 0 ? 'start' : i === 4 ? 'end' : 'middle' }, svg)
+      .textContent = `${fmt(t)} s`;
+  }
+  return x;
+}
+
+// A lanes chart: the rows on one time axis, a lane per value of the chart's `group` key (the
+// first MAX_ROWS_DRAWN lanes), each row's phases in the colours of the plan's (a chunk's
+// transfer and computation on its worker's lane).
+function drawLanes(svg, rows, chart) {
+  const { h, top } = GANTT;
+  const lanes = new Map();
+  for (const r of rows) {
+    const key = r[chart.group];
+    if (!lanes.has(key)) {
+      if (lanes.size === MAX_ROWS_DRAWN) continue;
+      lanes.set(key, { name: rowName(r), rows: [] });
+    }
+    lanes.get(key).rows.push(r);
+  }
+  const drawn = [...lanes.values()].flatMap((l) => l.rows);
+  const scale = Math.max(1e-300, ...drawn.flatMap((r) => chart.phases.map((p) => r[p.end] ?? 0)));
+  const x = timeAxis(svg, scale, lanes.size);
+  [...lanes].forEach(([key, lane], i) => {
+    const g = svgEl('g', { class: 'gantt-row', 'data-lane': key }, svg);
+    const y = top + i * h;
+    const items = lane.rows.reduce((sum, r) => sum + (r.count ?? 0), 0);
+    svgEl('title', {}, g).textContent = `${lane.name} (${chart.group} ${key}): ${lane.rows.length} rows, ${items} items`;
+    svgEl('text', { x: 0, y: y + 12, class: 'label' }, g).textContent = `${lane.name} · ${key}`;
+    for (const r of lane.rows) {
+      chart.phases.forEach((p, j) => {
+        const [from, to] = [r[p.start] ?? 0, r[p.end] ?? 0];
+        if (to > from) svgEl('rect', { x: x(from), y: y + 2, width: Math.max(x(to) - x(from), 0.5), height: h - 4, class: `phase${j}` }, g);
+      });
+    }
   });
 }
 

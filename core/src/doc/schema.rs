@@ -74,7 +74,7 @@ impl<T: Sync> Choices for Names<T> {
 
 /// One phase of a plan row as the page draws it: a bar from the row's `start` column to
 /// its `end` column (of the result's `plan`), called `label`.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Phase {
     /// What the worker does then (`receive`, `compute`, `return`).
     pub label: &'static str,
@@ -171,7 +171,8 @@ pub struct Chart {
     pub y: &'static str,
     /// [`ChartKind::Line`]: the key naming a row's series (one line per name), or empty
     /// for one line. [`ChartKind::Cycle`], [`ChartKind::Graph`]: the result's list of
-    /// names left off the cycle (out of the plan), or empty.
+    /// names left off the cycle (out of the plan), or empty. [`ChartKind::Lanes`]: the key
+    /// naming a row's lane.
     pub group: &'static str,
 }
 
@@ -189,6 +190,11 @@ pub enum ChartKind {
     /// [`nodes`](Graph::nodes) left out of the plan (or empty). Drawn only for a document
     /// that has the edges.
     Graph(&'static Graph),
+    /// Rows as bars on one time axis, one lane per value of the chart's `group` key (the
+    /// rows of a lane in list order), each row's phases from their start to their end
+    /// column: a plan sent in installments, every chunk's transfer and computation on its
+    /// worker's lane.
+    Lanes(&'static [Phase]),
 }
 
 /// Where a [`ChartKind::Graph`] chart finds its graph: nodes and edges in the document,
@@ -219,15 +225,17 @@ pub struct Graph {
 }
 
 /// Writes `charts` as `[{"title", "kind", "list", "x", "y", "group"}, …]`, a graph's with
-/// `"nodes", "relays", "edges", "weight", "style", "arrow", "thick"`.
+/// `"nodes", "relays", "edges", "weight", "style", "arrow", "thick"`, lanes' with
+/// `"phases": [{"label", "start", "end"}, …]`.
 pub(crate) fn write_charts(w: &mut Writer<'_>, charts: &[Chart]) {
     w.begin_array();
     for c in charts {
         w.begin_object();
-        let (kind, g) = match c.kind {
-            ChartKind::Line => ("line", &NO_GRAPH),
-            ChartKind::Cycle => ("cycle", &NO_GRAPH),
-            ChartKind::Graph(g) => ("graph", g),
+        let (kind, g, phases): (_, _, &[Phase]) = match c.kind {
+            ChartKind::Line => ("line", &NO_GRAPH, &[]),
+            ChartKind::Cycle => ("cycle", &NO_GRAPH, &[]),
+            ChartKind::Graph(g) => ("graph", g, &[]),
+            ChartKind::Lanes(phases) => ("lanes", &NO_GRAPH, phases),
         };
         for (key, text) in [
             ("title", c.title),
@@ -245,6 +253,10 @@ pub(crate) fn write_charts(w: &mut Writer<'_>, charts: &[Chart]) {
             ("thick", g.thick),
         ] {
             member(w, key, text);
+        }
+        if !phases.is_empty() {
+            w.key("phases");
+            write_timeline(w, phases);
         }
         w.end_object();
     }

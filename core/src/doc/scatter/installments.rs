@@ -28,25 +28,7 @@ pub(super) fn plan<'s, 'm, M: Memory>(
 ) -> Result<Planned<'m>, Error> {
     let p = file.workers;
     let entries = entries.get(..file.entries).unwrap_or(entries);
-    let workers = memory.slice("workers", p, Worker::linear(0.0, 1.0))?;
-    let caps = memory.slice("max_items", p, u64::MAX)?;
-    let release = memory.slice("available_at", p, 0.0f64)?;
-    let mut k = 0usize;
-    for e in entries {
-        let w = Worker::try_from_f64(k, e.comm_latency, e.comm_per_item, e.comp_latency, e.comp_per_item)?;
-        for _ in 0..e.count {
-            if let (Some(slot), Some(cap), Some(r)) =
-                (workers.get_mut(k), caps.get_mut(k), release.get_mut(k))
-            {
-                (*slot, *cap, *r) = (w, e.max_items, e.available_at);
-            }
-            k += 1;
-        }
-    }
-    let root = match file.root {
-        Some(name) => super::solve::rank_of(entries, name, "root", usize::MAX)?,
-        None => return Err(crate::doc::missing("root", "installment plans need a fixed root: give root")),
-    };
+    let Platform { workers, caps, release, root } = platform(&file, entries, memory)?;
     // Room for several rounds over many workers only where they may be planned (UMR: no
     // caps, no deadline); one round takes a tenth of it.
     let installments = file.installments.unwrap_or(Installments::AtMost(1));
@@ -61,13 +43,13 @@ pub(super) fn plan<'s, 'm, M: Memory>(
         indices: memory.slice("installment indices", sizes.indices, 0usize)?,
     };
     let problem = Problem {
-        workers: &*workers,
+        workers,
         root,
         root_work: file.root_work,
         items: file.items,
         deadline: file.deadline,
-        max_items: &*caps,
-        available_at: &*release,
+        max_items: caps,
+        available_at: release,
         installments,
     };
     let mut summary = planner::plan(&problem, &mut m)?;
@@ -149,6 +131,98 @@ pub(super) fn plan<'s, 'm, M: Memory>(
         };
     }
     Ok(Planned { document, report: summary.report(), shares, pieces })
+}
+
+/// A document's workers, caps and release times by rank, and its root.
+struct Platform<'m> {
+    workers: &'m [Worker<f64>],
+    caps: &'m [u64],
+    release: &'m [f64],
+    root: usize,
+}
+
+fn platform<'m, M: Memory>(
+    file: &PlatformFile<'_>,
+    entries: &[WorkerEntry<'_>],
+    memory: &'m M,
+) -> Result<Platform<'m>, Error> {
+    let p = file.workers;
+    let workers = memory.slice("workers", p, Worker::linear(0.0, 1.0))?;
+    let caps = memory.slice("max_items", p, u64::MAX)?;
+    let release = memory.slice("available_at", p, 0.0f64)?;
+    let mut k = 0usize;
+    for e in entries {
+        let w = Worker::try_from_f64(k, e.comm_latency, e.comm_per_item, e.comp_latency, e.comp_per_item)?;
+        for _ in 0..e.count {
+            if let (Some(slot), Some(cap), Some(r)) =
+                (workers.get_mut(k), caps.get_mut(k), release.get_mut(k))
+            {
+                (*slot, *cap, *r) = (w, e.max_items, e.available_at);
+            }
+            k += 1;
+        }
+    }
+    let root = match file.root {
+        Some(name) => super::solve::rank_of(entries, name, "root", usize::MAX)?,
+        None => return Err(crate::doc::missing("root", "installment plans need a fixed root: give root")),
+    };
+    Ok(Platform { workers, caps, release, root })
+}
+
+/// The baselines of a document with installments, as the page sets them beside its plan
+/// ([`Model::baselines`](crate::doc::Model::baselines)): `even`, the even split in one
+/// installment (`MPI_Scatter`; left out with a deadline, which the even split does not
+/// answer), and `one_round`, the planner's best plan of one installment with the same caps,
+/// release times, root and deadline. Rows are chunks: `start` and `received` the transfer,
+/// `finish` the end of the computation. `None` for a document of one round.
+pub(super) fn baselines<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Option<&'m [u8]>, Error> {
+    let (file, entries, _) = read_doc(text, memory)?;
+    if file.installments.is_none() {
+        return Ok(None);
+    }
+    let p = file.workers;
+    let entries = entries.get(..file.entries).unwrap_or(entries);
+    let Platform { workers, caps, release, root } = platform(&file, entries, memory)?;
+    let sizes = planner::memory(p).ok_or(Error::too_large("workers", usize::MAX as u64, p as u64))?;
+    let mut plans = [0usize; 2];
+    let [one, even] = [0, 1].map(|_| memory.slice("baseline chunks", sizes.chunks, Chunk::EMPTY));
+    let (one, even) = (one?, even?);
+    let mut m = planner::Memory {
+        chunks: &mut *one,
+        tableau: memory.slice("LP tableau", sizes.tableau, 0.0f64)?,
+        reals: memory.slice("installment reals", sizes.reals, 0.0f64)?,
+        indices: memory.slice("installment indices", sizes.indices, 0usize)?,
+    };
+    let problem = Problem {
+        workers,
+        root,
+        root_work: file.root_work,
+        items: file.items,
+        deadline: file.deadline,
+        max_items: caps,
+        available_at: release,
+        installments: Installments::AtMost(1),
+    };
+    plans[0] = planner::plan(&problem, &mut m)?.chunks;
+    if file.deadline.is_none() {
+        m.chunks = &mut *even;
+        plans[1] = planner::even_split_plan(&problem, &mut m)?.0;
+    }
+    let rows = |chunks: &'m [Chunk<f64>], n: usize| {
+        chunks.iter().take(n).map(|c| (c.worker, c.count, c.send_start, c.send_end, c.compute_end))
+    };
+    let (one, even): (&'m [Chunk<f64>], &'m [Chunk<f64>]) = (one, even);
+    written(memory, |buf| {
+        let mut w = Writer::new(buf);
+        w.begin_object();
+        if file.deadline.is_none() {
+            super::write_baseline(&mut w, "even", rows(even, plans[1]));
+        }
+        super::write_baseline(&mut w, "one_round", rows(one, plans[0]));
+        w.end_object();
+        w.end("baselines JSON")
+    })
+    .map(Some)
 }
 
 /// Most workers besides the root whose one-round plan, planned beside the installments, is

@@ -45,7 +45,7 @@ use crate::doc::model::{
     limits, shares_in_order, timeline_document, written, Effort, Memory, Model, Name, Planned,
 };
 use crate::doc::names::Names;
-use crate::doc::schema::{field, Field as Key, Kind, Phase, NON_NEGATIVE, POSITIVE};
+use crate::doc::schema::{field, Chart, ChartKind, Field as Key, Kind, Phase, NON_NEGATIVE, POSITIVE};
 use crate::doc::{begin_result, begin_row, check_workers, unique_names, write_answer};
 use crate::error::{Detail, Error};
 use crate::num::Real;
@@ -165,6 +165,19 @@ impl Model for Scatter {
         Phase { label: "receive", start: "start", end: "received" },
         Phase { label: "compute", start: "received", end: "finish" },
     ];
+    /// A plan sent in installments: each chunk on its worker's lane (`chunks` is in the
+    /// result of those plans alone).
+    const CHARTS: &'static [Chart] = &[Chart {
+        title: "Installments: each chunk's transfer and computation, a lane per worker",
+        kind: ChartKind::Lanes(&[
+            Phase { label: "receive", start: "send_start", end: "send_end" },
+            Phase { label: "compute", start: "compute_start", end: "compute_end" },
+        ]),
+        list: "chunks",
+        x: "",
+        y: "",
+        group: "rank",
+    }];
 
     fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
         let (file, entries, candidates) = read_doc(text, memory)?;
@@ -314,7 +327,15 @@ impl Model for Scatter {
     /// (slowest link first, the root in its place), which shows what the order is worth
     /// (Thm 3). For affine costs only: other costs have no closed form to compare.
     fn baselines<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<&'m [u8], Error> {
-        let run = run(text, memory, "has no baselines for plans with installments yet: the result's uniform_makespan is the even split")?;
+        #[cfg(feature = "scatter-full")]
+        if let Some(document) = installments::baselines(text, memory)? {
+            return Ok(document);
+        }
+        #[cfg(not(feature = "scatter-full"))]
+        if read_doc(text, memory)?.0.installments.is_some() {
+            return Err(left_out::installments());
+        }
+        let run = run(text, memory, "has baselines of its own (installments::baselines)")?;
         let Some(workers) = run.workers else {
             return Err(Error::json(
                 "the calculator compares schedules for affine costs only; tabulated and power-law costs are planned without them",
@@ -353,28 +374,14 @@ impl Model for Scatter {
             a.worker = order.get(a.worker).copied().unwrap_or(a.worker);
         }
         let (even, reversed): (&[Assignment<f64>], &[Assignment<f64>]) = (even, reversed);
+        let rows = |plan: &'m [Assignment<f64>]| {
+            plan.iter().map(|a| (a.worker, a.count, a.start, a.received, a.finish))
+        };
         written(memory, |buf| {
             let mut w = Writer::new(buf);
             w.begin_object();
-            for (key, rows) in [("even", even), ("reversed", reversed)] {
-                w.key(key);
-                w.begin_object();
-                w.key("makespan");
-                w.f64(rows.iter().map(|a| a.finish).fold(0.0, f64::max));
-                w.key("rows");
-                w.begin_array();
-                for a in rows {
-                    w.begin_object();
-                    w.key("rank");
-                    w.u64(a.worker as u64);
-                    w.key("count");
-                    w.u64(a.count);
-                    w.numbers(&[("start", a.start), ("received", a.received), ("finish", a.finish)]);
-                    w.end_object();
-                }
-                w.end_array();
-                w.end_object();
-            }
+            write_baseline(&mut w, "even", rows(even));
+            write_baseline(&mut w, "reversed", rows(reversed));
             w.end_object();
             w.end("baselines JSON")
         })
@@ -413,6 +420,32 @@ fn read_doc<'s, M: Memory>(text: &'s [u8], memory: &'s M) -> Result<Read<'s>, Er
 
 /// Reads a document with the one-round solvers (installment documents are refused with
 /// `what`, the front end's question they have no answer to yet) and solves it.
+/// One baseline of [`Model::baselines`]: `"key": {"makespan", "rows": [{"rank", "count",
+/// "start", "received", "finish"}, …]}`, the makespan the rows' latest finish.
+pub(super) fn write_baseline(
+    w: &mut Writer<'_>,
+    key: &'static str,
+    rows: impl Iterator<Item = (usize, u64, f64, f64, f64)> + Clone,
+) {
+    w.key(key);
+    w.begin_object();
+    w.key("makespan");
+    w.f64(rows.clone().map(|r| r.4).fold(0.0, f64::max));
+    w.key("rows");
+    w.begin_array();
+    for (rank, count, start, received, finish) in rows {
+        w.begin_object();
+        w.key("rank");
+        w.u64(rank as u64);
+        w.key("count");
+        w.u64(count);
+        w.numbers(&[("start", start), ("received", received), ("finish", finish)]);
+        w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+}
+
 fn run<'s, M: Memory>(text: &'s [u8], memory: &'s M, what: &'static str) -> Result<Run<'s>, Error> {
     let (file, entries, candidates) = read_doc(text, memory)?;
     if file.installments.is_some() {

@@ -30,7 +30,7 @@ use crate::error::Error;
 use crate::kernel::lp::{pow2_scale, tableau_len, Tableau};
 
 /// One worker's costs as the planner reads them, in `f64`; the root's `l` and `c` are 0.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(super) struct Costs {
     pub l: f64,
     pub c: f64,

@@ -61,7 +61,23 @@ impl Method {
     /// Over more workers than the LP takes: the uniform multi-round schedule of Yang, van
     /// der Raadt and Casanova, its number of rounds chosen on its predicted makespan.
     pub const UNIFORM_MULTI_ROUND: Method = Method::new("uniform_multi_round");
+    /// Every sequence with at most the asked installments per worker sized by its linear
+    /// program (a few workers): the best rational plan of them all, proven.
+    pub const INSTALLMENTS_EVERY_SEQUENCE: Method = Method::new("installments_every_sequence");
 }
+
+/// Most workers (besides the root) whose every sequence is searched.
+pub const EXACT_WORKERS: usize = 4;
+/// Most chunks in all (workers × installments) whose every sequence is searched: three
+/// workers with two installments each are 270 sequences, two with three 70 (a few ms each).
+pub const EXACT_CHUNKS: usize = 6;
+/// Sequences the search sizes at most (one installment over four workers: 64).
+const EXACT_SEQUENCES: usize = 4096;
+/// What a sequence's LP may lose in `f64`, relative: its simplex and Newton's steps end
+/// within 10⁻¹² of the exact rational optimum on every platform of the tests
+/// (`plans_against_every_sequence_in_exact_rationals`); the bound keeps a thousand times
+/// more.
+const PROVEN_SLACK: f64 = 1e-9;
 
 /// How many installments each worker may receive.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -327,39 +343,16 @@ impl Error {
 /// ```
 pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Result<Summary<N>, Error> {
     let p = problem.workers.len();
-    validate(problem)?;
-    let sizes = self::memory(p).ok_or(Error::too_large("workers", usize::MAX as u64, p as u64))?;
-    check_len("installment chunks", sizes.chunks, memory.chunks.len())?;
-    check_len("LP tableau", sizes.tableau, memory.tableau.len())?;
-    check_len("installment reals", sizes.reals, memory.reals.len())?;
-    check_len("installment indices", sizes.indices, memory.indices.len())?;
-
+    let (sizes, root_column) = prepare(problem, memory)?;
     let n = problem.items;
     let costs = |w: usize| view(problem, w);
     let root = costs(problem.root);
-    let root_column = match problem.root_work {
-        RootWork::None => RootColumn::Absent,
-        _ if root.cap < 1.0 => RootColumn::Absent,
-        RootWork::Overlap => RootColumn::Overlap,
-        RootWork::AfterSend => RootColumn::AfterSend,
-    };
-
     // The lengths were checked above; the checked splits keep the no-panic proof whole.
     let Some((order, rest)) = memory.indices.split_at_mut_checked(p) else {
         return Err(Error::buffer("installment indices", sizes.indices, 0));
     };
-    let mut q = 0;
-    for w in (0..p).filter(|&w| w != problem.root && costs(w).cap >= 1.0) {
-        if let Some(slot) = order.get_mut(q) {
-            *slot = w;
-        }
-        q += 1;
-    }
-    if q == 0 && root_column == RootColumn::Absent {
-        return Err(Error::nobody_computes());
-    }
-    let order = order.get_mut(..q).unwrap_or_default();
-    bound::sort_by_bandwidth(order, costs);
+    let order = bandwidth_order(problem, root_column, order)?;
+    let q = order.len();
     // Beyond the LP's size, one round (`wide.rs`).
     let most_rounds = match problem.installments {
         Installments::Auto => MAX_CHUNKS / q.max(1),
@@ -426,6 +419,8 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
         }
     }
     let narrow_rounds = if q > MAX_CHUNKS { 0 } else { most_rounds };
+    let sides = Sides { costs, root, root_column, root_index: problem.root };
+    let mut work = Work { tableau: &mut *memory.tableau, x, spare, ready };
     let mut stale = 0;
     for rounds in 1..=narrow_rounds {
         let mut k = 0;
@@ -437,56 +432,10 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
                 k += 1;
             }
         }
-        let Some(found) = size(
-            seq_buf.get_mut(..MAX_CHUNKS).unwrap_or_default(),
-            k,
-            &costs,
-            root,
-            root_column,
-            goal,
-            memory.tableau,
-            x,
-            spare,
-        )?
-        else {
-            continue;
-        };
-        let (seq, rational) = found;
-        let seq_len = seq;
-        let seq_now = seq_buf.get(..seq_len).unwrap_or_default();
-        let shares = x.get(..=seq_len).map_or([0.0; 0].as_slice(), |s| s);
-        let mut whole_x = [0.0f64; MAX_CHUNKS + 1];
-        for (a, &b) in whole_x.iter_mut().zip(shares) {
-            *a = b;
-        }
-        let Some(makespan) = whole(seq_now, &mut whole_x, root, root_column, costs, ready, goal) else {
-            continue;
-        };
-        let planned: f64 = whole_x.iter().take(seq_len + 1).sum();
-        let better = best.as_ref().is_none_or(|b| match goal {
-            Goal::Items(_) => makespan < b.makespan,
-            Goal::Deadline(..) => planned > b.items || (planned == b.items && makespan < b.makespan),
-        });
-        if better {
-            let chunks = emit(
-                seq_now,
-                &whole_x,
-                shares,
-                root,
-                root_column,
-                problem.root,
-                costs,
-                ready,
-                memory.chunks,
-            )?;
-            best = Some(Best {
-                makespan,
-                rational,
-                items: planned,
-                rounds: rounds as u32,
-                chunks,
-                method: Method::INSTALLMENTS,
-            });
+        let tried =
+            try_sequence(seq_buf, k, rounds as u32, sides, goal, &mut work, memory.chunks, &mut best)?;
+        let Some((_, improved, _)) = tried else { continue };
+        if improved {
             stale = 0;
         } else {
             stale += 1;
@@ -497,6 +446,15 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
             }
         }
     }
+    // Every sequence, where few: the least rational makespan over all of them bounds every
+    // plan with as many installments.
+    let proven = match (goal, problem.installments) {
+        (Goal::Items(_), Installments::AtMost(r)) if q <= EXACT_WORKERS && q * r as usize <= EXACT_CHUNKS => {
+            every_sequence(order, r as usize, sides, goal, &mut work, seq_buf, memory.chunks, &mut best)?
+        }
+        _ => None,
+    };
+    let Work { x, ready, .. } = work;
     let Some(best) = best else {
         return match goal {
             Goal::Deadline(..) => Ok(empty_plan(problem, order, costs, root, root_column)),
@@ -511,7 +469,12 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
         rounds: bound_rounds(problem.installments),
     };
     let (lower, items_bound) = match goal {
-        Goal::Items(_) => (star.makespan_bound(n as f64, best.makespan), n),
+        // The least rational makespan over every sequence, less what its LPs may lose in
+        // `f64`, bounds every plan with as many installments.
+        Goal::Items(_) => {
+            let searched = proven.map_or(0.0, |t| t * (1.0 - PROVEN_SLACK));
+            (star.makespan_bound(n as f64, best.makespan).max(searched), n)
+        }
         // A plan of this many items, in time or not, takes at least this long.
         Goal::Deadline(t, _) => {
             (star.makespan_bound(best.items, best.makespan), (star.items_bound(t) as u64).min(n))
@@ -537,7 +500,7 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
 }
 
 /// The makespan of the even split over the workers that may compute, one installment in
-/// `order`, the root's part last (`x` is scratch of `order.len() + 1`).
+/// `order`, the root's part last (its counts written to `x`, of `order.len() + 1`).
 fn even_split(
     order: &[usize],
     n: u64,
@@ -556,8 +519,85 @@ fn even_split(
     for (i, v) in x.iter_mut().take(order.len() + 1).enumerate() {
         *v = (each + u64::from((i as u64) < extra)) as f64;
     }
-    let root_share = if with_root { x.get(order.len()).copied().unwrap_or(0.0) } else { 0.0 };
+    if !with_root {
+        if let Some(r) = x.get_mut(order.len()) {
+            *r = 0.0;
+        }
+    }
+    let root_share = x.get(order.len()).copied().unwrap_or(0.0);
     schedule(order, x, root_share, root, root_column, costs, ready, |_, _| {})
+}
+
+/// The even split of `problem.items` in one installment, as `MPI_Scatter` sends it: ⌊n/P⌋
+/// items to each of the P workers that may compute, one more to the first `n mod P` in
+/// bandwidth order, the root's part last; caps, the deadline and `installments` aside.
+/// Its chunks go to `memory.chunks` as [`plan`] writes them; returns how many, and the
+/// makespan (the [`Summary::uniform_makespan`] of a plan of as many items).
+///
+/// # Errors
+///
+/// As [`plan`].
+pub fn even_split_plan<N: Real>(
+    problem: &Problem<'_, N>,
+    memory: &mut Memory<'_, N>,
+) -> Result<(usize, N), Error> {
+    let p = problem.workers.len();
+    let (sizes, root_column) = prepare(problem, memory)?;
+    let costs = |w: usize| view(problem, w);
+    let root = costs(problem.root);
+    let Some(order) = memory.indices.get_mut(..p) else {
+        return Err(Error::buffer("installment indices", sizes.indices, 0));
+    };
+    let order = bandwidth_order(problem, root_column, order)?;
+    let Some((x, ready)) = memory.reals.split_at_mut_checked(p + 1) else {
+        return Err(Error::buffer("installment reals", sizes.reals, 0));
+    };
+    let makespan = even_split(order, problem.items, root, root_column, costs, ready, x);
+    let chunks = emit(order, x, x, root, root_column, problem.root, costs, ready, memory.chunks)?;
+    Ok((chunks, to_n(makespan)?))
+}
+
+/// What every plan of `problem` starts from: the checks, the memory's least sizes, and
+/// where the root's share goes.
+fn prepare<N: Real>(problem: &Problem<'_, N>, memory: &Memory<'_, N>) -> Result<(Sizes, RootColumn), Error> {
+    let p = problem.workers.len();
+    validate(problem)?;
+    let sizes = self::memory(p).ok_or(Error::too_large("workers", usize::MAX as u64, p as u64))?;
+    check_len("installment chunks", sizes.chunks, memory.chunks.len())?;
+    check_len("LP tableau", sizes.tableau, memory.tableau.len())?;
+    check_len("installment reals", sizes.reals, memory.reals.len())?;
+    check_len("installment indices", sizes.indices, memory.indices.len())?;
+    let root = view(problem, problem.root);
+    let column = match problem.root_work {
+        RootWork::None => RootColumn::Absent,
+        _ if root.cap < 1.0 => RootColumn::Absent,
+        RootWork::Overlap => RootColumn::Overlap,
+        RootWork::AfterSend => RootColumn::AfterSend,
+    };
+    Ok((sizes, column))
+}
+
+/// The workers besides the root that may compute (a cap of one item at least), in
+/// bandwidth order, written to the start of `order` (one slot per worker).
+fn bandwidth_order<'o, N: Real>(
+    problem: &Problem<'_, N>,
+    root_column: RootColumn,
+    order: &'o mut [usize],
+) -> Result<&'o mut [usize], Error> {
+    let costs = |w: usize| view(problem, w);
+    let mut q = 0;
+    for w in (0..problem.workers.len()).filter(|&w| w != problem.root && costs(w).cap >= 1.0) {
+        if let Some(slot) = order.get_mut(q) {
+            *slot = w;
+        }
+        q += 1;
+    }
+    if q == 0 && root_column == RootColumn::Absent {
+        return Err(Error::nobody_computes());
+    }
+    let order = order.get_mut(..q).unwrap_or_default();
+    bound::sort_by_bandwidth(order, costs);
+    Ok(order)
 }
 
 /// One round over more workers than the LP takes (`wide.rs`): the rational fill's least
@@ -652,6 +692,132 @@ struct Sides<F> {
     root: Costs,
     root_column: RootColumn,
     root_index: usize,
+}
+
+/// The working memory a sequence is sized and rounded in.
+struct Work<'a> {
+    tableau: &'a mut [f64],
+    x: &'a mut [f64],
+    spare: &'a mut [f64],
+    ready: &'a mut [f64],
+}
+
+/// Sizes the sequence `seq[..k]` by its LP (dropping the chunks it leaves empty, so `seq`
+/// may shrink), rounds it, and when it beats `best` writes its chunks to `out` and takes its
+/// place: `None` when the sequence cannot hold the goal, else its rational makespan,
+/// whether it became the best, and its length once sized (in `seq`).
+#[allow(clippy::too_many_arguments)]
+fn try_sequence<N: Real, F: Fn(usize) -> Costs + Copy>(
+    seq: &mut [usize],
+    k: usize,
+    rounds: u32,
+    sides: Sides<F>,
+    goal: Goal,
+    work: &mut Work<'_>,
+    out: &mut [Chunk<N>],
+    best: &mut Option<Best>,
+) -> Result<Option<(f64, bool, usize)>, Error> {
+    let Sides { costs, root, root_column, root_index } = sides;
+    let seq = seq.get_mut(..MAX_CHUNKS).unwrap_or_default();
+    let Some((len, rational)) =
+        size(seq, k, &costs, root, root_column, goal, work.tableau, work.x, work.spare)?
+    else {
+        return Ok(None);
+    };
+    let seq = seq.get(..len).unwrap_or_default();
+    let shares = work.x.get(..=len).unwrap_or_default();
+    let mut whole_x = [0.0f64; MAX_CHUNKS + 1];
+    for (a, &b) in whole_x.iter_mut().zip(shares) {
+        *a = b;
+    }
+    let Some(makespan) = whole(seq, &mut whole_x, root, root_column, costs, work.ready, goal) else {
+        return Ok(None);
+    };
+    let planned: f64 = whole_x.iter().take(len + 1).sum();
+    let better = best.as_ref().is_none_or(|b| match goal {
+        Goal::Items(_) => makespan < b.makespan,
+        Goal::Deadline(..) => planned > b.items || (planned == b.items && makespan < b.makespan),
+    });
+    if better {
+        let chunks = emit(seq, &whole_x, shares, root, root_column, root_index, costs, work.ready, out)?;
+        *best =
+            Some(Best { makespan, rational, items: planned, rounds, chunks, method: Method::INSTALLMENTS });
+    }
+    Ok(Some((rational, better, len)))
+}
+
+/// Sizes every sequence of the workers in `order` with at most `r` chunks each (identical
+/// workers' first chunks in their order only: the others are the same plans), keeping the
+/// best in `best`. Returns the least rational makespan of them all, or `None` when there
+/// were more than [`EXACT_SEQUENCES`] (nothing proven).
+#[allow(clippy::too_many_arguments)]
+fn every_sequence<N: Real, F: Fn(usize) -> Costs + Copy>(
+    order: &[usize],
+    r: usize,
+    sides: Sides<F>,
+    goal: Goal,
+    work: &mut Work<'_>,
+    seq: &mut [usize],
+    out: &mut [Chunk<N>],
+    best: &mut Option<Best>,
+) -> Result<Option<f64>, Error> {
+    let q = order.len();
+    let same = |i: usize| {
+        i > 0 && order.get(i - 1).map(|&w| (sides.costs)(w)) == order.get(i).map(|&w| (sides.costs)(w))
+    };
+    let (mut used, mut pick, mut next) =
+        ([0usize; EXACT_WORKERS], [0usize; EXACT_CHUNKS], [0usize; EXACT_CHUNKS + 1]);
+    let (mut depth, mut sized, mut least) = (0usize, 0usize, f64::INFINITY);
+    let limit = (q * r).min(EXACT_CHUNKS);
+    loop {
+        let Some(&i) = next.get(depth) else { break };
+        if depth < limit && i < q {
+            if let Some(n) = next.get_mut(depth) {
+                *n += 1;
+            }
+            let uses = used.get(i).copied().unwrap_or(r);
+            // A worker's first chunk only after that of the identical worker before it.
+            if uses >= r || (uses == 0 && same(i) && used.get(i - 1) == Some(&0)) {
+                continue;
+            }
+            if let (Some(u), Some(p)) = (used.get_mut(i), pick.get_mut(depth)) {
+                *u += 1;
+                *p = i;
+            }
+            depth += 1;
+            if let Some(n) = next.get_mut(depth) {
+                *n = 0;
+            }
+            sized += 1;
+            if sized > EXACT_SEQUENCES {
+                return Ok(None);
+            }
+            for (slot, &j) in seq.iter_mut().zip(pick.iter().take(depth)) {
+                *slot = order.get(j).copied().unwrap_or(0);
+            }
+            if let Some((t, improved, len)) = try_sequence(seq, depth, 0, sides, goal, work, out, best)? {
+                least = least.min(t);
+                if let (true, Some(b), Some(sized)) = (improved, best.as_mut(), seq.get(..len)) {
+                    // Its rounds: the most chunks any worker has.
+                    b.rounds =
+                        sized.iter().map(|w| sized.iter().filter(|v| *v == w).count()).max().unwrap_or(0)
+                            as u32;
+                }
+            }
+            continue;
+        }
+        if depth == 0 {
+            break;
+        }
+        depth -= 1;
+        if let Some(u) = pick.get(depth).and_then(|&j| used.get_mut(j)) {
+            *u -= 1;
+        }
+    }
+    if let Some(b) = best.as_mut() {
+        b.method = Method::INSTALLMENTS_EVERY_SEQUENCE;
+    }
+    Ok(least.is_finite().then_some(least))
 }
 
 struct Best {
