@@ -473,7 +473,10 @@ fn one_installment_without_latencies_is_the_exact_optimum() {
         let pf = random_pf(&mut rng, 3, false, false, false);
         let (s, _) = pf.run(1000, None, Installments::AtMost(1));
         let opt = to_f64(&optimum(&pf, 1000, 1));
-        assert!((s.rational_makespan - opt).abs() <= 1e-10 * opt, "{} vs {opt}: {pf:?}", s.rational_makespan);
+        // Every order searched: the bound is the optimum; the plan kept is the best whole
+        // one, whose own rational sizes may be another order's.
+        assert!((s.lower_bound - opt).abs() <= 2e-9 * opt, "{} vs {opt}: {pf:?}", s.lower_bound);
+        assert!(s.rational_makespan >= opt * (1.0 - 1e-10), "{} vs {opt}: {pf:?}", s.rational_makespan);
     }
 }
 
@@ -776,9 +779,10 @@ fn installment_documents_refuse_what_they_cannot_plan() {
         r#""comp_table": [[1, 0.003], [1000, 3]]"#,
         "workers: installment plans need affine costs",
     );
-    // The baselines (even split, reversed order) are one-round questions, and say so.
-    let b = divload_host::baselines_json(STAR.as_bytes()).unwrap_err().to_string();
-    assert!(b.contains("no baselines for plans with installments"), "{b}");
+    // Caps that one installment cannot hold leave the baselines the even split alone.
+    let b: serde_json::Value =
+        serde_json::from_slice(&divload_host::baselines_json(STAR.as_bytes()).unwrap()).unwrap();
+    assert!(b["even"]["makespan"].is_number() && b.get("one_round").is_none(), "{b}");
     // A document without any of the new keys still plans with the closed form.
     let plain =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/scatter.json")).unwrap();

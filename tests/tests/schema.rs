@@ -336,7 +336,8 @@ fn choices_defaults_and_timelines_match_the_documents() {
 /// left out are placeable nodes (not relays).
 /// A lanes chart draws a further example of its model (the scatter's, sent in
 /// installments: its plan's chunks): there every row names its lane and has each phase's
-/// columns, a phase never ending before it starts, and the lanes' rows in time order.
+/// columns, a phase never ending before it starts, and a lane's rows in time order phase by
+/// phase (a chunk arrives while the one before computes).
 fn lanes_chart_draws(model: &str, c: &divload::doc::schema::Chart, phases: &[divload::doc::schema::Phase]) {
     assert!(!c.group.is_empty() && !phases.is_empty(), "{model}: lanes {} name no lane or phase", c.list);
     let mut drawn = 0;
@@ -345,7 +346,8 @@ fn lanes_chart_draws(model: &str, c: &divload::doc::schema::Chart, phases: &[div
         let result: Value =
             serde_json::from_slice(&divload_host::plan_json(text.as_bytes()).unwrap()).unwrap();
         let Some(rows) = result[c.list].as_array() else { continue };
-        let mut last: std::collections::HashMap<String, f64> = Default::default();
+        // Each phase's end on each lane so far: a lane's rows never overlap in one phase.
+        let mut last: std::collections::HashMap<(String, usize), f64> = Default::default();
         for r in rows {
             let lane = r[c.group].to_string();
             assert!(
@@ -354,7 +356,7 @@ fn lanes_chart_draws(model: &str, c: &divload::doc::schema::Chart, phases: &[div
                 c.list,
                 c.group
             );
-            for p in phases {
+            for (j, p) in phases.iter().enumerate() {
                 let (from, to) = (r[p.start].as_f64(), r[p.end].as_f64());
                 assert!(
                     from.is_some() && to.is_some() && from <= to,
@@ -362,10 +364,14 @@ fn lanes_chart_draws(model: &str, c: &divload::doc::schema::Chart, phases: &[div
                     c.list,
                     p.label
                 );
+                let (from, to) = (from.unwrap(), to.unwrap());
+                let before = last.insert((lane.clone(), j), to);
+                assert!(
+                    before.is_none_or(|t| t <= from),
+                    "{model}: lane {lane}'s {} goes back in time",
+                    p.label
+                );
             }
-            let start = r[phases[0].start].as_f64().unwrap();
-            assert!(last.get(&lane).is_none_or(|&t| t <= start), "{model}: lane {lane} goes back in time");
-            last.insert(lane, r[phases[phases.len() - 1].end].as_f64().unwrap());
         }
         drawn += usize::from(!rows.is_empty());
     }

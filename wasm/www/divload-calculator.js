@@ -3,8 +3,8 @@
 // (every model's schema: its document's fields with their kinds, ranges and help, and how a
 // plan row is drawn), turns that description into a form, a result table and charts, and
 // plans with its model's own wasm module (pkg/divload_MODEL.js), loaded when first shown
-// (and pkg/divload_MODEL_full.js when the manifest marks the model `full` and a document
-// needs it).
+// (and one of the model's `extra` modules, pkg/divload_MODEL_PART.js, when a document
+// needs what the first leaves out).
 // It knows no model: a model added to divload's registry works here unchanged.
 //
 //   <script type="module" src="divload-calculator.js"></script>
@@ -36,19 +36,18 @@ export function manifest() {
 }
 
 // Each model's module, initialised once, on first use, and shared by the elements that
-// show it: a page downloads only the modules of the models it shows. A model the manifest
-// marks `full` has a second module with the solvers its first one leaves out (the first
-// says LEFT_OUT of a document that needs them): loaded when a document does, and used for
-// that model from then on.
-const LEFT_OUT = 'left out of this build';
+// show it: a page downloads only the modules of the models it shows. A model's `extra`
+// modules (the manifest's) hold the solvers its first one leaves out: the first refuses a
+// document that needs one, saying LEFT_OUT and which module plans it, and that module is
+// then loaded and plans the document.
+const LEFT_OUT = /left out of this build: module (\w+) plans/;
 const modules = new Map();
-const fullModules = new WeakSet();
-function moduleOf(model, full = false) {
-  const name = full || modules.has(`${model.name}_full`) ? `${model.name}_full` : model.name;
+const moduleName = new WeakMap();
+function moduleOf(model, name = model.name) {
   if (!modules.has(name)) {
     modules.set(name, import(here(`divload_${name}.js`)).then(async (m) => {
       await m.default();
-      if (name !== model.name) fullModules.add(m);
+      moduleName.set(m, name);
       return m;
     }));
   }
@@ -540,14 +539,15 @@ function calculator(root, host) {
       } catch (e2) {
         const message = e2.message ?? String(e2);
         const model = current.model;
-        if (model.full && !fullModules.has(current.api) && message.includes(LEFT_OUT)) {
-          // Planned again once the full module is there, unless the form moved on.
+        const needs = LEFT_OUT.exec(message)?.[1];
+        if (needs && (model.extra ?? []).includes(needs) && moduleName.get(current.api) !== needs) {
+          // Planned again once that module is there, unless the form moved on.
           hideResults();
-          moduleOf(model, true).then((api) => {
+          moduleOf(model, needs).then((api) => {
             if (current.model !== model) return;
             current.api = api;
             compute();
-          }, (err) => showError(`the full ${model.name} module did not load: ${err.message ?? err}`));
+          }, (err) => showError(`the module ${needs} did not load: ${err.message ?? err}`));
           return;
         }
         showError(message);
@@ -839,7 +839,7 @@ function drawGantt(svg, rows, timeline, names, scale) {
 }
 
 // The Gantt charts' frame for `lanes` lanes: the axis with five ticks from 0 to `scale`
-// seconds; returns the x of a time.
+// seconds; gives the x of a time.
 function timeAxis(svg, scale, lanes) {
   const { width, label, h, top } = GANTT;
   svg.replaceChildren();

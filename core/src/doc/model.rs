@@ -395,7 +395,7 @@ impl Timeline<'_, '_> {
     /// its host as soon as they are sent, before it asks for them (a receive posted in
     /// advance, as MPI's eager protocol or `MPI_Irecv`), and wait there until it does.
     /// Only the scatter's installment plans post receives in advance.
-    #[cfg(feature = "scatter-full")]
+    #[cfg(feature = "scatter-installments")]
     pub fn receiver(&mut self, mailbox: u64) {
         self.0.begin_object();
         self.0.key("receiver");

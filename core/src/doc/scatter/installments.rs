@@ -173,7 +173,7 @@ fn platform<'m, M: Memory>(
 /// ([`Model::baselines`](crate::doc::Model::baselines)): `even`, the even split in one
 /// installment (`MPI_Scatter`; left out with a deadline, which the even split does not
 /// answer), and `one_round`, the planner's best plan of one installment with the same caps,
-/// release times, root and deadline. Rows are chunks: `start` and `received` the transfer,
+/// release times, root and deadline (left out when one installment cannot hold the items). Rows are chunks: `start` and `received` the transfer,
 /// `finish` the end of the computation. `None` for a document of one round.
 pub(super) fn baselines<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Option<&'m [u8]>, Error> {
     let (file, entries, _) = read_doc(text, memory)?;
@@ -203,7 +203,11 @@ pub(super) fn baselines<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Opt
         available_at: release,
         installments: Installments::AtMost(1),
     };
-    plans[0] = planner::plan(&problem, &mut m)?.chunks;
+    // Caps that one installment cannot hold have no single-installment plan to show.
+    let one_round = planner::plan(&problem, &mut m).is_ok_and(|s| {
+        plans[0] = s.chunks;
+        true
+    });
     if file.deadline.is_none() {
         m.chunks = &mut *even;
         plans[1] = planner::even_split_plan(&problem, &mut m)?.0;
@@ -218,7 +222,9 @@ pub(super) fn baselines<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Opt
         if file.deadline.is_none() {
             super::write_baseline(&mut w, "even", rows(even, plans[1]));
         }
-        super::write_baseline(&mut w, "one_round", rows(one, plans[0]));
+        if one_round {
+            super::write_baseline(&mut w, "one_round", rows(one, plans[0]));
+        }
         w.end_object();
         w.end("baselines JSON")
     })

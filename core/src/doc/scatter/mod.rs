@@ -30,7 +30,7 @@
 //! [`parse_platform`] fills that many [`WorkerEntry`]s, and [`PlatformFile::problem`]
 //! expands the entries into a slice of workers.
 
-#[cfg(feature = "scatter-full")]
+#[cfg(feature = "scatter-installments")]
 mod installments;
 mod read;
 mod solve;
@@ -57,28 +57,28 @@ use crate::scatter::{
     Assignment, Options, OrderPolicy, Problem, Root, RootCandidate, Rounding, Scratch, Summary,
 };
 
-/// What a build without the feature `scatter-full` (the page's first scatter module, issue
-/// 44) says of a document that needs the installment planner or a dynamic program: those
-/// two are most of the module, and the closed form plans the documents a page starts from.
-/// Each message holds [`LEFT_OUT`], by which the page knows to load the full module and
-/// plan the document again.
+/// What a build without the feature `scatter-installments` or `scatter-dp` (the page's
+/// first scatter module, issue 44) says of a document that needs the installment planner
+/// or a dynamic program: those two are most of the module, and the closed form plans the
+/// documents a page starts from. Each message holds [`LEFT_OUT`] and then the module that
+/// plans the document (`module scatter_installments`, `module scatter_dp`: the build with
+/// that feature), by which the page knows which module to load and plan it again with.
 pub const LEFT_OUT: &str = "left out of this build";
 
-#[cfg(not(feature = "scatter-full"))]
 pub(crate) mod left_out {
-    use crate::error::{Detail, Error};
-
-    pub(crate) fn installments() -> Error {
-        Error::json(
-            "installment plans (installments, max_items, available_at, deadline, a root that only distributes) are left out of this build: the full scatter module plans them",
-            Detail::Entry { list: "installments", index: usize::MAX, field: "" },
+    #[cfg(not(feature = "scatter-installments"))]
+    pub(crate) fn installments() -> crate::error::Error {
+        crate::error::Error::json(
+            "installment plans (installments, max_items, available_at, deadline, a root that only distributes) are left out of this build: module scatter_installments plans them",
+            crate::error::Detail::Entry { list: "installments", index: usize::MAX, field: "" },
         )
     }
 
-    pub(crate) fn dynamic_program() -> Error {
-        Error::json(
-            "the dynamic programs (solver exact or sampled, costs that are not affine) are left out of this build: the full scatter module plans them",
-            Detail::Entry { list: "solver", index: usize::MAX, field: "" },
+    #[cfg(not(feature = "scatter-dp"))]
+    pub(crate) fn dynamic_program() -> crate::error::Error {
+        crate::error::Error::json(
+            "the dynamic programs (solver exact or sampled, costs that are not affine) are left out of this build: module scatter_dp plans them",
+            crate::error::Detail::Entry { list: "solver", index: usize::MAX, field: "" },
         )
     }
 }
@@ -182,9 +182,9 @@ impl Model for Scatter {
     fn plan<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Planned<'m>, Error> {
         let (file, entries, candidates) = read_doc(text, memory)?;
         if file.installments.is_some() {
-            #[cfg(feature = "scatter-full")]
+            #[cfg(feature = "scatter-installments")]
             return installments::plan(file, entries, memory);
-            #[cfg(not(feature = "scatter-full"))]
+            #[cfg(not(feature = "scatter-installments"))]
             return Err(left_out::installments());
         }
         let run = solve_doc(file, entries, candidates, memory)?;
@@ -241,11 +241,11 @@ impl Model for Scatter {
     /// sending in the send order (then computing, after_send; or a second actor computing
     /// from the start, overlap), each other worker receiving then computing.
     fn timeline<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Option<&'m [u8]>, Error> {
-        #[cfg(feature = "scatter-full")]
+        #[cfg(feature = "scatter-installments")]
         if let Some(document) = installments::timeline(text, memory)? {
             return Ok(Some(document));
         }
-        #[cfg(not(feature = "scatter-full"))]
+        #[cfg(not(feature = "scatter-installments"))]
         if read_doc(text, memory)?.0.installments.is_some() {
             return Err(left_out::installments());
         }
@@ -327,11 +327,11 @@ impl Model for Scatter {
     /// (slowest link first, the root in its place), which shows what the order is worth
     /// (Thm 3). For affine costs only: other costs have no closed form to compare.
     fn baselines<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<&'m [u8], Error> {
-        #[cfg(feature = "scatter-full")]
+        #[cfg(feature = "scatter-installments")]
         if let Some(document) = installments::baselines(text, memory)? {
             return Ok(document);
         }
-        #[cfg(not(feature = "scatter-full"))]
+        #[cfg(not(feature = "scatter-installments"))]
         if read_doc(text, memory)?.0.installments.is_some() {
             return Err(left_out::installments());
         }

@@ -375,7 +375,7 @@ pub fn solve<'a, N: Real, const K: usize, const P: usize>(
 }
 
 /// The exact or the sampled DP over the file's cost functions, into `buf.out`.
-#[cfg(feature = "scatter-full")]
+#[cfg(feature = "scatter-dp")]
 fn dynamic_program<'a, N: Real, const K: usize, const P: usize>(
     file: &PlatformFile<'a>,
     entries: &[WorkerEntry<'a>],
@@ -401,7 +401,7 @@ fn dynamic_program<'a, N: Real, const K: usize, const P: usize>(
 }
 
 /// A build without the dynamic programs refuses them ([`super::LEFT_OUT`]).
-#[cfg(not(feature = "scatter-full"))]
+#[cfg(not(feature = "scatter-dp"))]
 fn dynamic_program<'a, N: Real, const K: usize, const P: usize>(
     _: &PlatformFile<'a>,
     _: &[WorkerEntry<'a>],

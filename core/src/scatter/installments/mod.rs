@@ -34,6 +34,7 @@
 mod bound;
 mod counts;
 mod lp;
+mod sequences;
 mod umr;
 mod wide;
 
@@ -42,8 +43,10 @@ use crate::num::range::{NON_NEGATIVE, POSITIVE};
 use crate::num::Real;
 use crate::platform::worker::Worker;
 use crate::report::{Method, Report};
-use counts::{schedule, whole, Goal};
-use lp::{Costs, RootColumn, Sequence};
+use counts::{schedule, Goal};
+use lp::{Costs, RootColumn};
+use sequences::{every_sequence, try_sequence, Work};
+pub use sequences::{EXACT_CHUNKS, EXACT_WORKERS};
 pub use umr::{MAX_WIDE_CHUNKS, MAX_WIDE_ROUNDS};
 
 /// Most chunks in one sequence (besides the root's share): the LP of a sequence is dense,
@@ -66,13 +69,6 @@ impl Method {
     pub const INSTALLMENTS_EVERY_SEQUENCE: Method = Method::new("installments_every_sequence");
 }
 
-/// Most workers (besides the root) whose every sequence is searched.
-pub const EXACT_WORKERS: usize = 4;
-/// Most chunks in all (workers × installments) whose every sequence is searched: three
-/// workers with two installments each are 270 sequences, two with three 70 (a few ms each).
-pub const EXACT_CHUNKS: usize = 6;
-/// Sequences the search sizes at most (one installment over four workers: 64).
-const EXACT_SEQUENCES: usize = 4096;
 /// What a sequence's LP may lose in `f64`, relative: its simplex and Newton's steps end
 /// within 10⁻¹² of the exact rational optimum on every platform of the tests
 /// (`plans_against_every_sequence_in_exact_rationals`); the bound keeps a thousand times
@@ -694,132 +690,6 @@ struct Sides<F> {
     root_index: usize,
 }
 
-/// The working memory a sequence is sized and rounded in.
-struct Work<'a> {
-    tableau: &'a mut [f64],
-    x: &'a mut [f64],
-    spare: &'a mut [f64],
-    ready: &'a mut [f64],
-}
-
-/// Sizes the sequence `seq[..k]` by its LP (dropping the chunks it leaves empty, so `seq`
-/// may shrink), rounds it, and when it beats `best` writes its chunks to `out` and takes its
-/// place: `None` when the sequence cannot hold the goal, else its rational makespan,
-/// whether it became the best, and its length once sized (in `seq`).
-#[allow(clippy::too_many_arguments)]
-fn try_sequence<N: Real, F: Fn(usize) -> Costs + Copy>(
-    seq: &mut [usize],
-    k: usize,
-    rounds: u32,
-    sides: Sides<F>,
-    goal: Goal,
-    work: &mut Work<'_>,
-    out: &mut [Chunk<N>],
-    best: &mut Option<Best>,
-) -> Result<Option<(f64, bool, usize)>, Error> {
-    let Sides { costs, root, root_column, root_index } = sides;
-    let seq = seq.get_mut(..MAX_CHUNKS).unwrap_or_default();
-    let Some((len, rational)) =
-        size(seq, k, &costs, root, root_column, goal, work.tableau, work.x, work.spare)?
-    else {
-        return Ok(None);
-    };
-    let seq = seq.get(..len).unwrap_or_default();
-    let shares = work.x.get(..=len).unwrap_or_default();
-    let mut whole_x = [0.0f64; MAX_CHUNKS + 1];
-    for (a, &b) in whole_x.iter_mut().zip(shares) {
-        *a = b;
-    }
-    let Some(makespan) = whole(seq, &mut whole_x, root, root_column, costs, work.ready, goal) else {
-        return Ok(None);
-    };
-    let planned: f64 = whole_x.iter().take(len + 1).sum();
-    let better = best.as_ref().is_none_or(|b| match goal {
-        Goal::Items(_) => makespan < b.makespan,
-        Goal::Deadline(..) => planned > b.items || (planned == b.items && makespan < b.makespan),
-    });
-    if better {
-        let chunks = emit(seq, &whole_x, shares, root, root_column, root_index, costs, work.ready, out)?;
-        *best =
-            Some(Best { makespan, rational, items: planned, rounds, chunks, method: Method::INSTALLMENTS });
-    }
-    Ok(Some((rational, better, len)))
-}
-
-/// Sizes every sequence of the workers in `order` with at most `r` chunks each (identical
-/// workers' first chunks in their order only: the others are the same plans), keeping the
-/// best in `best`. Returns the least rational makespan of them all, or `None` when there
-/// were more than [`EXACT_SEQUENCES`] (nothing proven).
-#[allow(clippy::too_many_arguments)]
-fn every_sequence<N: Real, F: Fn(usize) -> Costs + Copy>(
-    order: &[usize],
-    r: usize,
-    sides: Sides<F>,
-    goal: Goal,
-    work: &mut Work<'_>,
-    seq: &mut [usize],
-    out: &mut [Chunk<N>],
-    best: &mut Option<Best>,
-) -> Result<Option<f64>, Error> {
-    let q = order.len();
-    let same = |i: usize| {
-        i > 0 && order.get(i - 1).map(|&w| (sides.costs)(w)) == order.get(i).map(|&w| (sides.costs)(w))
-    };
-    let (mut used, mut pick, mut next) =
-        ([0usize; EXACT_WORKERS], [0usize; EXACT_CHUNKS], [0usize; EXACT_CHUNKS + 1]);
-    let (mut depth, mut sized, mut least) = (0usize, 0usize, f64::INFINITY);
-    let limit = (q * r).min(EXACT_CHUNKS);
-    loop {
-        let Some(&i) = next.get(depth) else { break };
-        if depth < limit && i < q {
-            if let Some(n) = next.get_mut(depth) {
-                *n += 1;
-            }
-            let uses = used.get(i).copied().unwrap_or(r);
-            // A worker's first chunk only after that of the identical worker before it.
-            if uses >= r || (uses == 0 && same(i) && used.get(i - 1) == Some(&0)) {
-                continue;
-            }
-            if let (Some(u), Some(p)) = (used.get_mut(i), pick.get_mut(depth)) {
-                *u += 1;
-                *p = i;
-            }
-            depth += 1;
-            if let Some(n) = next.get_mut(depth) {
-                *n = 0;
-            }
-            sized += 1;
-            if sized > EXACT_SEQUENCES {
-                return Ok(None);
-            }
-            for (slot, &j) in seq.iter_mut().zip(pick.iter().take(depth)) {
-                *slot = order.get(j).copied().unwrap_or(0);
-            }
-            if let Some((t, improved, len)) = try_sequence(seq, depth, 0, sides, goal, work, out, best)? {
-                least = least.min(t);
-                if let (true, Some(b), Some(sized)) = (improved, best.as_mut(), seq.get(..len)) {
-                    // Its rounds: the most chunks any worker has.
-                    b.rounds =
-                        sized.iter().map(|w| sized.iter().filter(|v| *v == w).count()).max().unwrap_or(0)
-                            as u32;
-                }
-            }
-            continue;
-        }
-        if depth == 0 {
-            break;
-        }
-        depth -= 1;
-        if let Some(u) = pick.get(depth).and_then(|&j| used.get_mut(j)) {
-            *u -= 1;
-        }
-    }
-    if let Some(b) = best.as_mut() {
-        b.method = Method::INSTALLMENTS_EVERY_SEQUENCE;
-    }
-    Ok(least.is_finite().then_some(least))
-}
-
 struct Best {
     makespan: f64,
     rational: f64,
@@ -898,63 +768,6 @@ fn validate<N: Real>(problem: &Problem<'_, N>) -> Result<(), Error> {
         }
     }
     Ok(())
-}
-
-/// Sizes the sequence `seq[..k]` for the goal, dropping chunks the LP leaves empty (they
-/// would pay latencies for nothing) and, for a deadline, the last chunks while the
-/// latencies alone exceed it. Returns the remaining length and the rational makespan.
-#[allow(clippy::too_many_arguments)]
-fn size(
-    seq: &mut [usize],
-    mut k: usize,
-    costs: &impl Fn(usize) -> Costs,
-    root: Costs,
-    root_column: RootColumn,
-    goal: Goal,
-    tableau: &mut [f64],
-    x: &mut [f64],
-    spare: &mut [f64],
-) -> Result<Option<(usize, f64)>, Error> {
-    loop {
-        let s = Sequence { seq: seq.get(..k).unwrap_or_default(), costs, root, root_column };
-        let found = match goal {
-            Goal::Items(n) => s.makespan(n as f64, tableau, x, spare)?,
-            Goal::Deadline(t, n) => match s.most_items(t, tableau, x, spare)? {
-                Some(v) => {
-                    if v > n as f64 {
-                        for v_j in x.iter_mut().take(k + 1) {
-                            *v_j *= n as f64 / v;
-                        }
-                    }
-                    Some(t)
-                }
-                None if k > 0 => {
-                    k -= 1;
-                    continue;
-                }
-                None => None,
-            },
-        };
-        let Some(t) = found else { return Ok(None) };
-        let total: f64 = x.iter().take(k + 1).sum();
-        let empty = |v: f64| v <= total * 1e-12;
-        if x.iter().take(k).all(|&v| !empty(v)) {
-            return Ok(Some((k, t)));
-        }
-        let mut kept = 0;
-        for j in 0..k {
-            let v = x.get(j).copied().unwrap_or(0.0);
-            if !empty(v) {
-                if let (Some(&w), true) = (seq.get(j), kept < j) {
-                    if let Some(slot) = seq.get_mut(kept) {
-                        *slot = w;
-                    }
-                }
-                kept += 1;
-            }
-        }
-        k = kept;
-    }
 }
 
 /// Writes the plan's chunks in send order (the root's share first in overlap, last after
