@@ -2,6 +2,7 @@
 //! The star with installments (issue 42 §1, §3–§5, `scatter::installments`):
 //! * as many installments as help (`auto`) on 4, 8, 16 and 32 workers with startup costs,
 //!   a root that only distributes (the LP per sequence);
+//! * every sequence of 3 or 4 workers with 2 installments, of 7 with 1 (proven);
 //! * one installment with startup costs, caps and release times on 10³, 10⁴ and 10⁵ workers
 //!   (the bandwidth-order fill beyond the LP's size);
 //! * as many installments as help on 10³, 10⁴ and 10⁵ workers with startup costs (UMR beyond
@@ -54,6 +55,9 @@ fn bench(c: &mut Criterion) {
         (9, false, Installments::Auto, 100_000),
         (17, false, Installments::Auto, 100_000),
         (33, false, Installments::Auto, 100_000),
+        (4, false, Installments::AtMost(2), 100_000),
+        (5, false, Installments::AtMost(2), 100_000),
+        (8, false, Installments::AtMost(1), 100_000),
         (1_001, true, Installments::AtMost(1), 10_000_000),
         (10_001, true, Installments::AtMost(1), 100_000_000),
         (100_001, true, Installments::AtMost(1), 1_000_000_000),
@@ -98,7 +102,10 @@ fn bench(c: &mut Criterion) {
             100.0 * (s.makespan - s.lower_bound) / s.makespan,
             s.uniform_makespan
         );
-        let id = format!("{}{}", p - 1, if limits { " caps" } else { "" });
+        let id = match installments {
+            Installments::AtMost(r) if !limits && p <= 8 => format!("{} at most {r}", p - 1),
+            _ => format!("{}{}", p - 1, if limits { " caps" } else { "" }),
+        };
         g.bench_with_input(BenchmarkId::from_parameter(id), &p, |b, _| b.iter(&mut run));
     }
     g.finish();

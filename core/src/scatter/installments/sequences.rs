@@ -11,12 +11,14 @@ use crate::num::Real;
 use crate::report::Method;
 
 /// Most workers (besides the root) whose every sequence is searched.
-pub const EXACT_WORKERS: usize = 4;
-/// Most chunks in all (workers × installments) whose every sequence is searched: three
-/// workers with two installments each are 270 sequences, two with three 70 (a few ms each).
-pub const EXACT_CHUNKS: usize = 6;
-/// Sequences the search sizes at most (one installment over four workers: 64).
-const EXACT_SEQUENCES: usize = 4096;
+pub const EXACT_WORKERS: usize = 7;
+/// Most chunks in all (workers × installments) whose every sequence is searched: four
+/// workers with two installments each are 7 364 sequences, seven with one 13 699, three
+/// with two 270 (microseconds each).
+pub const EXACT_CHUNKS: usize = 8;
+/// Sequences the search sizes at most: more than any platform within the two limits
+/// above has, so the search gives up only if they change.
+const EXACT_SEQUENCES: usize = 16_384;
 
 /// The working memory a sequence is sized and rounded in.
 pub(super) struct Work<'a> {
