@@ -1087,3 +1087,37 @@ fn installment_documents_have_baselines() {
         serde_json::from_slice(&divload_host::baselines_json(by5.as_bytes()).unwrap()).unwrap();
     assert!(d.get("even").is_none() && d["one_round"]["makespan"].as_f64().unwrap() <= 5.0, "{d}");
 }
+
+/// UMR never loses to one round, whatever the latencies: on random platforms of 70–150
+/// workers, with startup costs from none to far above an item's cost (sizes then come out
+/// below zero in the first rounds, or in all of them), release times, few items or many,
+/// and each root role, the plan in `memory_for`'s memory is a schedule of exactly the items
+/// and no slower than the one round `memory`'s sizes plan.
+#[test]
+fn several_rounds_never_lose_to_one_round() {
+    let mut rng = Lcg(57);
+    for case in 0..24 {
+        let p = 71 + rng.below(80) as usize;
+        let lat = [0.0, 1e-3, 1.0, 100.0][case % 4];
+        let mut workers = vec![Worker::linear(0.0, 1e-2 * (1.0 + rng.unit()))];
+        workers.extend((1..p).map(|_| Worker {
+            comm_latency: lat * rng.unit(),
+            comm_per_item: 1e-5 * (1.0 + 9.0 * rng.unit()),
+            comp_latency: lat * 10.0 * rng.unit(),
+            comp_per_item: 1e-2 * (1.0 + 2.0 * rng.unit()),
+        }));
+        let work = [RootWork::None, RootWork::Overlap, RootWork::AfterSend][case % 3];
+        let release = if case % 5 == 0 {
+            (0..p).map(|_| if rng.below(3) == 0 { rng.unit() } else { 0.0 }).collect()
+        } else {
+            vec![]
+        };
+        let pf = Pf { workers, root: 0, work, caps: Vec::new(), release };
+        let items = [37u64, 5_000, 3_000_000][(case / 3) % 3];
+        let (one, _) = pf.run(items, None, Installments::Auto);
+        let (s, chunks) =
+            pf.run_in(memory_for(p, Installments::Auto).unwrap(), items, None, Installments::Auto);
+        check_schedule(&pf, &s, &chunks, items);
+        assert!(s.makespan <= one.makespan, "case {case}: {} against one round {}", s.makespan, one.makespan);
+    }
+}

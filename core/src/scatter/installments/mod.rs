@@ -658,8 +658,14 @@ fn wide_rounds<N: Real, F: Fn(usize) -> Costs + Copy>(
     let (Some(seq), Some(x), Some(counts)) = (seq.get_mut(..k), x.get_mut(..=k), counts.get_mut(..=k)) else {
         return Ok(None);
     };
-    u.fill(order, costs, n as f64, seq, x);
+    if !u.fill(order, costs, n as f64, seq, x) {
+        return Ok(None);
+    }
     wide::round_prefixes(x, n, counts);
+    // Items the root cannot compute (it only distributes) are no plan.
+    if root_column == RootColumn::Absent && counts.get(k).is_some_and(|&r| r > 0.0) {
+        return Ok(None);
+    }
     let run = |v: &[f64], ready: &mut [f64]| {
         let (chunks, root_share) = v.split_at_checked(k).unwrap_or((v, &[]));
         let root_share = root_share.first().copied().unwrap_or(0.0);

@@ -178,7 +178,9 @@ impl Umr {
 
     /// Writes the sequence (round-robin over the prefix of `order`) into `seq` and the
     /// rational sizes into `x` (the root's share at `x[chunks]`), adding up to `n`. Both
-    /// must hold [`Umr::chunks`] entries (and `x` one more).
+    /// must hold [`Umr::chunks`] entries (and `x` one more). `false` when every size came
+    /// out below zero while the workers are to get items: no plan.
+    #[must_use]
     pub fn fill(
         &self,
         order: &[usize],
@@ -186,7 +188,7 @@ impl Umr {
         n: f64,
         seq: &mut [usize],
         x: &mut [f64],
-    ) {
+    ) -> bool {
         let served = order.get(..self.workers).unwrap_or(order);
         let mut total = 0.0;
         let mut k = 0;
@@ -213,5 +215,6 @@ impl Umr {
         if let Some(r) = x.get_mut(k) {
             *r = (n - self.to_workers).max(0.0);
         }
+        total > 0.0 || self.to_workers <= 0.0
     }
 }
