@@ -1096,6 +1096,7 @@ fn installment_documents_have_baselines() {
 #[test]
 fn several_rounds_never_lose_to_one_round() {
     let mut rng = Lcg(57);
+    let mut rounds_won = 0;
     for case in 0..24 {
         let p = 71 + rng.below(80) as usize;
         let lat = [0.0, 1e-3, 1.0, 100.0][case % 4];
@@ -1119,5 +1120,8 @@ fn several_rounds_never_lose_to_one_round() {
             pf.run_in(memory_for(p, Installments::Auto).unwrap(), items, None, Installments::Auto);
         check_schedule(&pf, &s, &chunks, items);
         assert!(s.makespan <= one.makespan, "case {case}: {} against one round {}", s.makespan, one.makespan);
+        rounds_won += usize::from(s.method.name() == "uniform_multi_round" && s.makespan < one.makespan);
     }
+    // Where there are items enough and the port matters, rounds win (8 of 24 here).
+    assert!(rounds_won >= 6, "UMR won {rounds_won} of 24");
 }
