@@ -247,6 +247,9 @@ fn installments_model<N: Real>() -> u64 {
                 if let Ok(s) = entry(|| inst::plan(&problem, &mut m)) {
                     total += s.makespan.floor_u64() + s.items;
                 }
+                if let Ok((k, t)) = entry(|| inst::even_split_plan(&problem, &mut m)) {
+                    total += t.floor_u64() + k as u64;
+                }
             }
         }
     }

@@ -399,7 +399,7 @@ fn plans_against_every_sequence_in_exact_rationals() {
         let pf = random_pf(&mut rng, others, latencies, caps, release);
         let items = 200;
         // Every sequence of three workers with two chunks each is 271 sequences, of two with
-        // three each 70: the larger searches on a few platforms only.
+        // three each 69 (the empty one counted): the larger searches on a few platforms only.
         let most_of = if others == 2 {
             3
         } else if case == 0 {
@@ -1124,4 +1124,30 @@ fn several_rounds_never_lose_to_one_round() {
     }
     // Where there are items enough and the port matters, rounds win (8 of 24 here).
     assert!(rounds_won >= 6, "UMR won {rounds_won} of 24");
+}
+
+/// The root alone can beat every sequence of workers: a worker's chunk pays a startup cost
+/// of 60 s that the LP of its sequence keeps paying, so 50 items to it end at 135 s, while
+/// the root computes all 100 by 100 s. The planner sizes the root alone too, and the bound
+/// of every sequence counts it (it claimed 135 s before; found in review).
+#[test]
+fn the_root_alone_is_a_plan_too() {
+    let pf = Pf {
+        workers: vec![
+            Worker::linear(0.0, 1.0),
+            Worker { comm_latency: 60.0, comm_per_item: 0.5, comp_latency: 0.0, comp_per_item: 1.0 },
+        ],
+        root: 0,
+        work: RootWork::AfterSend,
+        caps: Vec::new(),
+        release: vec![0.0, 1.0],
+    };
+    for installments in [Installments::AtMost(1), Installments::AtMost(2), Installments::Auto] {
+        let (s, chunks) = pf.run(100, None, installments);
+        check_schedule(&pf, &s, &chunks, 100);
+        assert_eq!(s.makespan, 100.0, "{installments:?}");
+        assert!(s.lower_bound <= 100.0, "{installments:?}: bound {}", s.lower_bound);
+        let opt = to_f64(&optimum(&pf, 100, 2));
+        assert!(s.lower_bound <= opt * (1.0 + 1e-12), "{installments:?}: bound {} over {opt}", s.lower_bound);
+    }
 }

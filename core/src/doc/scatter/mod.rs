@@ -418,8 +418,6 @@ fn read_doc<'s, M: Memory>(text: &'s [u8], memory: &'s M) -> Result<Read<'s>, Er
     Ok((file, entries, candidates))
 }
 
-/// Reads a document with the one-round solvers (installment documents are refused with
-/// `what`, the front end's question they have no answer to yet) and solves it.
 /// One baseline of [`Model::baselines`]: `"key": {"makespan", "rows": [{"rank", "count",
 /// "start", "received", "finish"}, …]}`, the makespan the rows' latest finish.
 pub(super) fn write_baseline(
@@ -446,6 +444,8 @@ pub(super) fn write_baseline(
     w.end_object();
 }
 
+/// Reads a document with the one-round solvers (installment documents are refused with
+/// `what`, the front end's question they have no answer to yet) and solves it.
 fn run<'s, M: Memory>(text: &'s [u8], memory: &'s M, what: &'static str) -> Result<Run<'s>, Error> {
     let (file, entries, candidates) = read_doc(text, memory)?;
     if file.installments.is_some() {

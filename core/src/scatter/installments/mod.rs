@@ -417,6 +417,11 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
     let narrow_rounds = if q > MAX_CHUNKS { 0 } else { most_rounds };
     let sides = Sides { costs, root, root_column, root_index: problem.root };
     let mut work = Work { tableau: &mut *memory.tableau, x, spare, ready };
+    // The root alone, where it computes: a chunk the LP keeps still pays its latency, so a
+    // sequence of workers may lose to no sequence at all.
+    if root_column != RootColumn::Absent && q <= MAX_CHUNKS {
+        try_sequence(seq_buf, 0, 1, sides, goal, &mut work, memory.chunks, &mut best)?;
+    }
     let mut stale = 0;
     for rounds in 1..=narrow_rounds {
         let mut k = 0;
@@ -661,10 +666,16 @@ fn wide_rounds<N: Real, F: Fn(usize) -> Costs + Copy>(
     if !u.fill(order, costs, n as f64, seq, x) {
         return Ok(None);
     }
-    wide::round_prefixes(x, n, counts);
-    // Items the root cannot compute (it only distributes) are no plan.
-    if root_column == RootColumn::Absent && counts.get(k).is_some_and(|&r| r > 0.0) {
-        return Ok(None);
+    if root_column == RootColumn::Absent {
+        // The root computes nothing: the workers' chunks alone round to the items (the
+        // root's slot would otherwise take what `f64` loses over a million chunks).
+        let (chunks, rest) = counts.split_at_mut(k);
+        wide::round_prefixes(x.get(..k).unwrap_or_default(), n, chunks);
+        if let Some(r) = rest.first_mut() {
+            *r = 0.0;
+        }
+    } else {
+        wide::round_prefixes(x, n, counts);
     }
     let run = |v: &[f64], ready: &mut [f64]| {
         let (chunks, root_share) = v.split_at_checked(k).unwrap_or((v, &[]));

@@ -30,8 +30,9 @@ pub(super) struct Work<'a> {
 
 /// Sizes the sequence `seq[..k]` by its LP (dropping the chunks it leaves empty, so `seq`
 /// may shrink), rounds it, and when it beats `best` writes its chunks to `out` and takes its
-/// place: `None` when the sequence cannot hold the goal, else its rational makespan,
-/// whether it became the best, and its length once sized (in `seq`).
+/// place: `None` when its LP finds no horizon (the caps cannot hold the goal, or Newton's
+/// method gave up), else its rational makespan, whether it became the best, and its length
+/// once sized (in `seq`). `k = 0` is the root alone.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn try_sequence<N: Real, F: Fn(usize) -> Costs + Copy>(
     seq: &mut [usize],
@@ -56,8 +57,10 @@ pub(super) fn try_sequence<N: Real, F: Fn(usize) -> Costs + Copy>(
     for (a, &b) in whole_x.iter_mut().zip(shares) {
         *a = b;
     }
+    // Whole counts that cannot be placed (the caps) are no plan; the rational makespan
+    // still counts for the bound.
     let Some(makespan) = whole(seq, &mut whole_x, root, root_column, costs, work.ready, goal) else {
-        return Ok(None);
+        return Ok(Some((rational, false, len)));
     };
     let planned: f64 = whole_x.iter().take(len + 1).sum();
     let better = best.as_ref().is_none_or(|b| match goal {
@@ -95,6 +98,20 @@ pub(super) fn every_sequence<N: Real, F: Fn(usize) -> Costs + Copy>(
         ([0usize; EXACT_WORKERS], [0usize; EXACT_CHUNKS], [0usize; EXACT_CHUNKS + 1]);
     let (mut depth, mut sized, mut least) = (0usize, 0usize, f64::INFINITY);
     let limit = (q * r).min(EXACT_CHUNKS);
+    let Goal::Items(n) = goal else { return Ok(None) };
+    // What a sequence's chunks (and the root) may hold: a sequence whose LP finds no
+    // horizon although they hold the items is a failure of the LP, and nothing is proven.
+    let root_cap = if sides.root_column == RootColumn::Absent { 0.0 } else { sides.root.cap };
+    let holds = |seq: &[usize]| seq.iter().map(|&w| (sides.costs)(w).cap).sum::<f64>() + root_cap >= n as f64;
+    // The root alone, where it computes: a chunk the LP keeps still pays its latency, so no
+    // sequence of workers covers this plan.
+    if sides.root_column != RootColumn::Absent {
+        match try_sequence(seq, 0, 1, sides, goal, work, out, best)? {
+            Some((t, _, _)) => least = least.min(t),
+            None if holds(&[]) => return Ok(None),
+            None => {}
+        }
+    }
     while let Some(&i) = next.get(depth) {
         if depth < limit && i < q {
             if let Some(n) = next.get_mut(depth) {
@@ -120,14 +137,19 @@ pub(super) fn every_sequence<N: Real, F: Fn(usize) -> Costs + Copy>(
             for (slot, &j) in seq.iter_mut().zip(pick.iter().take(depth)) {
                 *slot = order.get(j).copied().unwrap_or(0);
             }
-            if let Some((t, improved, len)) = try_sequence(seq, depth, 0, sides, goal, work, out, best)? {
-                least = least.min(t);
-                if let (true, Some(b), Some(sized)) = (improved, best.as_mut(), seq.get(..len)) {
-                    // Its rounds: the most chunks any worker has.
-                    b.rounds =
-                        sized.iter().map(|w| sized.iter().filter(|v| *v == w).count()).max().unwrap_or(0)
-                            as u32;
+            let holds_items = holds(seq.get(..depth).unwrap_or_default());
+            match try_sequence(seq, depth, 0, sides, goal, work, out, best)? {
+                Some((t, improved, len)) => {
+                    least = least.min(t);
+                    if let (true, Some(b), Some(sized)) = (improved, best.as_mut(), seq.get(..len)) {
+                        // Its rounds: the most chunks any worker has.
+                        b.rounds =
+                            sized.iter().map(|w| sized.iter().filter(|v| *v == w).count()).max().unwrap_or(0)
+                                as u32;
+                    }
                 }
+                None if holds_items => return Ok(None),
+                None => {}
             }
             continue;
         }

@@ -118,7 +118,9 @@ pub(super) fn choose(
     for &w in order {
         let k = costs(w);
         let s = sums.s + k.c / k.mu;
-        if s >= 1.0 || !s.is_finite() {
+        // Near S = 1, η = (L − C)/(1 − S) and G lose the digits τ₀ is made of: the prefix
+        // stops a millionth short (the sizes are then within 10⁻¹⁰ of UMR's rule).
+        if s >= 1.0 - 1e-6 || !s.is_finite() {
             break;
         }
         sums = Sums {
@@ -136,7 +138,8 @@ pub(super) fn choose(
     let mut best: Option<(f64, Umr)> = None;
     for rounds in 1..=most.max(1) {
         let Some(g) = sums.growth(rounds) else { break };
-        // The root's share balances its finish against the workers' (both monotone in it).
+        // The root's share balances its finish against the workers': the difference grows
+        // with the workers' items, at ((1 − S) + S/G)/U + μᵣ, so bisection finds it.
         let finish = |m: f64| {
             let (workers, port) = sums.predicted(m, rounds, g);
             (workers, root_finish(root, column, n - m, port))
@@ -159,7 +162,9 @@ pub(super) fn choose(
         let (w, r) = finish(to_workers);
         let (tau0, _) = sums.taus(to_workers, rounds, g);
         let t = w.max(r);
-        if !t.is_finite() || tau0.is_nan() || tau0 <= 0.0 {
+        // Rounds that shrink (τ₀ below the fixed point η) go below zero in the prediction,
+        // which then counts items no chunk holds.
+        if !t.is_finite() || tau0.is_nan() || tau0 <= 0.0 || tau0 < sums.eta() {
             continue;
         }
         let umr = Umr { workers, rounds, to_workers, tau0, theta: 1.0 / sums.s, eta: sums.eta() };
