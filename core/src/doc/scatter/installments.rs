@@ -36,22 +36,8 @@ pub(super) fn plan<'s, 'm, M: Memory>(
     let sizes = planner::memory_for(p, if umr { installments } else { Installments::AtMost(1) })
         .ok_or(Error::too_large("workers", usize::MAX as u64, p as u64))?;
     let chunks = memory.slice("installments", sizes.chunks, Chunk::EMPTY)?;
-    let mut m = planner::Memory {
-        chunks: &mut *chunks,
-        tableau: memory.slice("LP tableau", sizes.tableau, 0.0f64)?,
-        reals: memory.slice("installment reals", sizes.reals, 0.0f64)?,
-        indices: memory.slice("installment indices", sizes.indices, 0usize)?,
-    };
-    let problem = Problem {
-        workers,
-        root,
-        root_work: file.root_work,
-        items: file.items,
-        deadline: file.deadline,
-        max_items: caps,
-        available_at: release,
-        installments,
-    };
+    let mut m = planner_memory(memory, sizes, &mut *chunks)?;
+    let problem = problem_of(&file, workers, caps, release, root, installments);
     let mut summary = planner::plan(&problem, &mut m)?;
     let one_round = file.deadline.is_none()
         && file.root_work != RootWork::None
@@ -169,6 +155,41 @@ fn platform<'m, M: Memory>(
     Ok(Platform { workers, caps, release, root })
 }
 
+/// The planner's memory of `sizes` around `chunks`.
+fn planner_memory<'m, M: Memory>(
+    memory: &'m M,
+    sizes: planner::Sizes,
+    chunks: &'m mut [Chunk<f64>],
+) -> Result<planner::Memory<'m, f64>, Error> {
+    Ok(planner::Memory {
+        chunks,
+        tableau: memory.slice("LP tableau", sizes.tableau, 0.0f64)?,
+        reals: memory.slice("installment reals", sizes.reals, 0.0f64)?,
+        indices: memory.slice("installment indices", sizes.indices, 0usize)?,
+    })
+}
+
+/// The planner's problem of `file` over its platform, with `installments`.
+fn problem_of<'p>(
+    file: &PlatformFile<'_>,
+    workers: &'p [Worker<f64>],
+    caps: &'p [u64],
+    release: &'p [f64],
+    root: usize,
+    installments: Installments,
+) -> Problem<'p, f64> {
+    Problem {
+        workers,
+        root,
+        root_work: file.root_work,
+        items: file.items,
+        deadline: file.deadline,
+        max_items: caps,
+        available_at: release,
+        installments,
+    }
+}
+
 /// The baselines of a document with installments, as the page sets them beside its plan
 /// ([`Model::baselines`](crate::doc::Model::baselines)): `even`, the even split in one
 /// installment (`MPI_Scatter`; left out with a deadline, which the even split does not
@@ -187,22 +208,8 @@ pub(super) fn baselines<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Opt
     let mut plans = [0usize; 2];
     let [one, even] = [0, 1].map(|_| memory.slice("baseline chunks", sizes.chunks, Chunk::EMPTY));
     let (one, even) = (one?, even?);
-    let mut m = planner::Memory {
-        chunks: &mut *one,
-        tableau: memory.slice("LP tableau", sizes.tableau, 0.0f64)?,
-        reals: memory.slice("installment reals", sizes.reals, 0.0f64)?,
-        indices: memory.slice("installment indices", sizes.indices, 0usize)?,
-    };
-    let problem = Problem {
-        workers,
-        root,
-        root_work: file.root_work,
-        items: file.items,
-        deadline: file.deadline,
-        max_items: caps,
-        available_at: release,
-        installments: Installments::AtMost(1),
-    };
+    let mut m = planner_memory(memory, sizes, &mut *one)?;
+    let problem = problem_of(&file, workers, caps, release, root, Installments::AtMost(1));
     // Caps that one installment cannot hold have no single-installment plan to show.
     let one_round = planner::plan(&problem, &mut m).is_ok_and(|s| {
         plans[0] = s.chunks;
