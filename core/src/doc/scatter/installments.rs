@@ -205,20 +205,20 @@ pub(super) fn baselines<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Opt
     let entries = entries.get(..file.entries).unwrap_or(entries);
     let Platform { workers, caps, release, root } = platform(&file, entries, memory)?;
     let sizes = planner::memory(p).ok_or(Error::too_large("workers", usize::MAX as u64, p as u64))?;
-    let mut plans = [0usize; 2];
-    let [one, even] = [0, 1].map(|_| memory.slice("baseline chunks", sizes.chunks, Chunk::EMPTY));
-    let (one, even) = (one?, even?);
+    let one = memory.slice("baseline chunks", sizes.chunks, Chunk::EMPTY)?;
+    let even = memory.slice("baseline chunks", sizes.chunks, Chunk::EMPTY)?;
     let mut m = planner_memory(memory, sizes, &mut *one)?;
     let problem = problem_of(&file, workers, caps, release, root, Installments::AtMost(1));
-    // Caps that one installment cannot hold have no single-installment plan to show.
-    let one_round = planner::plan(&problem, &mut m).is_ok_and(|s| {
-        plans[0] = s.chunks;
-        true
-    });
-    if file.deadline.is_none() {
-        m.chunks = &mut *even;
-        plans[1] = planner::even_split_plan(&problem, &mut m)?.0;
-    }
+    // Caps that one installment cannot hold have no single-installment plan to show; the
+    // even split does not answer a deadline.
+    let one_round = planner::plan(&problem, &mut m).ok().map(|s| s.chunks);
+    let even_split = match file.deadline {
+        None => {
+            m.chunks = &mut *even;
+            Some(planner::even_split_plan(&problem, &mut m)?.0)
+        }
+        Some(_) => None,
+    };
     let rows = |chunks: &'m [Chunk<f64>], n: usize| {
         chunks.iter().take(n).map(|c| (c.worker, c.count, c.send_start, c.send_end, c.compute_end))
     };
@@ -226,11 +226,11 @@ pub(super) fn baselines<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Opt
     written(memory, |buf| {
         let mut w = Writer::new(buf);
         w.begin_object();
-        if file.deadline.is_none() {
-            super::write_baseline(&mut w, "even", rows(even, plans[1]));
+        if let Some(n) = even_split {
+            super::write_baseline(&mut w, "even", rows(even, n));
         }
-        if one_round {
-            super::write_baseline(&mut w, "one_round", rows(one, plans[0]));
+        if let Some(n) = one_round {
+            super::write_baseline(&mut w, "one_round", rows(one, n));
         }
         w.end_object();
         w.end("baselines JSON")

@@ -381,20 +381,10 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
         None => Goal::Items(n),
     };
 
+    let sides = Sides { costs, root, root_column, root_index: problem.root };
     let mut best: Option<Best> = None;
     if q > MAX_CHUNKS {
-        best = Some(one_wide_round(
-            order,
-            costs,
-            root,
-            root_column,
-            problem.root,
-            goal,
-            x,
-            spare,
-            ready,
-            memory.chunks,
-        )?);
+        best = Some(one_wide_round(order, sides, goal, x, spare, ready, memory.chunks)?);
         let asked = match problem.installments {
             Installments::Auto => MAX_WIDE_ROUNDS,
             Installments::AtMost(r) => r as usize,
@@ -405,7 +395,6 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
         let most = asked.min(MAX_WIDE_ROUNDS).min(wide_room);
         if let (Goal::Items(n), true, true) = (goal, uncapped, most > 1) {
             if let Some(u) = umr::choose(order, costs, root, root_column, n as f64, most) {
-                let sides = Sides { costs, root, root_column, root_index: problem.root };
                 if let Some(b) =
                     wide_rounds(&u, order, sides, n, seq_buf, x, spare, ready, memory.chunks, best.as_ref())?
                 {
@@ -415,7 +404,6 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
         }
     }
     let narrow_rounds = if q > MAX_CHUNKS { 0 } else { most_rounds };
-    let sides = Sides { costs, root, root_column, root_index: problem.root };
     let mut work = Work { tableau: &mut *memory.tableau, x, spare, ready };
     // The root alone, where it computes: a chunk the LP keeps still pays its latency, so a
     // sequence of workers may lose to no sequence at all.
@@ -603,19 +591,16 @@ fn bandwidth_order<'o, N: Real>(
 
 /// One round over more workers than the LP takes (`wide.rs`): the rational fill's least
 /// horizon and its prefix-rounded counts, or for a deadline the whole fill.
-#[allow(clippy::too_many_arguments)]
-fn one_wide_round<N: Real>(
+fn one_wide_round<N: Real, F: Fn(usize) -> Costs + Copy>(
     order: &[usize],
-    costs: impl Fn(usize) -> Costs + Copy,
-    root: Costs,
-    root_column: RootColumn,
-    root_index: usize,
+    sides: Sides<F>,
     goal: Goal,
     x: &mut [f64],
     counts: &mut [f64],
     ready: &mut [f64],
     out: &mut [Chunk<N>],
 ) -> Result<Best, Error> {
+    let Sides { costs, root, root_column, root_index } = sides;
     let w = wide::Wide { order, costs, root, root_column };
     let k = order.len() + 1;
     let (x, counts) = (x.get_mut(..k).unwrap_or_default(), counts.get_mut(..k).unwrap_or_default());
