@@ -26,9 +26,10 @@
 #define DIVLOAD_INSTALLMENTS_AUTO 0
 
 // Most chunks (besides the root's share) a plan with installments sizes by its linear
-// program, when at most 64 workers compute. Beyond, a plan has one chunk per worker, or
-// several rounds of them (at most 16): `divload_installment_chunks_max` gives the most
-// chunks any plan over a number of workers has.
+// program, when at most 64 workers compute. Beyond, or where caps need more rounds than
+// its chunks hold, a plan has one chunk per worker, or several rounds of them (at most
+// 16): `divload_installment_chunks_max` gives the most chunks any plan over a number of
+// workers has.
 #define DIVLOAD_MAX_CHUNKS 64
 
 // The root computes its own share after sending all the others (`MPI_Scatterv` on a
@@ -401,9 +402,9 @@ size_t divload_last_error_message(char *buf, size_t len);
 
 // The most chunks a plan with installments over `workers_len` workers (the root included)
 // has, the root's share counted: an `out` of this many always suffices for
-// `divload_plan_chunks` and `divload_plan_installments`: the LP's 64 chunks and the root's
-// share up to 65 workers; beyond, up to 16 rounds of every worker but the root and the
-// root's share (at most 2^21 chunks in all). 0 only if that overflows `size_t`.
+// `divload_plan_chunks` and `divload_plan_installments`: the LP's 64 chunks, or up to 16
+// rounds of every worker but the root (at most 2^21 chunks in all), and the root's share.
+// 0 only if that overflows `size_t`.
 size_t divload_installment_chunks_max(size_t workers_len);
 
 // Plans a document with installments (a scatter document with `"installments"`,

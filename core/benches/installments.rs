@@ -6,7 +6,9 @@
 //! * one installment with startup costs, caps and release times on 10³, 10⁴ and 10⁵ workers
 //!   (the bandwidth-order fill beyond the LP's size);
 //! * as many installments as help on 10³, 10⁴ and 10⁵ workers with startup costs (UMR beyond
-//!   the LP's size, in `memory_for`'s memory).
+//!   the LP's size, in `memory_for`'s memory);
+//! * the same with caps of a quarter to three quarters of an even share and release times,
+//!   so that the items take two rounds at least (the fill's rounds, `memory_for`'s memory).
 //!
 //! Results are written down in BENCHMARKS.md.
 //!
@@ -50,23 +52,27 @@ fn platform(p: usize, n: u64, limits: bool) -> (Vec<Worker<f64>>, Vec<u64>, Vec<
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("installments");
     g.sample_size(10);
-    let cases: &[(usize, bool, Installments, u64)] = &[
-        (5, false, Installments::Auto, 100_000),
-        (9, false, Installments::Auto, 100_000),
-        (17, false, Installments::Auto, 100_000),
-        (33, false, Installments::Auto, 100_000),
-        (4, false, Installments::AtMost(2), 100_000),
-        (5, false, Installments::AtMost(2), 100_000),
-        (8, false, Installments::AtMost(1), 100_000),
-        (1_001, true, Installments::AtMost(1), 10_000_000),
-        (10_001, true, Installments::AtMost(1), 100_000_000),
-        (100_001, true, Installments::AtMost(1), 1_000_000_000),
-        (1_001, false, Installments::Auto, 10_000_000),
-        (10_001, false, Installments::Auto, 100_000_000),
-        (100_001, false, Installments::Auto, 1_000_000_000),
+    // (workers, caps and release times, installments, items, caps sized for items / this)
+    let cases: &[(usize, bool, Installments, u64, u64)] = &[
+        (5, false, Installments::Auto, 100_000, 1),
+        (9, false, Installments::Auto, 100_000, 1),
+        (17, false, Installments::Auto, 100_000, 1),
+        (33, false, Installments::Auto, 100_000, 1),
+        (4, false, Installments::AtMost(2), 100_000, 1),
+        (5, false, Installments::AtMost(2), 100_000, 1),
+        (8, false, Installments::AtMost(1), 100_000, 1),
+        (1_001, true, Installments::AtMost(1), 10_000_000, 1),
+        (10_001, true, Installments::AtMost(1), 100_000_000, 1),
+        (100_001, true, Installments::AtMost(1), 1_000_000_000, 1),
+        (1_001, false, Installments::Auto, 10_000_000, 1),
+        (10_001, false, Installments::Auto, 100_000_000, 1),
+        (100_001, false, Installments::Auto, 1_000_000_000, 1),
+        (1_001, true, Installments::Auto, 10_000_000, 4),
+        (10_001, true, Installments::Auto, 100_000_000, 4),
+        (100_001, true, Installments::Auto, 1_000_000_000, 4),
     ];
-    for &(p, limits, installments, n) in cases {
-        let (w, caps, release) = platform(p, n, limits);
+    for &(p, limits, installments, n, tight) in cases {
+        let (w, caps, release) = platform(p, n / tight, limits);
         let sizes = memory_for(p, installments).unwrap();
         let mut chunks = vec![Chunk::EMPTY; sizes.chunks];
         let (mut tableau, mut reals, mut indices) =
@@ -104,6 +110,7 @@ fn bench(c: &mut Criterion) {
         );
         let id = match installments {
             Installments::AtMost(r) if !limits && p <= 8 => format!("{} at most {r}", p - 1),
+            _ if tight > 1 => format!("{} caps in rounds", p - 1),
             _ => format!("{}{}", p - 1, if limits { " caps" } else { "" }),
         };
         g.bench_with_input(BenchmarkId::from_parameter(id), &p, |b, _| b.iter(&mut run));

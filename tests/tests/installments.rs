@@ -536,6 +536,90 @@ fn caps_shape_the_rounds() {
     assert!(s.rounds >= 4);
 }
 
+/// Caps beyond the LP's chunks: over 41 workers (one round of the LP's 64 chunks) and over
+/// 301 (beyond the LP), caps that hold the items only in several rounds plan them in rounds
+/// of the fill, in `memory_for`'s memory: a schedule of exactly the items, every chunk
+/// within its cap and after its release, the bound below, and no slower with a root that
+/// may compute than with one that only sends; with too few rounds allowed, an error naming
+/// them; and a deadline finishes more items in rounds than one round holds.
+#[test]
+fn caps_take_rounds_beyond_the_lp() {
+    let mut rng = Lcg(37);
+    for (p, need) in [(41usize, 3u64), (301, 5)] {
+        let mut workers = vec![Worker::linear(0.0, 1e-2)];
+        workers.extend((1..p).map(|_| Worker {
+            comm_latency: 1e-4 * rng.unit(),
+            comm_per_item: 1e-5 * (1.0 + rng.unit()),
+            comp_latency: 1e-3 * rng.unit(),
+            comp_per_item: 1e-2 * (1.0 + 2.0 * rng.unit()),
+        }));
+        let caps: Vec<u64> = (0..p).map(|_| 100 + rng.below(100)).collect();
+        let release: Vec<f64> =
+            (0..p).map(|_| if rng.below(4) == 0 { 0.5 * rng.unit() } else { 0.0 }).collect();
+        let per_round: u64 = caps[1..].iter().sum();
+        // More than `need − 1` rounds hold, the root's cap (below half a round) included.
+        let items = per_round * need - per_round / 2;
+        let mut distributing = f64::INFINITY;
+        for work in [RootWork::None, RootWork::AfterSend] {
+            let pf =
+                Pf { workers: workers.clone(), root: 0, work, caps: caps.clone(), release: release.clone() };
+            let sizes = memory_for(p, Installments::Auto).unwrap();
+            let (s, chunks) = pf.run_in(sizes, items, None, Installments::Auto);
+            check_schedule(&pf, &s, &chunks, items);
+            // A root that may compute never makes the plan slower than one that only sends.
+            assert!(s.makespan <= distributing, "{work:?}: {} against {distributing}", s.makespan);
+            distributing = s.makespan;
+            assert_eq!(s.method.name(), "filled_rounds", "p = {p}, {work:?}");
+            assert!(s.rounds as u64 >= need && s.rounds as usize <= MAX_WIDE_ROUNDS, "{} rounds", s.rounds);
+            assert!(s.participating >= p - 1, "{} workers", s.participating);
+            eprintln!(
+                "p = {p}, {work:?}: {} rounds, {} chunks, {:.4} s, bound {:.4} s",
+                s.rounds, s.chunks, s.makespan, s.lower_bound
+            );
+            // Too few rounds allowed: the error names the caps' capacity in them.
+            let two = Problem {
+                workers: &pf.workers,
+                root: 0,
+                root_work: work,
+                items,
+                deadline: None,
+                max_items: &pf.caps,
+                available_at: &pf.release,
+                installments: Installments::AtMost(2),
+            };
+            let sizes = memory_for(p, Installments::AtMost(2)).unwrap();
+            let mut chunks = vec![Chunk::EMPTY; sizes.chunks];
+            let (mut tableau, mut reals, mut indices) =
+                (vec![0.0; sizes.tableau], vec![0.0; sizes.reals], vec![0; sizes.indices]);
+            let mut m = Memory {
+                chunks: &mut chunks,
+                tableau: &mut tableau,
+                reals: &mut reals,
+                indices: &mut indices,
+            };
+            let root_cap = if work == RootWork::None { 0 } else { caps[0] };
+            assert_eq!(
+                plan(&two, &mut m).unwrap_err().to_string(),
+                format!(
+                    "max_items: the caps hold {} items in at most 2 installments per worker, fewer than items = \
+                     {items}; raise max_items or allow more installments",
+                    2 * per_round + root_cap
+                )
+            );
+            // By the plan's own makespan, rounds finish more than one round's caps hold.
+            let (d, dchunks) = pf.run_in(
+                memory_for(p, Installments::Auto).unwrap(),
+                items,
+                Some(s.makespan),
+                Installments::Auto,
+            );
+            check_schedule(&pf, &d, &dchunks, d.items);
+            assert!(d.items > per_round + root_cap && d.items <= d.items_bound, "{} items", d.items);
+            assert!(d.makespan <= s.makespan && d.rounds > 1);
+        }
+    }
+}
+
 /// Release times: nothing computes before its worker is available, and a late worker
 /// gets less.
 #[test]
@@ -1056,6 +1140,19 @@ fn documents_plan_several_rounds_over_many_workers() {
         doc("").replace(r#""comp_per_item": 1e-2}]"#, r#""comp_per_item": 1e-2, "max_items": 100000}]"#);
     let c = doc_plan(&capped).unwrap();
     assert_eq!((c["method"].as_str(), c["rounds"].as_u64()), (Some("installments_lp"), Some(1)), "{c}");
+    // Caps that hold the items in three rounds at least: rounds of the fill, each worker's
+    // chunk within its cap (the root's share is not capped).
+    let tight =
+        doc("").replace(r#""comp_per_item": 1e-2}]"#, r#""comp_per_item": 1e-2, "max_items": 2000}]"#);
+    let t = doc_plan(&tight).unwrap();
+    assert_eq!(t["method"], "filled_rounds", "{t}");
+    assert!(t["rounds"].as_u64().unwrap() >= 3);
+    let chunks = t["chunks"].as_array().unwrap();
+    assert_eq!(chunks.iter().map(|c| c["count"].as_u64().unwrap()).sum::<u64>(), 1_000_000);
+    assert!(chunks.iter().filter(|c| c["rank"] != 0).all(|c| c["count"].as_u64().unwrap() <= 2000));
+    let one =
+        tight.replace(r#""installments": "auto""#, r#""installments": 1, "root_mode": "distribute_only""#);
+    assert!(doc_plan(&one).unwrap_err().contains("the caps hold 400000 items in at most 1 installments"));
 }
 
 /// The baselines the page sets beside an installment plan: the even split in one

@@ -29,17 +29,18 @@ pub const DIVLOAD_ROOT_MODE_DISTRIBUTE_ONLY: u32 = 2;
 pub const DIVLOAD_INSTALLMENTS_AUTO: u32 = 0;
 
 /// Most chunks (besides the root's share) a plan with installments sizes by its linear
-/// program, when at most 64 workers compute. Beyond, a plan has one chunk per worker, or
-/// several rounds of them (at most 16): `divload_installment_chunks_max` gives the most
-/// chunks any plan over a number of workers has.
+/// program, when at most 64 workers compute. Beyond, or where caps need more rounds than
+/// its chunks hold, a plan has one chunk per worker, or several rounds of them (at most
+/// 16): `divload_installment_chunks_max` gives the most chunks any plan over a number of
+/// workers has.
 pub const DIVLOAD_MAX_CHUNKS: usize = 64;
 const _: () = assert!(DIVLOAD_MAX_CHUNKS == divload::scatter::installments::MAX_CHUNKS);
 
 /// The most chunks a plan with installments over `workers_len` workers (the root included)
 /// has, the root's share counted: an `out` of this many always suffices for
-/// `divload_plan_chunks` and `divload_plan_installments`: the LP's 64 chunks and the root's
-/// share up to 65 workers; beyond, up to 16 rounds of every worker but the root and the
-/// root's share (at most 2^21 chunks in all). 0 only if that overflows `size_t`.
+/// `divload_plan_chunks` and `divload_plan_installments`: the LP's 64 chunks, or up to 16
+/// rounds of every worker but the root (at most 2^21 chunks in all), and the root's share.
+/// 0 only if that overflows `size_t`.
 #[no_mangle]
 pub extern "C" fn divload_installment_chunks_max(workers_len: usize) -> usize {
     divload::scatter::installments::memory_for(

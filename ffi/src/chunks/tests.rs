@@ -325,7 +325,8 @@ fn chunks_cross_the_boundary() {
 #[test]
 fn many_workers_plan_in_rounds_within_the_most_chunks() {
     assert_eq!(divload_installment_chunks_max(1), 65);
-    assert_eq!(divload_installment_chunks_max(65), 66);
+    assert_eq!(divload_installment_chunks_max(3), 65);
+    assert_eq!(divload_installment_chunks_max(65), 64 * 16 + 1);
     assert_eq!(divload_installment_chunks_max(201), 200 * 16 + 1);
     assert_eq!(divload_installment_chunks_max(usize::MAX), 0);
     let mut w = vec![worker(0.0, 0.0, 0.0, 1e-2)];

@@ -29,12 +29,13 @@ pub(super) fn plan<'s, 'm, M: Memory>(
     let p = file.workers;
     let entries = entries.get(..file.entries).unwrap_or(entries);
     let Platform { workers, caps, release, root } = platform(&file, entries, memory)?;
-    // Room for several rounds over many workers only where they may be planned (UMR: no
-    // caps, no deadline); one round takes a tenth of it.
+    // Room for as many rounds as the document allows (UMR, or the caps' rounds).
     let installments = file.installments.unwrap_or(Installments::AtMost(1));
-    let umr = file.deadline.is_none() && caps.iter().all(|&c| c == u64::MAX);
-    let sizes = planner::memory_for(p, if umr { installments } else { Installments::AtMost(1) })
-        .ok_or(Error::too_large("workers", usize::MAX as u64, p as u64))?;
+    let sizes = planner::memory_for(p, installments).ok_or(Error::too_large(
+        "workers",
+        usize::MAX as u64,
+        p as u64,
+    ))?;
     let chunks = memory.slice("installments", sizes.chunks, Chunk::EMPTY)?;
     let mut m = planner_memory(memory, sizes, &mut *chunks)?;
     let problem = problem_of(&file, workers, caps, release, root, installments);

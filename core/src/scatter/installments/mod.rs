@@ -19,7 +19,12 @@
 //!   bandwidth order still finishes by a horizon, the least horizon by bisection, and whole
 //!   counts by rounding the prefix sums (`wide.rs`), O(p) a horizon; and, without caps or a
 //!   deadline, in memory from [`memory_for`], the uniform multi-round schedule (UMR) of Yang,
-//!   van der Raadt and Casanova when it is faster (`umr.rs`), O(p) a round.
+//!   van der Raadt and Casanova when it is faster (`umr.rs`), O(p) a round;
+//! * with caps, in memory from [`memory_for`], beyond the rounds the LP holds (over more
+//!   than [`MAX_CHUNKS`] workers, or more rounds than its chunks hold): rounds of the same
+//!   fill, each worker whose last chunk met its cap taking the most that still finishes by
+//!   the horizon within its cap (`wide.rs`), in as many rounds as allowed; for a deadline,
+//!   the most whole items by it.
 //!
 //! Up to [`MAX_CHUNKS`] chunks, sizing a round-robin sequence by its LP is at least as good
 //! as UMR on the same sequence (UMR fixes the sizes by a geometric rule; the LP picks the
@@ -67,6 +72,10 @@ impl Method {
     /// Every sequence with at most the asked installments per worker sized by its linear
     /// program (a few workers): the best rational plan of them all, proven.
     pub const INSTALLMENTS_EVERY_SEQUENCE: Method = Method::new("installments_every_sequence");
+    /// Rounds in which every worker takes, in bandwidth order, the most items that still
+    /// finish by the horizon within its cap: where caps need more rounds than the LP's
+    /// chunks hold, or over more workers than it takes.
+    pub const FILLED_ROUNDS: Method = Method::new("filled_rounds");
 }
 
 /// What a sequence's LP may lose in `f64`, relative: its simplex and Newton's steps end
@@ -232,10 +241,11 @@ pub const fn memory(p: usize) -> Option<Sizes> {
     Some(Sizes { chunks: half, tableau, reals, indices })
 }
 
-/// As [`memory`], with room for several rounds over more than [`MAX_CHUNKS`] workers
-/// (UMR): `installments` per worker at most, and at most [`MAX_WIDE_ROUNDS`] rounds and
-/// [`MAX_WIDE_CHUNKS`] chunks. [`plan`] takes as many rounds there as the memory it is
-/// given holds: with [`memory`]'s sizes, one.
+/// As [`memory`], with room for several rounds beyond the LP's chunks (UMR over more than
+/// [`MAX_CHUNKS`] workers, the caps' rounds for any number): `installments` per worker at
+/// most, and at most [`MAX_WIDE_ROUNDS`] rounds and [`MAX_WIDE_CHUNKS`] chunks. [`plan`]
+/// takes as many rounds there as the memory it is given holds: with [`memory`]'s sizes,
+/// one beyond the LP.
 pub const fn memory_for(p: usize, installments: Installments) -> Option<Sizes> {
     let Some(one) = memory(p) else { return None };
     let asked = match installments {
@@ -245,7 +255,7 @@ pub const fn memory_for(p: usize, installments: Installments) -> Option<Sizes> {
     let fit = MAX_WIDE_CHUNKS / if p > 0 { p } else { 1 };
     let rounds = if asked < fit { asked } else { fit };
     let rounds = if rounds < MAX_WIDE_ROUNDS { rounds } else { MAX_WIDE_ROUNDS };
-    if p <= MAX_CHUNKS + 1 || rounds <= 1 {
+    if rounds <= 1 {
         return Some(one);
     }
     // Every worker but the root in `rounds` rounds, and the root's share.
@@ -349,20 +359,12 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
     };
     let order = bandwidth_order(problem, root_column, order)?;
     let q = order.len();
-    // Beyond the LP's size, one round (`wide.rs`).
+    // Rounds the LP sizes (none beyond its size).
     let most_rounds = match problem.installments {
         Installments::Auto => MAX_CHUNKS / q.max(1),
         Installments::AtMost(r) => (r as usize).min(MAX_CHUNKS / q.max(1)),
     }
     .max(1);
-    if problem.deadline.is_none() {
-        let per_round: f64 = order.iter().map(|&w| costs(w).cap).sum();
-        let root_cap = if root_column == RootColumn::Absent { 0.0 } else { root.cap };
-        let capacity = per_round * most_rounds as f64 + root_cap;
-        if capacity < n as f64 {
-            return Err(Error::caps_below_items(capacity as u64, most_rounds as u64, n));
-        }
-    }
 
     // Sizes and counts for as many chunks as the memory holds (more than `memory`'s with
     // `memory_for`'s), then one time per worker.
@@ -374,6 +376,24 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
         return Err(Error::buffer("installment reals", sizes.reals, 0));
     };
     let wide_room = half.min(rest.len().saturating_add(1)).saturating_sub(1) / q.max(1);
+    let asked = match problem.installments {
+        Installments::Auto => MAX_WIDE_ROUNDS,
+        Installments::AtMost(r) => r as usize,
+    };
+    // Rounds of the fill (`wide.rs`) and of UMR: as many as asked and the memory holds.
+    let wide_most = asked.min(MAX_WIDE_ROUNDS).min(wide_room).max(1);
+    let capped = order.iter().any(|&w| costs(w).cap.is_finite())
+        || (root_column != RootColumn::Absent && root.cap.is_finite());
+    let per_round: f64 = order.iter().map(|&w| costs(w).cap).sum();
+    let root_cap = if root_column == RootColumn::Absent { 0.0 } else { root.cap };
+    let holds = |rounds: usize| per_round * rounds as f64 + root_cap >= n as f64;
+    if problem.deadline.is_none() {
+        let rounds = if capped { wide_most.max(most_rounds) } else { most_rounds };
+        if !holds(rounds) {
+            let capacity = per_round * rounds as f64 + root_cap;
+            return Err(Error::caps_below_items(capacity as u64, rounds as u64, n));
+        }
+    }
     let seq_buf = rest;
     let deadline = problem.deadline.map(|d| d.to_f64());
     let goal = match deadline {
@@ -384,17 +404,12 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
     let sides = Sides { costs, root, root_column, root_index: problem.root };
     let mut best: Option<Best> = None;
     if q > MAX_CHUNKS {
-        best = Some(one_wide_round(order, sides, goal, x, spare, ready, memory.chunks)?);
-        let asked = match problem.installments {
-            Installments::Auto => MAX_WIDE_ROUNDS,
-            Installments::AtMost(r) => r as usize,
-        };
+        if deadline.is_some() || holds(1) {
+            best = Some(one_wide_round(order, sides, goal, x, spare, ready, memory.chunks)?);
+        }
         // UMR sizes chunks without caps, and has no answer to a deadline.
-        let uncapped = order.iter().all(|&w| costs(w).cap.is_infinite())
-            && (root_column == RootColumn::Absent || root.cap.is_infinite());
-        let most = asked.min(MAX_WIDE_ROUNDS).min(wide_room);
-        if let (Goal::Items(n), true, true) = (goal, uncapped, most > 1) {
-            if let Some(u) = umr::choose(order, costs, root, root_column, n as f64, most) {
+        if let (Goal::Items(n), false, true) = (goal, capped, wide_most > 1) {
+            if let Some(u) = umr::choose(order, costs, root, root_column, n as f64, wide_most) {
                 if let Some(b) =
                     wide_rounds(&u, order, sides, n, seq_buf, x, spare, ready, memory.chunks, best.as_ref())?
                 {
@@ -403,7 +418,51 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
             }
         }
     }
-    let narrow_rounds = if q > MAX_CHUNKS { 0 } else { most_rounds };
+    // Rounds of the fill where caps bound the rounds (§9): one fill in the most rounds
+    // allowed, which hold the most by every horizon without a root computing after the
+    // port. With one, more rounds' port time comes before the root's share, so fewer rounds
+    // may win: from the fewest that hold the items up, while they help.
+    if capped && wide_most > 1 {
+        let (mut stale, mut rounds) = (0, wide_most);
+        let mut next = (root_column == RootColumn::AfterSend).then_some(2);
+        loop {
+            if deadline.is_some() || holds(rounds) {
+                let (plan, used) = filled_rounds(
+                    rounds,
+                    order,
+                    sides,
+                    goal,
+                    seq_buf,
+                    x,
+                    spare,
+                    ready,
+                    memory.chunks,
+                    best.as_ref(),
+                )?;
+                match plan {
+                    Some(b) => {
+                        best = Some(b);
+                        stale = 0;
+                    }
+                    None if best.is_some() && rounds < wide_most => stale += 1,
+                    None => {}
+                }
+                // Fewer rounds filled than allowed: more allow the same plan.
+                if stale >= 2 || (used < rounds && rounds < wide_most) {
+                    break;
+                }
+            }
+            match next {
+                Some(r) if r < wide_most => {
+                    rounds = r;
+                    next = Some(r + 1);
+                }
+                _ => break,
+            }
+        }
+    }
+    let narrow_rounds =
+        if q > MAX_CHUNKS || (deadline.is_none() && !holds(most_rounds)) { 0 } else { most_rounds };
     let mut work = Work { tableau: &mut *memory.tableau, x, spare, ready };
     // The root alone, where it computes: a chunk the LP keeps still pays its latency, so a
     // sequence of workers may lose to no sequence at all.
@@ -681,6 +740,87 @@ fn wide_rounds<N: Real, F: Fn(usize) -> Costs + Copy>(
         chunks,
         method: Method::UNIFORM_MULTI_ROUND,
     }))
+}
+
+/// At most `rounds` rounds of the fill over `order` (`wide.rs`, derivation §9): for `n`
+/// items the least horizon's sizes, their counts rounded by prefix sums within the caps;
+/// for a deadline the most whole items by it. The plan, written to `out`, and the rounds
+/// its fill took, when it beats `than`.
+#[allow(clippy::too_many_arguments)]
+fn filled_rounds<N: Real, F: Fn(usize) -> Costs + Copy>(
+    rounds: usize,
+    order: &[usize],
+    sides: Sides<F>,
+    goal: Goal,
+    seq: &mut [usize],
+    x: &mut [f64],
+    counts: &mut [f64],
+    ready: &mut [f64],
+    out: &mut [Chunk<N>],
+    than: Option<&Best>,
+) -> Result<(Option<Best>, usize), Error> {
+    let Sides { costs, root, root_column, root_index } = sides;
+    let most = rounds.saturating_mul(order.len());
+    let (Some(seq), Some(x), Some(counts)) =
+        (seq.get_mut(..most), x.get_mut(..=most), counts.get_mut(..=most))
+    else {
+        return Ok((None, 0));
+    };
+    let wide = wide::Wide { order, costs, root, root_column };
+    let filled = match goal {
+        Goal::Items(n) => {
+            let Some((_, filled)) = wide.rounds_makespan(rounds, n as f64, seq, x, ready) else {
+                return Ok((None, 0));
+            };
+            let k = filled.chunks;
+            // The root computes nothing: the workers' chunks alone round to the items.
+            let k_round = if root_column == RootColumn::Absent { k } else { k + 1 };
+            let (rounded, rest) = counts.split_at_mut_checked(k_round).unwrap_or_default();
+            wide::round_prefixes(x.get(..k_round).unwrap_or_default(), n, rounded);
+            for r in rest.iter_mut() {
+                *r = 0.0;
+            }
+            // Chunk `k` is the root's share (`seq` holds older entries beyond the fill's).
+            let cap = |j: usize| seq.get(j).filter(|_| j < k).map_or(root.cap, |&w| costs(w).cap);
+            wide::hold_caps(rounded, cap);
+            filled
+        }
+        Goal::Deadline(t, n) => {
+            let filled = wide::most_by_rounds(&wide, t, n, rounds, seq, counts, ready);
+            for (a, &b) in x.iter_mut().zip(counts.iter()) {
+                *a = b;
+            }
+            filled
+        }
+    };
+    let k = filled.chunks;
+    let (Some(seq), Some(x), Some(counts)) = (seq.get(..k), x.get(..=k), counts.get(..=k)) else {
+        return Ok((None, 0));
+    };
+    let run = |v: &[f64], ready: &mut [f64]| {
+        let (chunks, root_share) = v.split_at_checked(k).unwrap_or((v, &[]));
+        let root_share = root_share.first().copied().unwrap_or(0.0);
+        schedule(seq, chunks, root_share, root, root_column, costs, ready, |_, _| {})
+    };
+    let makespan = run(counts, ready);
+    let items: f64 = counts.iter().sum();
+    let better = than.is_none_or(|b| match goal {
+        Goal::Items(_) => makespan < b.makespan,
+        Goal::Deadline(..) => items > b.items || (items == b.items && makespan < b.makespan),
+    });
+    if !better || !makespan.is_finite() || items <= 0.0 {
+        return Ok((None, 0));
+    }
+    let rational = match goal {
+        Goal::Items(_) => run(x, ready),
+        Goal::Deadline(t, _) => t,
+    };
+    let chunks = emit(seq, counts, x, root, root_column, root_index, costs, ready, out)?;
+    let rounds = filled.rounds as u32;
+    Ok((
+        Some(Best { makespan, rational, items, rounds, chunks, method: Method::FILLED_ROUNDS }),
+        filled.rounds,
+    ))
 }
 
 /// Who computes besides the chunks' workers: the costs, the root's, and where it stands.
