@@ -1157,8 +1157,8 @@ fn documents_plan_several_rounds_over_many_workers() {
 
 /// The baselines the page sets beside an installment plan: the even split in one
 /// installment and the planner's best single installment, each a schedule of the same items
-/// (rows by chunk, finishing by their makespan) no faster than the plan; with a deadline,
-/// the single installment's answer alone.
+/// (rows by chunk, finishing by their makespan, computing from the release time) no faster
+/// than the plan; with a deadline, the single installment's answer alone.
 #[test]
 fn installment_documents_have_baselines() {
     let doc = STAR.replace(r#""max_items": 600"#, r#""max_items": 3000"#);
@@ -1173,7 +1173,19 @@ fn installment_documents_have_baselines() {
         assert_eq!(b[key]["makespan"].as_f64().unwrap(), latest, "{key}");
         assert!(latest >= makespan, "{key}: {latest} beats the plan's {makespan}");
         assert!(rows.iter().all(|r| r["start"].as_f64() <= r["received"].as_f64()
-            && r["received"].as_f64() <= r["finish"].as_f64()));
+            && r["received"].as_f64() <= r["compute_start"].as_f64()
+            && r["compute_start"].as_f64() <= r["finish"].as_f64()));
+        // The workers are released at 0.5 s: a chunk computes from its arrival or then,
+        // whichever is later, and the page draws a wait before it as a wait.
+        for r in rows.iter().filter(|r| r["rank"] != 0) {
+            let (received, computing) =
+                (r["received"].as_f64().unwrap(), r["compute_start"].as_f64().unwrap());
+            assert!((computing - received.max(0.5)).abs() <= 1e-12, "{key}: {r}");
+        }
+    }
+    // The plan's rows too: each worker's computing starts at its release at the earliest.
+    for r in plan["plan"].as_array().unwrap().iter().filter(|r| r["rank"] != 0) {
+        assert!(r["compute_start"].as_f64().unwrap() >= 0.5_f64.max(r["received"].as_f64().unwrap()), "{r}");
     }
     // One installment is what the plan of at most one is.
     let one = doc_plan(&doc.replace(r#""installments": "auto""#, r#""installments": 1"#)).unwrap();

@@ -826,13 +826,20 @@ function drawGantt(svg, rows, timeline, names, scale) {
     const g = svgEl('g', { class: 'gantt-row', 'data-rank': r.rank }, svg);
     const y = top + i * h;
     const name = names.get(r.rank) ?? rowName(r);
-    const phases = timeline.map((p) => [p.label, p.start ? r[p.start] ?? 0 : 0, r[p.end] ?? 0]);
+    // A row without a phase's start column starts it where the phase before ends; a row
+    // with it may wait in between (a release time), drawn as a wait.
+    const phases = [];
+    timeline.forEach((p, j) => {
+      const before = j > 0 ? phases[j - 1][2] : 0;
+      phases.push([p.label, p.start ? r[p.start] ?? before : 0, r[p.end] ?? 0, before]);
+    });
     svgEl('title', {}, g).textContent = `${name} (rank ${r.rank}): ${r.count} items, `
       + phases.map(([l, from, to]) => `${l} ${fmt(from)}–${fmt(to)} s`).join(', ');
     svgEl('text', { x: 0, y: y + 12, class: 'label' }, g).textContent = `${name} · ${r.rank}`;
     const first = phases[0]?.[1] ?? 0;
     if (first > 0) svgEl('rect', { x: label, y: y + 2, width: x(first) - label, height: h - 4, class: 'wait' }, g);
-    phases.forEach(([, from, to], j) => {
+    phases.forEach(([, from, to, before], j) => {
+      if (j > 0 && from > before) svgEl('rect', { x: x(before), y: y + 2, width: x(from) - x(before), height: h - 4, class: 'wait' }, g);
       if (to > from) svgEl('rect', { x: x(from), y: y + 2, width: Math.max(x(to) - x(from), 0.5), height: h - 4, class: `phase${j}` }, g);
     });
   });

@@ -78,7 +78,9 @@ impl<T: Sync> Choices for Names<T> {
 pub struct Phase {
     /// What the worker does then (`receive`, `compute`, `return`).
     pub label: &'static str,
-    /// The column holding the phase's start time; empty for a phase that starts at 0.
+    /// The column holding the phase's start time; empty for a phase that starts at 0. A row
+    /// without that column starts the phase where the phase before it ends; a row with it
+    /// may wait in between (a release time).
     pub start: &'static str,
     /// The column holding its end time.
     pub end: &'static str,

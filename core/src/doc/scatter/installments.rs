@@ -92,6 +92,7 @@ pub(super) fn plan<'s, 'm, M: Memory>(
         if let Some(r) = rows.get_mut(c.worker) {
             if r.installments == 0 {
                 r.first = i;
+                r.computing = c.compute_start;
             }
             r.total += c.count;
             r.share += c.share;
@@ -221,7 +222,10 @@ pub(super) fn baselines<'m, M: Memory>(text: &[u8], memory: &'m M) -> Result<Opt
         Some(_) => None,
     };
     let rows = |chunks: &'m [Chunk<f64>], n: usize| {
-        chunks.iter().take(n).map(|c| (c.worker, c.count, c.send_start, c.send_end, c.compute_end))
+        chunks
+            .iter()
+            .take(n)
+            .map(|c| (c.worker, c.count, [c.send_start, c.send_end, c.compute_start, c.compute_end]))
     };
     let (one, even): (&'m [Chunk<f64>], &'m [Chunk<f64>]) = (one, even);
     written(memory, |buf| {
@@ -368,12 +372,15 @@ struct Row {
     total: u64,
     share: f64,
     received: f64,
+    /// When its first chunk starts computing.
+    computing: f64,
     finish: f64,
     installments: u64,
 }
 
 impl Row {
-    const EMPTY: Row = Row { first: 0, total: 0, share: 0.0, received: 0.0, finish: 0.0, installments: 0 };
+    const EMPTY: Row =
+        Row { first: 0, total: 0, share: 0.0, received: 0.0, computing: 0.0, finish: 0.0, installments: 0 };
 }
 
 /// The first chunk of each worker, in send order, with the worker's row.
@@ -423,6 +430,8 @@ fn write(
             ("share", r.share),
             ("start", c.send_start),
             ("received", r.received),
+            // The summary bar computes from the last arrival, or from a later release.
+            ("compute_start", r.received.max(r.computing)),
             ("finish", r.finish),
         ]);
         w.key("installments");

@@ -163,7 +163,9 @@ impl Model for Scatter {
     ];
     const GANTT: &'static [Phase] = &[
         Phase { label: "receive", start: "start", end: "received" },
-        Phase { label: "compute", start: "received", end: "finish" },
+        // Installment plans and their baselines say when computing starts (after a release
+        // time); one-round plans compute on arrival.
+        Phase { label: "compute", start: "compute_start", end: "finish" },
     ];
     /// A plan sent in installments: each chunk on its worker's lane (`chunks` is in the
     /// result of those plans alone).
@@ -322,7 +324,7 @@ impl Model for Scatter {
     }
 
     /// `{"even": schedule, "reversed": schedule}`, a schedule being `{"makespan", "rows":
-    /// [{"rank", "count", "start", "received", "finish"}]}` in send order: the even split
+    /// [{"rank", "count", "start", "received", "compute_start", "finish"}]}` in send order: the even split
     /// (`MPI_Scatter`) in the planned order, and the balanced plan for the reverse order
     /// (slowest link first, the root in its place), which shows what the order is worth
     /// (Thm 3). For affine costs only: other costs have no closed form to compare.
@@ -375,7 +377,7 @@ impl Model for Scatter {
         }
         let (even, reversed): (&[Assignment<f64>], &[Assignment<f64>]) = (even, reversed);
         let rows = |plan: &'m [Assignment<f64>]| {
-            plan.iter().map(|a| (a.worker, a.count, a.start, a.received, a.finish))
+            plan.iter().map(|a| (a.worker, a.count, [a.start, a.received, a.received, a.finish]))
         };
         written(memory, |buf| {
             let mut w = Writer::new(buf);
@@ -419,25 +421,31 @@ fn read_doc<'s, M: Memory>(text: &'s [u8], memory: &'s M) -> Result<Read<'s>, Er
 }
 
 /// One baseline of [`Model::baselines`]: `"key": {"makespan", "rows": [{"rank", "count",
-/// "start", "received", "finish"}, …]}`, the makespan the rows' latest finish.
+/// "start", "received", "compute_start", "finish"}, …]}` (each row's times in that order),
+/// the makespan the rows' latest finish.
 pub(super) fn write_baseline(
     w: &mut Writer<'_>,
     key: &'static str,
-    rows: impl Iterator<Item = (usize, u64, f64, f64, f64)> + Clone,
+    rows: impl Iterator<Item = (usize, u64, [f64; 4])> + Clone,
 ) {
     w.key(key);
     w.begin_object();
     w.key("makespan");
-    w.f64(rows.clone().map(|r| r.4).fold(0.0, f64::max));
+    w.f64(rows.clone().map(|(_, _, [.., finish])| finish).fold(0.0, f64::max));
     w.key("rows");
     w.begin_array();
-    for (rank, count, start, received, finish) in rows {
+    for (rank, count, [start, received, computing, finish]) in rows {
         w.begin_object();
         w.key("rank");
         w.u64(rank as u64);
         w.key("count");
         w.u64(count);
-        w.numbers(&[("start", start), ("received", received), ("finish", finish)]);
+        w.numbers(&[
+            ("start", start),
+            ("received", received),
+            ("compute_start", computing),
+            ("finish", finish),
+        ]);
         w.end_object();
     }
     w.end_array();
