@@ -10,9 +10,12 @@
 //!     cargo bench -p divload --bench scale -- 6 thp     # buffers on transparent huge pages
 //!     cargo bench -p divload --bench scale -- 6 kinds   # four kinds of identical workers
 //!
-//! Each line is the median of 7 runs (3 at 10⁷) after one warm-up run.
+//! Each line is the median of 7 runs (3 at 10⁷) after one warm-up run. The `stream` line of
+//! each size is the memory's limit for these bytes: one sequential pass that reads every
+//! worker and writes every `Assignment` and `Scratch` record once, the least any plan over
+//! the same buffers could take (issue 45); each plan's line gives its multiple of it.
 
-use divload::{plan, Assignment, Options, Problem, Root, Rounding, Scratch};
+use divload::{plan, Assignment, Options, Problem, Root, Rounding, Scratch, Worker};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -32,12 +35,22 @@ fn main() {
     });
     let per_worker = size_of::<Assignment<f64>>() + size_of::<Scratch<f64>>();
     println!("caller memory: {per_worker} bytes per worker (Assignment + Scratch)");
-    println!("{:>10} {:>18} {:>12} {:>12}", "workers", "rounding", "ms", "ns/worker");
+    println!("{:>10} {:>18} {:>12} {:>12} {:>10}", "workers", "rounding", "ms", "ns/worker", "x stream");
     for e in 3..=top {
         let p = 10usize.pow(e);
         let w = if kinds { common::kinds_platform(p) } else { platform(p) };
         let mut out = common::buffer(p, Assignment::EMPTY, huge);
         let mut scratch = common::buffer(p, Scratch::EMPTY, huge);
+        let runs = if p >= 10_000_000 { 3 } else { 7 };
+        let limit = median(runs, || stream(black_box(&w), &mut out, &mut scratch));
+        println!(
+            "{:>10} {:>18} {:>12.3} {:>12.1} {:>10}",
+            p,
+            "stream",
+            limit * 1e3,
+            limit * 1e9 / p as f64,
+            "1.0"
+        );
         for rounding in [Rounding::LargestRemainder, Rounding::Paper, Rounding::Greedy] {
             if only.is_some_and(|o| !format!("{rounding:?}").eq_ignore_ascii_case(o)) {
                 continue;
@@ -48,23 +61,43 @@ fn main() {
                 items: 1 << 40,
                 options: Options { rounding, ..Options::default() },
             };
-            let runs = if p >= 10_000_000 { 3 } else { 7 };
-            let mut times = Vec::with_capacity(runs);
-            black_box(plan(&problem, &mut out, &mut scratch).unwrap());
-            for _ in 0..runs {
-                let t = Instant::now();
+            let median = median(runs, || {
                 black_box(plan(black_box(&problem), &mut out, &mut scratch).unwrap());
-                times.push(t.elapsed().as_secs_f64());
-            }
-            times.sort_by(f64::total_cmp);
-            let median = times[runs / 2];
+            });
             println!(
-                "{:>10} {:>18} {:>12.3} {:>12.1}",
+                "{:>10} {:>18} {:>12.3} {:>12.1} {:>10.1}",
                 p,
                 format!("{rounding:?}"),
                 median * 1e3,
-                median * 1e9 / p as f64
+                median * 1e9 / p as f64,
+                median / limit
             );
         }
     }
+}
+
+/// The median of `runs` timed calls of `f`, after one warm-up call, in seconds.
+fn median(runs: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    let mut times: Vec<f64> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[runs / 2]
+}
+
+/// One sequential pass over the plan's bytes: every worker read, every `Assignment` and
+/// `Scratch` record written whole (a running sum of the costs keeps the reads live).
+fn stream(workers: &[Worker<f64>], out: &mut [Assignment<f64>], scratch: &mut [Scratch<f64>]) {
+    let mut sum = 0.0;
+    for ((w, a), s) in workers.iter().zip(out.iter_mut()).zip(scratch.iter_mut()) {
+        sum += w.comm_per_item + w.comp_per_item;
+        *a = Assignment { share: sum, ..Assignment::EMPTY };
+        *s = Scratch::EMPTY;
+    }
+    black_box(sum);
 }
