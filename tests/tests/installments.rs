@@ -606,6 +606,21 @@ fn caps_take_rounds_beyond_the_lp() {
                     2 * per_round + root_cap
                 )
             );
+            // In `memory`'s sizes (one round beyond the LP) with any number allowed, the error
+            // says the memory is what is short.
+            let auto = Problem { installments: Installments::Auto, ..two };
+            let sizes = memory(p).unwrap();
+            let mut chunks = vec![Chunk::EMPTY; sizes.chunks];
+            let (mut tableau, mut reals, mut indices) =
+                (vec![0.0; sizes.tableau], vec![0.0; sizes.reals], vec![0; sizes.indices]);
+            let mut m = Memory {
+                chunks: &mut chunks,
+                tableau: &mut tableau,
+                reals: &mut reals,
+                indices: &mut indices,
+            };
+            let err = plan(&auto, &mut m).unwrap_err().to_string();
+            assert!(err.contains("exceed the planner's memory"), "{err}");
             // By the plan's own makespan, rounds finish more than one round's caps hold.
             let (d, dchunks) = pf.run_in(
                 memory_for(p, Installments::Auto).unwrap(),

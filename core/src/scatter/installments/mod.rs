@@ -294,6 +294,17 @@ impl Error {
         .ints([capacity, rounds, items])
         .error()
     }
+    /// As [`Error::caps_below_items`] where more installments were allowed but the memory
+    /// given holds no more rounds over these workers.
+    const fn caps_below_items_in_memory(capacity: u64, rounds: u64, items: u64) -> Error {
+        invalid(
+            "max_items: the caps hold {0} items in at most {1} installments per worker, fewer than items = {2}; \
+             more installments over this many workers exceed the planner's memory (memory_for: at most 2^21 \
+             chunks): raise max_items",
+        )
+        .ints([capacity, rounds, items])
+        .error()
+    }
     const fn per_worker(list: &'static str, got: usize, workers: usize) -> Error {
         invalid("{w}: must give one value per worker ({1}), got {0}")
             .word(list)
@@ -390,8 +401,13 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
     if problem.deadline.is_none() {
         let rounds = if capped { wide_most.max(most_rounds) } else { most_rounds };
         if !holds(rounds) {
-            let capacity = per_round * rounds as f64 + root_cap;
-            return Err(Error::caps_below_items(capacity as u64, rounds as u64, n));
+            let capacity = (per_round * rounds as f64 + root_cap) as u64;
+            let by_memory = capped && wide_most < asked.min(MAX_WIDE_ROUNDS) && wide_most >= most_rounds;
+            return Err(if by_memory {
+                Error::caps_below_items_in_memory(capacity, rounds as u64, n)
+            } else {
+                Error::caps_below_items(capacity, rounds as u64, n)
+            });
         }
     }
     let seq_buf = rest;
