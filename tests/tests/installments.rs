@@ -382,6 +382,17 @@ fn check_schedule(pf: &Pf, s: &Summary<f64>, chunks: &[Chunk<f64>], items: u64) 
         ready[c.worker] = c.compute_end;
         makespan = makespan.max(c.compute_end);
     }
+    // A root that computes after sending starts once the last chunk has left.
+    if pf.work == RootWork::AfterSend {
+        let sent = chunks.iter().filter(|c| c.worker != pf.root).map(|c| c.send_end).fold(0.0, f64::max);
+        for c in chunks.iter().filter(|c| c.worker == pf.root) {
+            assert!(
+                c.compute_start >= sent - 1e-12,
+                "the root computes at {} before the last send {sent}",
+                c.compute_start
+            );
+        }
+    }
     assert!((makespan - s.makespan).abs() <= 1e-12 * makespan.max(1.0), "{makespan} vs {}", s.makespan);
     assert!(s.lower_bound <= s.makespan);
 }
@@ -633,6 +644,48 @@ fn caps_take_rounds_beyond_the_lp() {
             assert!(d.makespan <= s.makespan && d.rounds > 1);
         }
     }
+}
+
+/// A deadline over 7·10¹¹ items, where the LP's `f64` sizes are within whole items of the
+/// deadline: the floors ended 0.12 s late; the chunks ending late now give up what does.
+#[test]
+fn deadlines_hold_over_many_items() {
+    let w = |c: f64, mu: f64| Worker::linear(c, mu);
+    let pf = Pf {
+        workers: vec![w(4.81e-3, 7.64e-2), w(8.57e-5, 3.57e-3), w(8.52e-5, 8.48e-2)],
+        root: 2,
+        work: RootWork::None,
+        caps: vec![u64::MAX, u64::MAX, 29],
+        release: vec![0.455, 0.0, 0.603],
+    };
+    let deadline = 2_241_826_077.266_678;
+    for sizes in [memory(3).unwrap(), memory_for(3, Installments::Auto).unwrap()] {
+        let (d, chunks) = pf.run_in(sizes, 698_823_783_041, Some(deadline), Installments::Auto);
+        check_schedule(&pf, &d, &chunks, d.items);
+        assert!(d.makespan <= deadline && d.items > 0, "{} items by {} s", d.items, d.makespan);
+    }
+}
+
+/// Caps on a few workers where the LP's rounds hold the items: the fill's rounds come after
+/// the LP's search and never cut it short. One worker capped at one item needs 20 chunks,
+/// which the LP sizes in 0.20 s; the fill's 16 rounds, tried first, once stopped the LP's
+/// search at 4.0 s (and at 16 items by a deadline of 0.25 s instead of 20).
+#[test]
+fn caps_on_few_workers_keep_the_lp() {
+    let workers = vec![Worker::linear(0.0, 1.0), Worker::linear(1e-3, 1e-2), Worker::linear(1e-3, 1.0)];
+    let pf = Pf { workers, root: 0, work: RootWork::None, caps: vec![20, 1, 20], release: Vec::new() };
+    let sizes = memory_for(3, Installments::Auto).unwrap();
+    let (s, chunks) = pf.run_in(sizes, 20, None, Installments::Auto);
+    check_schedule(&pf, &s, &chunks, 20);
+    assert!(
+        s.makespan <= 0.21 && s.method.name() == "installments_lp",
+        "{} s by {}",
+        s.makespan,
+        s.method.name()
+    );
+    let (d, dchunks) = pf.run_in(sizes, 20, Some(0.25), Installments::Auto);
+    check_schedule(&pf, &d, &dchunks, d.items);
+    assert_eq!(d.items, 20);
 }
 
 /// Release times: nothing computes before its worker is available, and a late worker

@@ -324,6 +324,7 @@ fn chunks_cross_the_boundary() {
 #[cfg_attr(miri, ignore)]
 #[test]
 fn many_workers_plan_in_rounds_within_the_most_chunks() {
+    assert_eq!(divload_installment_chunks_max(0), 65);
     assert_eq!(divload_installment_chunks_max(1), 65);
     assert_eq!(divload_installment_chunks_max(3), 65);
     assert_eq!(divload_installment_chunks_max(65), 64 * 16 + 1);

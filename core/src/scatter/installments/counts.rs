@@ -110,6 +110,45 @@ pub(super) fn whole(
     let candidates = k + usize::from(root_column != RootColumn::Absent);
     let mut makespan = run(seq, x, root_costs, root_column, costs, ready);
     if let Goal::Deadline(t, _) = goal {
+        // The LP's sizes are within its `f64` rounding of the deadline, and over 10¹¹ items
+        // that rounding is whole items: their floors may still end late. The latest chunk
+        // gives up what ends past `t` (a chunk ending earlier never delays another), until
+        // every chunk is in time.
+        for _ in 0..4 * (candidates + 1) {
+            if makespan <= t {
+                break;
+            }
+            let mut late: Option<(usize, f64)> = None;
+            schedule(
+                seq,
+                x,
+                x.get(k).copied().unwrap_or(0.0),
+                root_costs,
+                root_column,
+                costs,
+                ready,
+                |j, times| {
+                    if times.compute_end > t && late.is_none_or(|(_, e)| times.compute_end > e) {
+                        late = Some((j, times.compute_end));
+                    }
+                },
+            );
+            let Some((j, end)) = late else { break };
+            let mu = if j == k { root_costs.mu } else { seq.get(j).map_or(1.0, |&w| costs(w).mu) };
+            if let Some(v) = x.get_mut(j) {
+                let cut = libm::ceil((end - t) / mu).max(1.0).min(*v);
+                *v -= cut;
+                total -= cut;
+            }
+            makespan = run(seq, x, root_costs, root_column, costs, ready);
+        }
+        if makespan > t {
+            // Not reached on any platform tried; no items is always in time.
+            for v in x.iter_mut().take(k + 1) {
+                *v = 0.0;
+            }
+            total = 0.0;
+        }
         // Floors can empty a chunk, and an empty chunk pays no latency: the time it frees
         // may hold millions of items elsewhere, too many to add one at a time. Each chunk
         // in turn takes the most that still finishes by `t` (bisection on its count; a

@@ -255,7 +255,7 @@ pub const fn memory_for(p: usize, installments: Installments) -> Option<Sizes> {
     let fit = MAX_WIDE_CHUNKS / if p > 0 { p } else { 1 };
     let rounds = if asked < fit { asked } else { fit };
     let rounds = if rounds < MAX_WIDE_ROUNDS { rounds } else { MAX_WIDE_ROUNDS };
-    if rounds <= 1 {
+    if p == 0 || rounds <= 1 {
         return Some(one);
     }
     // Every worker but the root in `rounds` rounds, and the root's share.
@@ -434,7 +434,50 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
             }
         }
     }
-    // Rounds of the fill where caps bound the rounds (§9): one fill in the most rounds
+    let narrow_rounds =
+        if q > MAX_CHUNKS || (deadline.is_none() && !holds(most_rounds)) { 0 } else { most_rounds };
+    let mut work = Work { tableau: &mut *memory.tableau, x, spare, ready };
+    // The root alone, where it computes: a chunk the LP keeps still pays its latency, so a
+    // sequence of workers may lose to no sequence at all.
+    if root_column != RootColumn::Absent && q <= MAX_CHUNKS {
+        try_sequence(seq_buf, 0, 1, sides, goal, &mut work, memory.chunks, &mut best)?;
+    }
+    let mut stale = 0;
+    for rounds in 1..=narrow_rounds {
+        let mut k = 0;
+        for _ in 0..rounds {
+            for &w in order.iter() {
+                if let Some(slot) = seq_buf.get_mut(k) {
+                    *slot = w;
+                }
+                k += 1;
+            }
+        }
+        let tried =
+            try_sequence(seq_buf, k, rounds as u32, sides, goal, &mut work, memory.chunks, &mut best)?;
+        let Some((_, improved, _)) = tried else { continue };
+        if improved {
+            stale = 0;
+        } else {
+            stale += 1;
+            // More rounds pay more latencies; two rounds in a row that do not help end the
+            // search, unless the document asked for a fixed number.
+            if stale >= 2 && problem.installments == Installments::Auto {
+                break;
+            }
+        }
+    }
+    // Every sequence, where few: the least rational makespan over all of them bounds every
+    // plan with as many installments.
+    let proven = match (goal, problem.installments) {
+        (Goal::Items(_), Installments::AtMost(r)) if q <= EXACT_WORKERS && q * r as usize <= EXACT_CHUNKS => {
+            every_sequence(order, r as usize, sides, goal, &mut work, seq_buf, memory.chunks, &mut best)?
+        }
+        _ => None,
+    };
+    let Work { x, spare, ready, .. } = work;
+    // Rounds of the fill where caps bound the rounds (§9), after the LP's, whose search
+    // stops on rounds that do not beat the best so far: one fill in the most rounds
     // allowed, which hold the most by every horizon without a root computing after the
     // port. With one, more rounds' port time comes before the root's share, so fewer rounds
     // may win: from the fewest that hold the items up, while they help.
@@ -477,48 +520,6 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
             }
         }
     }
-    let narrow_rounds =
-        if q > MAX_CHUNKS || (deadline.is_none() && !holds(most_rounds)) { 0 } else { most_rounds };
-    let mut work = Work { tableau: &mut *memory.tableau, x, spare, ready };
-    // The root alone, where it computes: a chunk the LP keeps still pays its latency, so a
-    // sequence of workers may lose to no sequence at all.
-    if root_column != RootColumn::Absent && q <= MAX_CHUNKS {
-        try_sequence(seq_buf, 0, 1, sides, goal, &mut work, memory.chunks, &mut best)?;
-    }
-    let mut stale = 0;
-    for rounds in 1..=narrow_rounds {
-        let mut k = 0;
-        for _ in 0..rounds {
-            for &w in order.iter() {
-                if let Some(slot) = seq_buf.get_mut(k) {
-                    *slot = w;
-                }
-                k += 1;
-            }
-        }
-        let tried =
-            try_sequence(seq_buf, k, rounds as u32, sides, goal, &mut work, memory.chunks, &mut best)?;
-        let Some((_, improved, _)) = tried else { continue };
-        if improved {
-            stale = 0;
-        } else {
-            stale += 1;
-            // More rounds pay more latencies; two rounds in a row that do not help end the
-            // search, unless the document asked for a fixed number.
-            if stale >= 2 && problem.installments == Installments::Auto {
-                break;
-            }
-        }
-    }
-    // Every sequence, where few: the least rational makespan over all of them bounds every
-    // plan with as many installments.
-    let proven = match (goal, problem.installments) {
-        (Goal::Items(_), Installments::AtMost(r)) if q <= EXACT_WORKERS && q * r as usize <= EXACT_CHUNKS => {
-            every_sequence(order, r as usize, sides, goal, &mut work, seq_buf, memory.chunks, &mut best)?
-        }
-        _ => None,
-    };
-    let Work { x, ready, .. } = work;
     let Some(best) = best else {
         return match goal {
             Goal::Deadline(..) => Ok(empty_plan(problem, order, costs, root, root_column)),
