@@ -15,23 +15,11 @@
 use divload::partition::approx::{approximate, Solver};
 use divload::partition::related::{self, solve, Class, Rounding, Scaled, Shape, Uniform};
 use std::hint::black_box;
-use std::time::Instant;
+
+mod common;
 
 /// One row's plan, on the counts buffer.
 type Run<'a> = Box<dyn Fn(&mut [u64]) + 'a>;
-
-fn median(mut f: impl FnMut()) -> f64 {
-    f();
-    let mut times: Vec<f64> = (0..7)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[3]
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -95,7 +83,7 @@ fn main() {
             ),
         ];
         for (what, run) in rows {
-            let t = median(|| run(counts));
+            let t = common::median(7, || run(counts));
             println!(
                 "{p:>10} {:>32} {:>12.3} {:>12.1}",
                 format!("{name}: {what}"),

@@ -17,7 +17,6 @@
 
 use divload::{plan, Assignment, Options, Problem, Root, Rounding, Scratch, Worker};
 use std::hint::black_box;
-use std::time::Instant;
 
 mod common;
 use common::random_platform as platform;
@@ -42,7 +41,7 @@ fn main() {
         let mut out = common::buffer(p, Assignment::EMPTY, huge);
         let mut scratch = common::buffer(p, Scratch::EMPTY, huge);
         let runs = if p >= 10_000_000 { 3 } else { 7 };
-        let limit = median(runs, || stream(black_box(&w), &mut out, &mut scratch));
+        let limit = common::median(runs, || stream(black_box(&w), &mut out, &mut scratch));
         println!(
             "{:>10} {:>18} {:>12.3} {:>12.1} {:>10}",
             p,
@@ -61,7 +60,7 @@ fn main() {
                 items: 1 << 40,
                 options: Options { rounding, ..Options::default() },
             };
-            let median = median(runs, || {
+            let median = common::median(runs, || {
                 black_box(plan(black_box(&problem), &mut out, &mut scratch).unwrap());
             });
             println!(
@@ -74,20 +73,6 @@ fn main() {
             );
         }
     }
-}
-
-/// The median of `runs` timed calls of `f`, after one warm-up call, in seconds.
-fn median(runs: usize, mut f: impl FnMut()) -> f64 {
-    f();
-    let mut times: Vec<f64> = (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[runs / 2]
 }
 
 /// One sequential pass over the plan's bytes: every worker read, every `Assignment` and

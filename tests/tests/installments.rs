@@ -75,10 +75,6 @@ impl Pf {
         deadline: Option<f64>,
         installments: Installments,
     ) -> (Summary<f64>, Vec<Chunk<f64>>) {
-        let mut chunks = vec![Chunk::EMPTY; sizes.chunks];
-        let mut tableau = vec![0.0; sizes.tableau];
-        let mut reals = vec![0.0; sizes.reals];
-        let mut indices = vec![0; sizes.indices];
         let problem = Problem {
             workers: &self.workers,
             root: self.root,
@@ -89,12 +85,23 @@ impl Pf {
             available_at: &self.release,
             installments,
         };
-        let mut m =
-            Memory { chunks: &mut chunks, tableau: &mut tableau, reals: &mut reals, indices: &mut indices };
-        let s = plan(&problem, &mut m).unwrap_or_else(|e| panic!("{e} on {self:?}"));
-        chunks.truncate(s.chunks);
-        (s, chunks)
+        plan_in(sizes, &problem).unwrap_or_else(|e| panic!("{e} on {self:?}"))
     }
+}
+
+/// Plans `problem` in fresh memory of `sizes`: the summary and the plan's chunks.
+fn plan_in(
+    sizes: divload::scatter::installments::Sizes,
+    problem: &Problem<'_, f64>,
+) -> Result<(Summary<f64>, Vec<Chunk<f64>>), divload::Error> {
+    let mut chunks = vec![Chunk::EMPTY; sizes.chunks];
+    let (mut tableau, mut reals, mut indices) =
+        (vec![0.0; sizes.tableau], vec![0.0; sizes.reals], vec![0; sizes.indices]);
+    let mut m =
+        Memory { chunks: &mut chunks, tableau: &mut tableau, reals: &mut reals, indices: &mut indices };
+    let s = plan(problem, &mut m)?;
+    chunks.truncate(s.chunks);
+    Ok((s, chunks))
 }
 
 /// The makespan of counts `x` over `seq` (the root's share `root`), by the definition.
@@ -598,19 +605,9 @@ fn caps_take_rounds_beyond_the_lp() {
                 available_at: &pf.release,
                 installments: Installments::AtMost(2),
             };
-            let sizes = memory_for(p, Installments::AtMost(2)).unwrap();
-            let mut chunks = vec![Chunk::EMPTY; sizes.chunks];
-            let (mut tableau, mut reals, mut indices) =
-                (vec![0.0; sizes.tableau], vec![0.0; sizes.reals], vec![0; sizes.indices]);
-            let mut m = Memory {
-                chunks: &mut chunks,
-                tableau: &mut tableau,
-                reals: &mut reals,
-                indices: &mut indices,
-            };
             let root_cap = if work == RootWork::None { 0 } else { caps[0] };
             assert_eq!(
-                plan(&two, &mut m).unwrap_err().to_string(),
+                plan_in(memory_for(p, Installments::AtMost(2)).unwrap(), &two).unwrap_err().to_string(),
                 format!(
                     "max_items: the caps hold {} items in at most 2 installments per worker, fewer than items = \
                      {items}; raise max_items or allow more installments",
@@ -620,17 +617,7 @@ fn caps_take_rounds_beyond_the_lp() {
             // In `memory`'s sizes (one round beyond the LP) with any number allowed, the error
             // says the memory is what is short.
             let auto = Problem { installments: Installments::Auto, ..two };
-            let sizes = memory(p).unwrap();
-            let mut chunks = vec![Chunk::EMPTY; sizes.chunks];
-            let (mut tableau, mut reals, mut indices) =
-                (vec![0.0; sizes.tableau], vec![0.0; sizes.reals], vec![0; sizes.indices]);
-            let mut m = Memory {
-                chunks: &mut chunks,
-                tableau: &mut tableau,
-                reals: &mut reals,
-                indices: &mut indices,
-            };
-            let err = plan(&auto, &mut m).unwrap_err().to_string();
+            let err = plan_in(memory(p).unwrap(), &auto).unwrap_err().to_string();
             assert!(err.contains("exceed the planner's memory"), "{err}");
             // By the plan's own makespan, rounds finish more than one round's caps hold.
             let (d, dchunks) = pf.run_in(

@@ -69,3 +69,18 @@ pub fn buffer<T: Clone>(n: usize, value: T, huge: bool) -> Vec<T> {
     v.resize(n, value);
     v
 }
+
+/// The median of `runs` timed calls of `f`, after one warm-up call, in seconds.
+#[allow(dead_code, reason = "the plain-binary benches', not every bench's")]
+pub fn median(runs: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    let mut times: Vec<f64> = (0..runs)
+        .map(|_| {
+            let t = std::time::Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[runs / 2]
+}

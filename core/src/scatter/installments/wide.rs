@@ -200,22 +200,7 @@ const CROSSING_WIDTH: f64 = 1e-9;
 /// resolution takes sixty. The fill in rounds need not grow with the horizon, so
 /// this is a crossing, not always the least.
 fn crossing(n: f64, x: &mut [f64], mut fill: impl FnMut(f64, &mut [f64]) -> f64) -> Option<f64> {
-    let (mut hi, mut f_hi) = (1.0f64, 0.0);
-    let mut found = false;
-    for _ in 0..DOUBLINGS {
-        f_hi = fill(hi, x) - n;
-        if f_hi >= 0.0 {
-            found = true;
-            break;
-        }
-        hi *= 2.0;
-        if !hi.is_finite() {
-            return None;
-        }
-    }
-    if !found {
-        return None;
-    }
+    let (mut hi, mut f_hi) = first_holding(n, x, &mut fill)?;
     let (mut lo, mut f_lo) = (0.0f64, -n);
     let mut kept = 0i8;
     for step in 0..STEPS {
@@ -243,33 +228,41 @@ fn crossing(n: f64, x: &mut [f64], mut fill: impl FnMut(f64, &mut [f64]) -> f64)
             kept = 1;
         }
     }
-    let total = fill(hi, x);
-    if total > 0.0 {
-        for v in x.iter_mut() {
-            *v *= n / total;
-        }
-    }
-    Some(hi)
+    Some(settle(n, hi, x, &mut fill))
 }
 
-/// The least horizon (to `f64`'s resolution, by doubling then bisection) whose `fill`
-/// holds `n` items, with the sizes in `x` scaled to add up to `n`.
-fn least_horizon(n: f64, x: &mut [f64], mut fill: impl FnMut(f64, &mut [f64]) -> f64) -> Option<f64> {
+/// The first horizon of 1, 2, 4, … seconds whose `fill` holds `n` items, and what it holds
+/// beyond them; `None` when none in `f64` does.
+fn first_holding(n: f64, x: &mut [f64], fill: &mut impl FnMut(f64, &mut [f64]) -> f64) -> Option<(f64, f64)> {
     let mut hi = 1.0f64;
-    let mut found = false;
     for _ in 0..DOUBLINGS {
-        if fill(hi, x) >= n {
-            found = true;
-            break;
+        let over = fill(hi, x) - n;
+        if over >= 0.0 {
+            return Some((hi, over));
         }
         hi *= 2.0;
         if !hi.is_finite() {
             return None;
         }
     }
-    if !found {
-        return None;
+    None
+}
+
+/// The fill at `t` once more, its sizes scaled to add up to `n`; returns `t`.
+fn settle(n: f64, t: f64, x: &mut [f64], fill: &mut impl FnMut(f64, &mut [f64]) -> f64) -> f64 {
+    let total = fill(t, x);
+    if total > 0.0 {
+        for v in x.iter_mut() {
+            *v *= n / total;
+        }
     }
+    t
+}
+
+/// The least horizon (to `f64`'s resolution, by doubling then bisection) whose `fill`
+/// holds `n` items, with the sizes in `x` scaled to add up to `n`.
+fn least_horizon(n: f64, x: &mut [f64], mut fill: impl FnMut(f64, &mut [f64]) -> f64) -> Option<f64> {
+    let (mut hi, _) = first_holding(n, x, &mut fill)?;
     let mut lo = 0.0f64;
     for _ in 0..STEPS {
         let mid = 0.5 * (lo + hi);
@@ -282,13 +275,7 @@ fn least_horizon(n: f64, x: &mut [f64], mut fill: impl FnMut(f64, &mut [f64]) ->
             lo = mid;
         }
     }
-    let total = fill(hi, x);
-    if total > 0.0 {
-        for v in x.iter_mut() {
-            *v *= n / total;
-        }
-    }
-    Some(hi)
+    Some(settle(n, hi, x, &mut fill))
 }
 
 /// Whole counts from rational sizes adding up to `n`, by rounding their prefix sums
