@@ -786,7 +786,7 @@ fn filled_rounds<N: Real, F: Fn(usize) -> Costs + Copy>(
     let wide = wide::Wide { order, costs, root, root_column };
     let filled = match goal {
         Goal::Items(n) => {
-            let Some((_, filled)) = wide.rounds_makespan(rounds, n as f64, seq, x, ready) else {
+            let Some(filled) = wide.rounds_sized(rounds, n as f64, seq, x, ready) else {
                 return Ok((None, 0));
             };
             let k = filled.chunks;

@@ -144,22 +144,22 @@ impl<F: Fn(usize) -> Costs> Wide<'_, F> {
         least_horizon(n, x, |t, x| self.fill(t, false, x))
     }
 
-    /// As [`Wide::makespan`] in at most `rounds` rounds ([`Wide::fill_rounds`]): the
-    /// horizon, and the chunks of its fill.
-    pub fn rounds_makespan(
+    /// As [`Wide::makespan`] in at most `rounds` rounds ([`Wide::fill_rounds`]): the sizes
+    /// in `x` and `seq`, and what the fill at the horizon found holds them.
+    pub fn rounds_sized(
         &self,
         rounds: usize,
         n: f64,
         seq: &mut [usize],
         x: &mut [f64],
         ready: &mut [f64],
-    ) -> Option<(f64, Filled)> {
+    ) -> Option<Filled> {
         let mut last = Filled { total: 0.0, chunks: 0, rounds: 0 };
-        let t = crossing(n, x, |t, x| {
+        crossing(n, x, |t, x| {
             last = self.fill_rounds(t, false, rounds, seq, x, ready);
             last.total
         })?;
-        Some((t, last))
+        Some(last)
     }
 }
 
