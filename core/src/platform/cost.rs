@@ -202,14 +202,20 @@ impl<N: Real> CostFn<N> for Affine<N> {
 /// Between two points the time is interpolated linearly; before the first point it is the
 /// larger of the first segment extended and the line from the origin to the first point
 /// (each an upper bound there, for a convex and a concave cost: the extension alone fell to
-/// 0 under a steep first segment, and plans gave items there for free); after the last
-/// point the last segment is extended. With a single point `(s, y)` the time is proportional, `y·x/s` (constant `y`
-/// when `s` is 0). Values at the points are exact, and interpolated values never leave the
-/// interval between their segment's end points, so the function is non-decreasing exactly,
-/// not just up to rounding.
+/// 0 under a steep first segment, and plans gave items there for free). After the last
+/// point a table given as it is ([`Tabulated::new`]) extends its last segment; a repaired
+/// table ([`Tabulated::repaired`], noisy measurements) rises at least at the last point's
+/// ratio `y/s` (cerin2006 §3.3's "ratio at least"), since two close noisy points may
+/// make a nearly flat last segment, and a plan would fill that extension for free. With a
+/// single point `(s, y)` the time is proportional, `y·(x/s)` (constant `y` when `s` is 0;
+/// the ratio first, since `y·x` overflowed for times near `N`'s largest value).
+/// Values at the points are exact, and interpolated values never leave the interval
+/// between their segment's end points, so the function is non-decreasing exactly, not
+/// just up to rounding.
 #[derive(Clone, Debug)]
 pub struct Tabulated<N, const M: usize> {
     points: heapless::Vec<(u64, N), M>,
+    at_least_ratio: bool,
 }
 
 impl<N: Real, const M: usize> Tabulated<N, M> {
@@ -254,9 +260,15 @@ impl<N: Real, const M: usize> Tabulated<N, M> {
     }
 
     /// A table from noisy measurements, in any order, possibly with repeated sizes:
-    /// repeated sizes are averaged, then points whose times decrease are pooled into their
-    /// weighted mean until the times are non-decreasing (cerin2006 §3.3(d); this is the
-    /// least-squares non-decreasing fit).
+    /// repeated sizes are averaged, then points whose times decrease, or repeat, are pooled
+    /// into one point at their weighted centroid (cerin2006 §3.3(d): the least-squares
+    /// non-decreasing fit, pool-adjacent-violators, with each pooled block merged as
+    /// `partition::learned` merges it, `docs/derivations/partition.md` §7). The repaired
+    /// points increase strictly in both size and time, so no stretch of the table is flat:
+    /// a flat stretch costs nothing to fill, and a plan handed one rank every item at the
+    /// price of its first point (a learned sort on 4 MPI ranks, whose two runs of one rank
+    /// pooled into a flat segment extended past the last point). Past the last point the
+    /// time rises at least at that point's ratio `y/s`.
     ///
     /// # Errors
     ///
@@ -266,10 +278,15 @@ impl<N: Real, const M: usize> Tabulated<N, M> {
     /// use divload::cost::{CostFn, Tabulated};
     /// // The 2000-item run was disturbed: it looks faster than the 1000-item one.
     /// let f = Tabulated::<f64, 8>::repaired(&[(2000, 1.0), (1000, 3.0), (4000, 9.0)]).unwrap();
-    /// assert_eq!(f.points(), &[(1000, 2.0), (2000, 2.0), (4000, 9.0)]);
+    /// assert_eq!(f.points(), &[(1500, 2.0), (4000, 9.0)]);
+    /// // Past the last point: the last segment, and never less than 9 s per 4000 items.
+    /// assert_eq!(f.time(6500), 16.0);
+    /// let g = Tabulated::<f64, 8>::repaired(&[(1000, 2.0), (2000, 2.1)]).unwrap();
+    /// assert_eq!(g.time(4000), 4.2);
     /// ```
     pub fn repaired(points: &[(u64, f64)]) -> Result<Self, Error> {
         let mut table = Self::collect(points)?;
+        table.at_least_ratio = true;
         let pts = &mut table.points;
         // By insertion: at most `M` points, and core's sorts (ipnsort, with its heapsort
         // and small sorts) were 4 KB of the wasm module for this one call; the crate's own
@@ -295,41 +312,35 @@ impl<N: Real, const M: usize> Tabulated<N, M> {
             let m = y0 + (y1 - y0) * (N::from_u64(w1) / N::from_u64(w0 + w1));
             m.max_of(y0.min_of(y1)).min_of(y0.max_of(y1))
         };
-        // Repeated sizes: one point with the mean time, weighted by the repetitions.
-        let mut weight = [0u64; M];
-        let mut len = 0usize;
-        for k in 0..pts.len() {
-            let (size, secs) = pts[k];
-            if len > 0 && pts[len - 1].0 == size {
-                pts[len - 1].1 = mean(pts[len - 1].1, weight[len - 1], secs, 1);
-                weight[len - 1] += 1;
-            } else {
-                pts[len] = (size, secs);
-                weight[len] = 1;
-                len += 1;
-            }
-        }
-        pts.truncate(len);
-        // Pool adjacent violators: blocks (end, mean, weight) with non-decreasing means.
-        let mut blocks = [(0usize, N::ZERO, 0u64); M];
+        // Pool adjacent violators over blocks (Σ w·size, mean time, Σ w, last size), one
+        // observation of weight 1 per point; a repeated size joins its block whatever its
+        // time. Sizes below 2⁶⁴ and at most `M` weights keep `Σ w·size` within 128 bits.
+        let mut blocks = [(0u128, N::ZERO, 0u64, 0u64); M];
         let mut count = 0usize;
-        for k in 0..len {
-            let (mut y, mut w) = (pts[k].1, weight[k]);
-            while count > 0 && blocks[count - 1].1 > y {
-                let (_, yb, wb) = blocks[count - 1];
+        for &(size, secs) in pts.iter() {
+            let (mut sum, mut y, mut w) = (u128::from(size), secs, 1u64);
+            while let Some(&(sb, yb, wb, last)) = count.checked_sub(1).and_then(|k| blocks.get(k)) {
+                if yb < y && last != size {
+                    break;
+                }
                 y = mean(yb, wb, y, w);
+                sum += sb;
                 w += wb;
                 count -= 1;
             }
-            blocks[count] = (k + 1, y, w);
-            count += 1;
-        }
-        let mut start = 0usize;
-        for &(end, y, _) in &blocks[..count] {
-            for p in &mut pts[start..end] {
-                p.1 = y;
+            if let Some(b) = blocks.get_mut(count) {
+                *b = (sum, y, w, size);
+                count += 1;
             }
-            start = end;
+        }
+        pts.clear();
+        for &(sum, y, w, _) in blocks.get(..count).unwrap_or(&[]) {
+            // The centroid's size, half up in integers: between the block's first and last
+            // sizes, so the next block's centroid is larger.
+            let w = u128::from(w);
+            let size = ((2 * sum + w) / (2 * w)) as u64;
+            // Capacity: at most as many blocks as points.
+            let _ = pts.push((size, y));
         }
         Ok(table)
     }
@@ -351,7 +362,7 @@ impl<N: Real, const M: usize> Tabulated<N, M> {
             // Capacity was checked above.
             let _ = out.push((size, y));
         }
-        Ok(Tabulated { points: out })
+        Ok(Tabulated { points: out, at_least_ratio: false })
     }
 
     /// The points, sorted by size.
@@ -373,7 +384,7 @@ impl<N: Real, const M: usize> CostFn<N> for Tabulated<N, M> {
         };
         if pts.len() == 1 {
             let (s, y) = first;
-            return if s == 0 || items == s { y } else { y * x / N::from_u64(s) };
+            return if s == 0 || items == s { y } else { y * (x / N::from_u64(s)) };
         }
         // The segment (i-1, i): the first point at or after `items`, clamped to the ends.
         let i = pts.partition_point(|p| p.0 < items).clamp(1, pts.len() - 1);
@@ -388,9 +399,15 @@ impl<N: Real, const M: usize> CostFn<N> for Tabulated<N, M> {
             // first segment extended alone reaches 0 well above one item (a table of
             // [[10⁴, 0.009], [10⁵, 0.1]] at 8 900 items), and a plan would then give
             // those items for free. The origin's line keeps every time positive.
-            y.max_of(y0 * x / N::from_u64(first.0)).min_of(y0)
+            y.max_of(y0 * (x / N::from_u64(first.0))).min_of(y0)
         } else if items > last.0 {
-            y.max_of(y1)
+            let y = y.max_of(y1);
+            // The origin's line through the last point: slope `max(last segment, y/s)`.
+            if self.at_least_ratio {
+                y.max_of(y1 * (x / N::from_u64(s1)))
+            } else {
+                y
+            }
         } else {
             y.max_of(y0).min_of(y1)
         }
@@ -780,17 +797,56 @@ mod tests {
 
     #[test]
     fn repair_pools_violators_into_weighted_means() {
+        // (2, 4), (3, 2), (4, 3) pool into their mean 3 at their centroid 3.
         let f = Tabulated::<f64, 8>::repaired(&[(1, 1.0), (2, 4.0), (3, 2.0), (4, 3.0), (5, 6.0)]).unwrap();
-        assert_eq!(f.points(), &[(1, 1.0), (2, 3.0), (3, 3.0), (4, 3.0), (5, 6.0)]);
-        // Repeated sizes are averaged first (weight 2), then pooled with weight.
+        assert_eq!(f.points(), &[(1, 1.0), (3, 3.0), (5, 6.0)]);
+        // Repeated sizes pool whatever their times: (1, 4), (1, 2), then (2, 1) below their
+        // mean; 7/3 at (1 + 1 + 2)/3, half up.
         let g = Tabulated::<f64, 8>::repaired(&[(2, 1.0), (1, 4.0), (1, 2.0)]).unwrap();
-        assert_eq!(g.points(), &[(1, 7.0 / 3.0), (2, 7.0 / 3.0)]);
-        // Already monotone tables are left as they are.
-        let pts = [(1, 1.0), (2, 2.0), (9, 2.0)];
-        assert_eq!(
-            Tabulated::<f64, 8>::repaired(&pts).unwrap().points(),
-            Tabulated::<f64, 8>::new(&pts).unwrap().points()
-        );
+        assert_eq!(g.points(), &[(1, 7.0 / 3.0)]);
+        let h = Tabulated::<f64, 8>::repaired(&[(1, 1.0), (1, 2.0), (2, 3.0)]).unwrap();
+        assert_eq!(h.points(), &[(1, 1.5), (2, 3.0)]);
+        // Equal times pool too, so no stretch is flat.
+        let flat = Tabulated::<f64, 8>::repaired(&[(1, 1.0), (2, 2.0), (9, 2.0)]).unwrap();
+        assert_eq!(flat.points(), &[(1, 1.0), (6, 2.0)]);
+        // Strictly increasing tables are left as they are, and agree with `new` up to
+        // their last point.
+        let pts = [(1, 1.0), (2, 2.0), (9, 5.0)];
+        let (a, b) = (Tabulated::<f64, 8>::repaired(&pts).unwrap(), Tabulated::<f64, 8>::new(&pts).unwrap());
+        assert_eq!(a.points(), b.points());
+        for x in 0..=9 {
+            assert_eq!(a.time(x), b.time(x));
+        }
+    }
+
+    /// Two runs of one MPI rank, the larger one a little faster (a learned sort on 4 ranks
+    /// with 2 cores): pooled into a flat segment and extended, that table cost 0.0659 s
+    /// for any count, and the partition plan gave the rank all 100 000 records. Repaired,
+    /// the rank's time grows with its count past its measurements.
+    #[test]
+    fn repaired_noisy_runs_cost_more_for_more_items() {
+        let f = Tabulated::<f64, 8>::repaired(&[(41295, 0.066), (45691, 0.0658)]).unwrap();
+        assert_eq!(f.points().len(), 1);
+        assert!(f.time(100_000) > 2.0 * f.time(45691), "{}", f.time(100_000));
+        let g = Tabulated::<f64, 8>::repaired(&[(40000, 0.0650), (45000, 0.0651)]).unwrap();
+        assert_eq!(g.time(90_000), 0.0651 * 2.0);
+        assert!(g.time(20_000) < 0.0650 && g.time(20_000) > 0.0);
+        // A table given as it is keeps its last segment.
+        let n = Tabulated::<f64, 8>::new(&[(40000, 0.0650), (45000, 0.0651)]).unwrap();
+        assert!(n.time(90_000) < 0.0661);
+        // Every repaired table is non-decreasing, and strictly increasing at its points.
+        let mut rnd = crate::num::xorshift(7);
+        for len in 1..=16usize {
+            let mut pts = [(0u64, 0.0f64); 16];
+            for p in &mut pts[..len] {
+                *p = (1 + rnd() % 50, (rnd() % 20) as f64 * 0.25);
+            }
+            let t = Tabulated::<f64, 16>::repaired(&pts[..len]).unwrap();
+            assert!(t.points().windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1), "{:?}", t.points());
+            for x in 1..120 {
+                assert!(t.time(x + 1) >= t.time(x), "{:?} at {x}", t.points());
+            }
+        }
     }
 
     /// Issue 35: the weighted means of times near the largest `f64` overflowed to infinity
@@ -798,11 +854,13 @@ mod tests {
     #[test]
     fn repair_of_times_near_the_largest_value_stays_finite() {
         let f = Tabulated::<f64, 8>::repaired(&[(5, 1e308), (5, 1e308), (10, 1e308)]).unwrap();
-        assert_eq!(f.points(), &[(5, 1e308), (10, 1e308)]);
+        assert_eq!(f.points(), &[(7, 1e308)]);
         let g = Tabulated::<f64, 8>::repaired(&[(1, f64::MAX), (2, f64::MAX / 2.0), (3, f64::MAX)]).unwrap();
         assert!(g.points().iter().all(|p| p.1.is_finite() && p.1 >= f64::MAX / 2.0), "{:?}", g.points());
         for x in 0..40 {
-            assert!(f.time(x).is_finite() && g.time(x) >= 0.0, "x = {x}: {} {}", f.time(x), g.time(x));
+            // Finite up to the last point; past it the time may leave `f64`, never as NaN.
+            assert!(x > 7 || f.time(x).is_finite(), "x = {x}: {}", f.time(x));
+            assert!(f.time(x) >= 0.0 && g.time(x) >= 0.0, "x = {x}: {} {}", f.time(x), g.time(x));
         }
         // Above the last point a steep table leaves the range of `f64`: infinity, not NaN.
         let h = Tabulated::<f64, 8>::new(&[(1, 0.0), (2, f64::MAX)]).unwrap();

@@ -801,8 +801,10 @@ mod tests {
         assert_eq!(problem.root, 0);
         let w = problem.workers;
         assert_eq!(w[0].comp.time(55), 2.375);
-        let pooled: f64 = w[1].comm.time(20);
-        assert!((pooled - 0.15).abs() < 1e-15, "repaired: the two points pooled");
+        // Repaired: the two points pooled into one at their centroid, (35, 0.15).
+        let pooled: f64 = w[1].comm.time(35);
+        assert!((pooled - 0.15).abs() < 1e-15, "{pooled}");
+        assert!((w[1].comm.time(20) - 0.15 * 20.0 / 35.0).abs() < 1e-15);
         assert_eq!(w[1].comp.time(100), 0.01 + 0.001 * 1000.0);
     }
 
