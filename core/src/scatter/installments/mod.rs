@@ -727,27 +727,12 @@ fn wide_rounds<N: Real, F: Fn(usize) -> Costs + Copy>(
     if !u.fill(order, costs, n as f64, seq, x) {
         return Ok(None);
     }
-    if root_column == RootColumn::Absent {
-        // The root computes nothing: the workers' chunks alone round to the items (the
-        // root's slot would otherwise take what `f64` loses over a million chunks).
-        let (chunks, rest) = counts.split_at_mut(k);
-        wide::round_prefixes(x.get(..k).unwrap_or_default(), n, chunks);
-        if let Some(r) = rest.first_mut() {
-            *r = 0.0;
-        }
-    } else {
-        wide::round_prefixes(x, n, counts);
-    }
-    let run = |v: &[f64], ready: &mut [f64]| {
-        let (chunks, root_share) = v.split_at_checked(k).unwrap_or((v, &[]));
-        let root_share = root_share.first().copied().unwrap_or(0.0);
-        schedule(seq, chunks, root_share, root, root_column, costs, ready, |_, _| {})
-    };
-    let makespan = run(counts, ready);
+    round_chunks(x, n, k, root_column, counts);
+    let makespan = run_chunks(seq, counts, &sides, ready);
     if than.is_some_and(|b| makespan >= b.makespan) || !makespan.is_finite() {
         return Ok(None);
     }
-    let rational = run(x, ready);
+    let rational = run_chunks(seq, x, &sides, ready);
     let chunks = emit(seq, counts, x, root, root_column, root_index, costs, ready, out)?;
     Ok(Some(Best {
         makespan,
@@ -790,13 +775,7 @@ fn filled_rounds<N: Real, F: Fn(usize) -> Costs + Copy>(
                 return Ok((None, 0));
             };
             let k = filled.chunks;
-            // The root computes nothing: the workers' chunks alone round to the items.
-            let k_round = if root_column == RootColumn::Absent { k } else { k + 1 };
-            let (rounded, rest) = counts.split_at_mut_checked(k_round).unwrap_or_default();
-            wide::round_prefixes(x.get(..k_round).unwrap_or_default(), n, rounded);
-            for r in rest.iter_mut() {
-                *r = 0.0;
-            }
+            let rounded = round_chunks(x, n, k, root_column, counts);
             // Chunk `k` is the root's share (`seq` holds older entries beyond the fill's).
             let cap = |j: usize| seq.get(j).filter(|_| j < k).map_or(root.cap, |&w| costs(w).cap);
             wide::hold_caps(rounded, cap);
@@ -814,12 +793,7 @@ fn filled_rounds<N: Real, F: Fn(usize) -> Costs + Copy>(
     let (Some(seq), Some(x), Some(counts)) = (seq.get(..k), x.get(..=k), counts.get(..=k)) else {
         return Ok((None, 0));
     };
-    let run = |v: &[f64], ready: &mut [f64]| {
-        let (chunks, root_share) = v.split_at_checked(k).unwrap_or((v, &[]));
-        let root_share = root_share.first().copied().unwrap_or(0.0);
-        schedule(seq, chunks, root_share, root, root_column, costs, ready, |_, _| {})
-    };
-    let makespan = run(counts, ready);
+    let makespan = run_chunks(seq, counts, &sides, ready);
     let items: f64 = counts.iter().sum();
     let better = than.is_none_or(|b| match goal {
         Goal::Items(_) => makespan < b.makespan,
@@ -829,7 +803,7 @@ fn filled_rounds<N: Real, F: Fn(usize) -> Costs + Copy>(
         return Ok((None, 0));
     }
     let rational = match goal {
-        Goal::Items(_) => run(x, ready),
+        Goal::Items(_) => run_chunks(seq, x, &sides, ready),
         Goal::Deadline(t, _) => t,
     };
     let chunks = emit(seq, counts, x, root, root_column, root_index, costs, ready, out)?;
@@ -838,6 +812,40 @@ fn filled_rounds<N: Real, F: Fn(usize) -> Costs + Copy>(
         Some(Best { makespan, rational, items, rounds, chunks, method: Method::FILLED_ROUNDS }),
         filled.rounds,
     ))
+}
+
+/// Rounds the sizes of `k` chunks and the root's share (`x[..=k]`) to whole counts
+/// summing to `n` by prefix sums, in `counts` (zeroed past them). A root that computes
+/// nothing has no slot in the rounding: the workers' chunks alone round to the items, or
+/// the root's slot would take what `f64` loses over a million chunks. Returns the rounded
+/// counts.
+fn round_chunks<'a>(
+    x: &[f64],
+    n: u64,
+    k: usize,
+    root_column: RootColumn,
+    counts: &'a mut [f64],
+) -> &'a mut [f64] {
+    let k_round = if root_column == RootColumn::Absent { k } else { k + 1 };
+    let (rounded, rest) = counts.split_at_mut_checked(k_round).unwrap_or_default();
+    wide::round_prefixes(x.get(..k_round).unwrap_or_default(), n, rounded);
+    for r in rest.iter_mut() {
+        *r = 0.0;
+    }
+    rounded
+}
+
+/// The makespan of the chunks `v[..k]` sent in `seq`'s order (`k = seq.len()`) with the
+/// root's share `v[k]`.
+fn run_chunks<F: Fn(usize) -> Costs + Copy>(
+    seq: &[usize],
+    v: &[f64],
+    sides: &Sides<F>,
+    ready: &mut [f64],
+) -> f64 {
+    let (chunks, root_share) = v.split_at_checked(seq.len()).unwrap_or((v, &[]));
+    let root_share = root_share.first().copied().unwrap_or(0.0);
+    schedule(seq, chunks, root_share, sides.root, sides.root_column, sides.costs, ready, |_, _| {})
 }
 
 /// Who computes besides the chunks' workers: the costs, the root's, and where it stands.
