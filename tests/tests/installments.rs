@@ -1166,6 +1166,64 @@ fn several_rounds_over_many_workers() {
     }
 }
 
+/// A deadline over more workers than the LP takes, without caps: UMR's rounds finish more
+/// whole items by it than one round (bisection on the items), every chunk by the deadline,
+/// never more than the bound on any plan; with one installment asked, one round as before.
+#[test]
+fn deadlines_take_rounds_over_many_workers() {
+    let mut rng = Lcg(47);
+    let p = 201;
+    let mut workers = vec![Worker::linear(0.0, 1e-2)];
+    workers.extend((1..p).map(|_| Worker {
+        comm_latency: 1e-4 * rng.unit(),
+        comm_per_item: 1e-5 * (1.0 + rng.unit()),
+        comp_latency: 1e-3 * rng.unit(),
+        comp_per_item: 1e-2 * (1.0 + 2.0 * rng.unit()),
+    }));
+    let items = 10_000_000;
+    for work in [RootWork::None, RootWork::Overlap, RootWork::AfterSend] {
+        let pf = Pf { workers: workers.clone(), root: 0, work, caps: Vec::new(), release: Vec::new() };
+        // A deadline a little short of one round's makespan for a million items.
+        let (full, _) = pf.run(1_000_000, None, Installments::AtMost(1));
+        let deadline = 0.8 * full.makespan;
+        let (one, chunks) = pf.run_in(
+            memory_for(p, Installments::AtMost(1)).unwrap(),
+            items,
+            Some(deadline),
+            Installments::AtMost(1),
+        );
+        check_schedule(&pf, &one, &chunks, one.items);
+        assert!(one.rounds == 1 && one.makespan <= deadline && one.items > 0);
+        let (s, chunks) =
+            pf.run_in(memory_for(p, Installments::Auto).unwrap(), items, Some(deadline), Installments::Auto);
+        check_schedule(&pf, &s, &chunks, s.items);
+        assert!(s.makespan <= deadline, "{work:?}: {} s past the deadline {deadline}", s.makespan);
+        assert!(
+            s.items <= s.items_bound && s.items_bound < items,
+            "{work:?}: {} of {}",
+            s.items,
+            s.items_bound
+        );
+        assert_eq!(s.method.name(), "uniform_multi_round", "{work:?}");
+        assert!(s.rounds > 1, "{work:?}");
+        assert!(
+            s.items > one.items,
+            "{work:?}: {} items in {} rounds against {} in one",
+            s.items,
+            s.rounds,
+            one.items
+        );
+        // The most: one item more in the same rounds' plan ends past the deadline.
+        let (next, _) =
+            pf.run_in(memory_for(p, Installments::Auto).unwrap(), s.items + 1, None, Installments::Auto);
+        assert!(next.makespan > deadline || next.method.name() != "uniform_multi_round", "{work:?}");
+        eprintln!(
+            "{work:?}: {} items by {deadline:.4} s in {} rounds, one round {}, bound {}",
+            s.items, s.rounds, one.items, s.items_bound
+        );
+    }
+}
+
 /// Through the document, more workers than the LP takes plan several rounds (UMR) where
 /// nothing stops them (no caps, no deadline), and one round where caps do; the chunks add up
 /// and the shares the C library hands out are each rank's totals.
@@ -1208,6 +1266,22 @@ fn documents_plan_several_rounds_over_many_workers() {
     let one =
         tight.replace(r#""installments": "auto""#, r#""installments": 1, "root_mode": "distribute_only""#);
     assert!(doc_plan(&one).unwrap_err().contains("the caps hold 400000 items in at most 1 installments"));
+    // A deadline of 90 % of the plan's makespan: UMR's rounds finish more items by it than
+    // one installment does, none late.
+    let deadline = 0.9 * v["makespan"].as_f64().unwrap();
+    let by = doc_plan(&doc(&format!(r#", "deadline": {deadline}"#))).unwrap();
+    let single = doc_plan(&doc(&format!(r#", "deadline": {deadline}"#)).replace(r#""auto""#, "1")).unwrap();
+    assert_eq!(by["method"], "uniform_multi_round", "{by}");
+    let items = |v: &serde_json::Value| v["items"].as_u64().unwrap();
+    assert!(
+        items(&by) > items(&single) && items(&by) < 1_000_000,
+        "{} against {}",
+        items(&by),
+        items(&single)
+    );
+    assert!(by["makespan"].as_f64().unwrap() <= deadline);
+    let chunks = by["chunks"].as_array().unwrap();
+    assert_eq!(chunks.iter().map(|c| c["count"].as_u64().unwrap()).sum::<u64>(), items(&by));
 }
 
 /// The baselines the page sets beside an installment plan: the even split in one

@@ -17,9 +17,10 @@
 //! * whole counts: floors, then item by item where the makespan grows least (`counts.rs`);
 //! * beyond [`MAX_CHUNKS`] workers that compute, one round: the most items each worker in
 //!   bandwidth order still finishes by a horizon, the least horizon by bisection, and whole
-//!   counts by rounding the prefix sums (`wide.rs`), O(p) a horizon; and, without caps or a
-//!   deadline, in memory from [`memory_for`], the uniform multi-round schedule (UMR) of Yang,
-//!   van der Raadt and Casanova when it is faster (`umr.rs`), O(p) a round;
+//!   counts by rounding the prefix sums (`wide.rs`), O(p) a horizon; and, without caps,
+//!   in memory from [`memory_for`], the uniform multi-round schedule (UMR) of Yang,
+//!   van der Raadt and Casanova when it is faster (`umr.rs`), O(p) a round; for a deadline,
+//!   UMR's rounds for the most items that end by it, by bisection on the items (`many.rs`);
 //! * with caps, in memory from [`memory_for`], beyond the rounds the LP holds (over more
 //!   than [`MAX_CHUNKS`] workers, or more rounds than its chunks hold): rounds of the same
 //!   fill, each worker whose last chunk met its cap taking the most that still finishes by
@@ -39,6 +40,7 @@
 mod bound;
 mod counts;
 mod lp;
+mod many;
 mod sequences;
 mod umr;
 mod wide;
@@ -421,17 +423,47 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
     let mut best: Option<Best> = None;
     if q > MAX_CHUNKS {
         if deadline.is_some() || holds(1) {
-            best = Some(one_wide_round(order, sides, goal, x, spare, ready, memory.chunks)?);
+            best = Some(many::one_wide_round(order, sides, goal, x, spare, ready, memory.chunks)?);
         }
-        // UMR sizes chunks without caps, and has no answer to a deadline.
-        if let (Goal::Items(n), false, true) = (goal, capped, wide_most > 1) {
-            if let Some(u) = umr::choose(order, costs, root, root_column, n as f64, wide_most) {
-                if let Some(b) =
-                    wide_rounds(&u, order, sides, n, seq_buf, x, spare, ready, memory.chunks, best.as_ref())?
-                {
+        // UMR sizes chunks without caps; for a deadline, the most items its rounds finish.
+        match (goal, capped, wide_most > 1) {
+            (Goal::Items(n), false, true) => {
+                if let Some(u) = umr::choose(order, costs, root, root_column, n as f64, wide_most) {
+                    if let Some(b) = many::wide_rounds(
+                        &u,
+                        order,
+                        sides,
+                        n,
+                        seq_buf,
+                        x,
+                        spare,
+                        ready,
+                        memory.chunks,
+                        best.as_ref(),
+                    )? {
+                        best = Some(b);
+                    }
+                }
+            }
+            (Goal::Deadline(t, n), false, true) => {
+                let found = many::wide_rounds_by(
+                    t,
+                    n,
+                    wide_most,
+                    order,
+                    sides,
+                    seq_buf,
+                    x,
+                    spare,
+                    ready,
+                    memory.chunks,
+                    best.as_ref(),
+                )?;
+                if let Some(b) = found {
                     best = Some(b);
                 }
             }
+            _ => {}
         }
     }
     let narrow_rounds =
@@ -486,7 +518,7 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
         let mut next = (root_column == RootColumn::AfterSend).then_some(2);
         loop {
             if deadline.is_some() || holds(rounds) {
-                let (plan, used) = filled_rounds(
+                let (plan, used) = many::filled_rounds(
                     rounds,
                     order,
                     sides,
@@ -663,189 +695,6 @@ fn bandwidth_order<'o, N: Real>(
     let order = order.get_mut(..q).unwrap_or_default();
     bound::sort_by_bandwidth(order, costs);
     Ok(order)
-}
-
-/// One round over more workers than the LP takes (`wide.rs`): the rational fill's least
-/// horizon and its prefix-rounded counts, or for a deadline the whole fill.
-fn one_wide_round<N: Real, F: Fn(usize) -> Costs + Copy>(
-    order: &[usize],
-    sides: Sides<F>,
-    goal: Goal,
-    x: &mut [f64],
-    counts: &mut [f64],
-    ready: &mut [f64],
-    out: &mut [Chunk<N>],
-) -> Result<Best, Error> {
-    let Sides { costs, root, root_column, root_index } = sides;
-    let w = wide::Wide { order, costs, root, root_column };
-    let k = order.len() + 1;
-    let (x, counts) = (x.get_mut(..k).unwrap_or_default(), counts.get_mut(..k).unwrap_or_default());
-    let rational = match goal {
-        Goal::Items(n) => {
-            let t = w
-                .makespan(n as f64, x)
-                .ok_or(Error::time_overflow("makespan", "give smaller costs or times in a larger unit"))?;
-            wide::round_prefixes(x, n, counts);
-            t
-        }
-        Goal::Deadline(t, n) => {
-            wide::most_by(&w, t, n, counts);
-            for (a, &b) in x.iter_mut().zip(counts.iter()) {
-                *a = b;
-            }
-            t
-        }
-    };
-    let (chunks, root_count) = counts.split_at_checked(order.len()).unwrap_or((counts, &[]));
-    let root_count = root_count.first().copied().unwrap_or(0.0);
-    let makespan = schedule(order, chunks, root_count, root, root_column, costs, ready, |_, _| {});
-    let items = counts.iter().sum();
-    let chunks = emit(order, counts, x, root, root_column, root_index, costs, ready, out)?;
-    Ok(Best { makespan, rational, items, rounds: 1, chunks, method: Method::INSTALLMENTS })
-}
-
-/// UMR's rounds over many workers (`umr.rs`), their counts rounded by prefix sums: the
-/// plan, written to `out`, when it is faster than `than`.
-#[allow(clippy::too_many_arguments)]
-fn wide_rounds<N: Real, F: Fn(usize) -> Costs + Copy>(
-    u: &umr::Umr,
-    order: &[usize],
-    sides: Sides<F>,
-    n: u64,
-    seq: &mut [usize],
-    x: &mut [f64],
-    counts: &mut [f64],
-    ready: &mut [f64],
-    out: &mut [Chunk<N>],
-    than: Option<&Best>,
-) -> Result<Option<Best>, Error> {
-    let Sides { costs, root, root_column, root_index } = sides;
-    let k = u.chunks();
-    let (Some(seq), Some(x), Some(counts)) = (seq.get_mut(..k), x.get_mut(..=k), counts.get_mut(..=k)) else {
-        return Ok(None);
-    };
-    if !u.fill(order, costs, n as f64, seq, x) {
-        return Ok(None);
-    }
-    round_chunks(x, n, k, root_column, counts);
-    let makespan = run_chunks(seq, counts, &sides, ready);
-    if than.is_some_and(|b| makespan >= b.makespan) || !makespan.is_finite() {
-        return Ok(None);
-    }
-    let rational = run_chunks(seq, x, &sides, ready);
-    let chunks = emit(seq, counts, x, root, root_column, root_index, costs, ready, out)?;
-    Ok(Some(Best {
-        makespan,
-        rational,
-        items: n as f64,
-        rounds: u.rounds as u32,
-        chunks,
-        method: Method::UNIFORM_MULTI_ROUND,
-    }))
-}
-
-/// At most `rounds` rounds of the fill over `order` (`wide.rs`, derivation §9): for `n`
-/// items the least horizon's sizes, their counts rounded by prefix sums within the caps;
-/// for a deadline the most whole items by it. The plan, written to `out`, and the rounds
-/// its fill took, when it beats `than`.
-#[allow(clippy::too_many_arguments)]
-fn filled_rounds<N: Real, F: Fn(usize) -> Costs + Copy>(
-    rounds: usize,
-    order: &[usize],
-    sides: Sides<F>,
-    goal: Goal,
-    seq: &mut [usize],
-    x: &mut [f64],
-    counts: &mut [f64],
-    ready: &mut [f64],
-    out: &mut [Chunk<N>],
-    than: Option<&Best>,
-) -> Result<(Option<Best>, usize), Error> {
-    let Sides { costs, root, root_column, root_index } = sides;
-    let most = rounds.saturating_mul(order.len());
-    let (Some(seq), Some(x), Some(counts)) =
-        (seq.get_mut(..most), x.get_mut(..=most), counts.get_mut(..=most))
-    else {
-        return Ok((None, 0));
-    };
-    let wide = wide::Wide { order, costs, root, root_column };
-    let filled = match goal {
-        Goal::Items(n) => {
-            let Some(filled) = wide.rounds_sized(rounds, n as f64, seq, x, ready) else {
-                return Ok((None, 0));
-            };
-            let k = filled.chunks;
-            let rounded = round_chunks(x, n, k, root_column, counts);
-            // Chunk `k` is the root's share (`seq` holds older entries beyond the fill's).
-            let cap = |j: usize| seq.get(j).filter(|_| j < k).map_or(root.cap, |&w| costs(w).cap);
-            wide::hold_caps(rounded, cap);
-            filled
-        }
-        Goal::Deadline(t, n) => {
-            let filled = wide::most_by_rounds(&wide, t, n, rounds, seq, counts, ready);
-            for (a, &b) in x.iter_mut().zip(counts.iter()) {
-                *a = b;
-            }
-            filled
-        }
-    };
-    let k = filled.chunks;
-    let (Some(seq), Some(x), Some(counts)) = (seq.get(..k), x.get(..=k), counts.get(..=k)) else {
-        return Ok((None, 0));
-    };
-    let makespan = run_chunks(seq, counts, &sides, ready);
-    let items: f64 = counts.iter().sum();
-    let better = than.is_none_or(|b| match goal {
-        Goal::Items(_) => makespan < b.makespan,
-        Goal::Deadline(..) => items > b.items || (items == b.items && makespan < b.makespan),
-    });
-    if !better || !makespan.is_finite() || items <= 0.0 {
-        return Ok((None, 0));
-    }
-    let rational = match goal {
-        Goal::Items(_) => run_chunks(seq, x, &sides, ready),
-        Goal::Deadline(t, _) => t,
-    };
-    let chunks = emit(seq, counts, x, root, root_column, root_index, costs, ready, out)?;
-    let rounds = filled.rounds as u32;
-    Ok((
-        Some(Best { makespan, rational, items, rounds, chunks, method: Method::FILLED_ROUNDS }),
-        filled.rounds,
-    ))
-}
-
-/// Rounds the sizes of `k` chunks and the root's share (`x[..=k]`) to whole counts
-/// summing to `n` by prefix sums, in `counts` (zeroed past them). A root that computes
-/// nothing has no slot in the rounding: the workers' chunks alone round to the items, or
-/// the root's slot would take what `f64` loses over a million chunks. Returns the rounded
-/// counts.
-fn round_chunks<'a>(
-    x: &[f64],
-    n: u64,
-    k: usize,
-    root_column: RootColumn,
-    counts: &'a mut [f64],
-) -> &'a mut [f64] {
-    let k_round = if root_column == RootColumn::Absent { k } else { k + 1 };
-    let (rounded, rest) = counts.split_at_mut_checked(k_round).unwrap_or_default();
-    wide::round_prefixes(x.get(..k_round).unwrap_or_default(), n, rounded);
-    for r in rest.iter_mut() {
-        *r = 0.0;
-    }
-    rounded
-}
-
-/// The makespan of the chunks `v[..k]` sent in `seq`'s order (`k = seq.len()`) with the
-/// root's share `v[k]`.
-fn run_chunks<F: Fn(usize) -> Costs + Copy>(
-    seq: &[usize],
-    v: &[f64],
-    sides: &Sides<F>,
-    ready: &mut [f64],
-) -> f64 {
-    let (chunks, root_share) = v.split_at_checked(seq.len()).unwrap_or((v, &[]));
-    let root_share = root_share.first().copied().unwrap_or(0.0);
-    schedule(seq, chunks, root_share, sides.root, sides.root_column, sides.costs, ready, |_, _| {})
 }
 
 /// Who computes besides the chunks' workers: the costs, the root's, and where it stands.
