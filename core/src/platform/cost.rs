@@ -336,9 +336,13 @@ impl<N: Real, const M: usize> Tabulated<N, M> {
         pts.clear();
         for &(sum, y, w, _) in blocks.get(..count).unwrap_or(&[]) {
             // The centroid's size, half up in integers: between the block's first and last
-            // sizes, so the next block's centroid is larger.
+            // sizes, so the next block's centroid is larger. Not 0 where the block has a
+            // size above it: a lone point at 0 is a constant time, as flat as the stretch
+            // the pooling removes (only the first block can hold a 0, so its successor's
+            // centroid stays above 1).
             let w = u128::from(w);
             let size = ((2 * sum + w) / (2 * w)) as u64;
+            let size = if sum > 0 { size.max(1) } else { size };
             // Capacity: at most as many blocks as points.
             let _ = pts.push((size, y));
         }
@@ -806,6 +810,11 @@ mod tests {
         assert_eq!(g.points(), &[(1, 7.0 / 3.0)]);
         let h = Tabulated::<f64, 8>::repaired(&[(1, 1.0), (1, 2.0), (2, 3.0)]).unwrap();
         assert_eq!(h.points(), &[(1, 1.5), (2, 3.0)]);
+        // A block whose centroid rounds to 0 but holds a larger size stays at 1, so the
+        // time still grows with the items.
+        let z = Tabulated::<f64, 8>::repaired(&[(0, 0.2), (0, 0.3), (1, 0.1)]).unwrap();
+        assert_eq!(z.points(), &[(1, 0.2)]);
+        assert_eq!(z.time(10), 2.0);
         // Equal times pool too, so no stretch is flat.
         let flat = Tabulated::<f64, 8>::repaired(&[(1, 1.0), (2, 2.0), (9, 2.0)]).unwrap();
         assert_eq!(flat.points(), &[(1, 1.0), (6, 2.0)]);
@@ -834,15 +843,18 @@ mod tests {
         // A table given as it is keeps its last segment.
         let n = Tabulated::<f64, 8>::new(&[(40000, 0.0650), (45000, 0.0651)]).unwrap();
         assert!(n.time(90_000) < 0.0661);
-        // Every repaired table is non-decreasing, and strictly increasing at its points.
+        // Every repaired table is non-decreasing, and strictly increasing at its points; a
+        // lone point at size 0 (a constant time) only where every size is 0.
         let mut rnd = crate::num::xorshift(7);
-        for len in 1..=16usize {
+        for len in (1..=16usize).cycle().take(160) {
             let mut pts = [(0u64, 0.0f64); 16];
             for p in &mut pts[..len] {
-                *p = (1 + rnd() % 50, (rnd() % 20) as f64 * 0.25);
+                *p = (rnd() % 50, (rnd() % 20) as f64 * 0.25);
             }
             let t = Tabulated::<f64, 16>::repaired(&pts[..len]).unwrap();
             assert!(t.points().windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1), "{:?}", t.points());
+            let lone_zero = t.points().len() == 1 && t.points()[0].0 == 0;
+            assert!(!lone_zero || pts[..len].iter().all(|p| p.0 == 0), "{:?}", &pts[..len]);
             for x in 1..120 {
                 assert!(t.time(x + 1) >= t.time(x), "{:?} at {x}", t.points());
             }

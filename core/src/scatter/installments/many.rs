@@ -50,13 +50,15 @@ pub(super) fn one_wide_round<N: Real, F: Fn(usize) -> Costs + Copy>(
     Ok(Best { makespan, rational, items, rounds: 1, chunks, method: Method::INSTALLMENTS })
 }
 
-/// UMR's rounds over many workers (`umr.rs`), their counts rounded by prefix sums: the
-/// plan, written to `out`, when it is faster than `than`.
+/// UMR's rounds over many workers (`umr.rs`) for `n` items, their counts rounded by prefix
+/// sums: the plan, written to `out`, when it is faster than `than` (for a deadline: when it
+/// ends by it; `out` is written only then).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn wide_rounds<N: Real, F: Fn(usize) -> Costs + Copy>(
     u: &umr::Umr,
     order: &[usize],
     sides: Sides<F>,
+    goal: Goal,
     n: u64,
     seq: &mut [usize],
     x: &mut [f64],
@@ -68,14 +70,21 @@ pub(super) fn wide_rounds<N: Real, F: Fn(usize) -> Costs + Copy>(
     let Some(makespan) = umr_rounded(u, order, &sides, n, seq, x, counts, ready) else {
         return Ok(None);
     };
-    if than.is_some_and(|b| makespan >= b.makespan) || !makespan.is_finite() {
+    let keep = match goal {
+        Goal::Items(_) => than.is_none_or(|b| makespan < b.makespan),
+        Goal::Deadline(t, _) => makespan <= t,
+    };
+    if !keep || !makespan.is_finite() {
         return Ok(None);
     }
     let k = u.chunks();
     let (Some(seq), Some(x), Some(counts)) = (seq.get(..k), x.get(..=k), counts.get(..=k)) else {
         return Ok(None);
     };
-    let rational = run_chunks(seq, x, &sides, ready);
+    let rational = match goal {
+        Goal::Items(_) => run_chunks(seq, x, &sides, ready),
+        Goal::Deadline(t, _) => t,
+    };
     let Sides { costs, root, root_column, root_index } = sides;
     let chunks = emit(seq, counts, x, root, root_column, root_index, costs, ready, out)?;
     Ok(Some(Best {
@@ -161,8 +170,7 @@ pub(super) fn wide_rounds_by<N: Real, F: Fn(usize) -> Costs + Copy>(
         return Ok(None);
     }
     let Some(u) = plan_of(lo) else { return Ok(None) };
-    let plan = wide_rounds(&u, order, sides, lo, seq, x, counts, ready, out, None)?;
-    Ok(plan.filter(|b| b.makespan <= t).map(|b| Best { rational: t, ..b }))
+    wide_rounds(&u, order, sides, Goal::Deadline(t, n), lo, seq, x, counts, ready, out, None)
 }
 
 /// At most `rounds` rounds of the fill over `order` (`wide.rs`, derivation §9): for `n`

@@ -433,6 +433,7 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
                         &u,
                         order,
                         sides,
+                        goal,
                         n,
                         seq_buf,
                         x,
