@@ -203,10 +203,9 @@ impl<N: Real> CostFn<N> for Affine<N> {
 /// larger of the first segment extended and the line from the origin to the first point
 /// (each an upper bound there, for a convex and a concave cost: the extension alone fell to
 /// 0 under a steep first segment, and plans gave items there for free). After the last
-/// point a table given as it is ([`Tabulated::new`]) extends its last segment; a repaired
-/// table ([`Tabulated::repaired`], noisy measurements) rises at least at the last point's
-/// ratio `y/s` (cerin2006 §3.3's "ratio at least"), since two close noisy points may
-/// make a nearly flat last segment, and a plan would fill that extension for free. With a
+/// point the last segment is extended (a repaired table ends in a point of its own that
+/// makes that segment rise at least at the ratio `y/s` of the last measurement, see
+/// [`Tabulated::repaired`]). With a
 /// single point `(s, y)` the time is proportional, `y·(x/s)` (constant `y` when `s` is 0;
 /// the ratio first, since `y·x` overflowed for times near `N`'s largest value).
 /// Values at the points are exact, and interpolated values never leave the interval
@@ -215,7 +214,6 @@ impl<N: Real> CostFn<N> for Affine<N> {
 #[derive(Clone, Debug)]
 pub struct Tabulated<N, const M: usize> {
     points: heapless::Vec<(u64, N), M>,
-    at_least_ratio: bool,
 }
 
 impl<N: Real, const M: usize> Tabulated<N, M> {
@@ -267,8 +265,14 @@ impl<N: Real, const M: usize> Tabulated<N, M> {
     /// points increase strictly in both size and time, so no stretch of the table is flat:
     /// a flat stretch costs nothing to fill, and a plan handed one rank every item at the
     /// price of its first point (a learned sort on 4 MPI ranks, whose two runs of one rank
-    /// pooled into a flat segment extended past the last point). Past the last point the
-    /// time rises at least at that point's ratio `y/s`.
+    /// pooled into a flat segment extended past the last point).
+    ///
+    /// Past the last measurement `(s, y)` the time then rises at least at its ratio `y/s`
+    /// (cerin2006 §3.3's "ratio at least"), since two close noisy measurements still make a
+    /// nearly flat last segment: the table ends in one more point at `2s`, the larger of
+    /// the last segment extended and `2y` there, so that the segment to it and beyond has
+    /// slope `max(last segment, y/s)`. A table of `M` points after the repair has no slot
+    /// for it and keeps its last segment; so does a last size over `u64::MAX/2`.
     ///
     /// # Errors
     ///
@@ -278,15 +282,16 @@ impl<N: Real, const M: usize> Tabulated<N, M> {
     /// use divload::cost::{CostFn, Tabulated};
     /// // The 2000-item run was disturbed: it looks faster than the 1000-item one.
     /// let f = Tabulated::<f64, 8>::repaired(&[(2000, 1.0), (1000, 3.0), (4000, 9.0)]).unwrap();
-    /// assert_eq!(f.points(), &[(1500, 2.0), (4000, 9.0)]);
-    /// // Past the last point: the last segment, and never less than 9 s per 4000 items.
-    /// assert_eq!(f.time(6500), 16.0);
+    /// assert_eq!(&f.points()[..2], &[(1500, 2.0), (4000, 9.0)]);
+    /// // Then a tail point at 8000 items: the last segment there, steeper than 9 s per 4000.
+    /// assert_eq!(f.points()[2].0, 8000);
+    /// assert!((f.time(6500) - 16.0).abs() < 1e-12);
+    /// // A nearly flat last segment: never less than 2.1 s per 2000 items past it.
     /// let g = Tabulated::<f64, 8>::repaired(&[(1000, 2.0), (2000, 2.1)]).unwrap();
     /// assert_eq!(g.time(4000), 4.2);
     /// ```
     pub fn repaired(points: &[(u64, f64)]) -> Result<Self, Error> {
         let mut table = Self::collect(points)?;
-        table.at_least_ratio = true;
         let pts = &mut table.points;
         // By insertion: at most `M` points, and core's sorts (ipnsort, with its heapsort
         // and small sorts) were 4 KB of the wasm module for this one call; the crate's own
@@ -346,6 +351,17 @@ impl<N: Real, const M: usize> Tabulated<N, M> {
             // Capacity: at most as many blocks as points.
             let _ = pts.push((size, y));
         }
+        let n = pts.len();
+        if let (Some(&(s0, y0)), Some(&(s1, y1))) = (n.checked_sub(2).and_then(|i| pts.get(i)), pts.last()) {
+            if let Some(s2) = s1.checked_mul(2) {
+                let along = y1 + (y1 - y0) * (N::from_u64(s1) / N::from_u64(s1 - s0));
+                let y2 = along.max_of(y1 + y1);
+                if y2.is_finite() {
+                    // A full table has no slot: it keeps its last segment.
+                    let _ = pts.push((s2, y2));
+                }
+            }
+        }
         Ok(table)
     }
 
@@ -366,7 +382,7 @@ impl<N: Real, const M: usize> Tabulated<N, M> {
             // Capacity was checked above.
             let _ = out.push((size, y));
         }
-        Ok(Tabulated { points: out, at_least_ratio: false })
+        Ok(Tabulated { points: out })
     }
 
     /// The points, sorted by size.
@@ -405,13 +421,7 @@ impl<N: Real, const M: usize> CostFn<N> for Tabulated<N, M> {
             // those items for free. The origin's line keeps every time positive.
             y.max_of(y0 * (x / N::from_u64(first.0))).min_of(y0)
         } else if items > last.0 {
-            let y = y.max_of(y1);
-            // The origin's line through the last point: slope `max(last segment, y/s)`.
-            if self.at_least_ratio {
-                y.max_of(y1 * (x / N::from_u64(s1)))
-            } else {
-                y
-            }
+            y.max_of(y1)
         } else {
             y.max_of(y0).min_of(y1)
         }
@@ -803,13 +813,14 @@ mod tests {
     fn repair_pools_violators_into_weighted_means() {
         // (2, 4), (3, 2), (4, 3) pool into their mean 3 at their centroid 3.
         let f = Tabulated::<f64, 8>::repaired(&[(1, 1.0), (2, 4.0), (3, 2.0), (4, 3.0), (5, 6.0)]).unwrap();
-        assert_eq!(f.points(), &[(1, 1.0), (3, 3.0), (5, 6.0)]);
+        // The tail point at twice the last size: the last segment there (13.5 > 2·6).
+        assert_eq!(f.points(), &[(1, 1.0), (3, 3.0), (5, 6.0), (10, 13.5)]);
         // Repeated sizes pool whatever their times: (1, 4), (1, 2), then (2, 1) below their
         // mean; 7/3 at (1 + 1 + 2)/3, half up.
         let g = Tabulated::<f64, 8>::repaired(&[(2, 1.0), (1, 4.0), (1, 2.0)]).unwrap();
         assert_eq!(g.points(), &[(1, 7.0 / 3.0)]);
         let h = Tabulated::<f64, 8>::repaired(&[(1, 1.0), (1, 2.0), (2, 3.0)]).unwrap();
-        assert_eq!(h.points(), &[(1, 1.5), (2, 3.0)]);
+        assert_eq!(h.points(), &[(1, 1.5), (2, 3.0), (4, 6.0)]);
         // A block whose centroid rounds to 0 but holds a larger size stays at 1, so the
         // time still grows with the items.
         let z = Tabulated::<f64, 8>::repaired(&[(0, 0.2), (0, 0.3), (1, 0.1)]).unwrap();
@@ -817,12 +828,17 @@ mod tests {
         assert_eq!(z.time(10), 2.0);
         // Equal times pool too, so no stretch is flat.
         let flat = Tabulated::<f64, 8>::repaired(&[(1, 1.0), (2, 2.0), (9, 2.0)]).unwrap();
-        assert_eq!(flat.points(), &[(1, 1.0), (6, 2.0)]);
-        // Strictly increasing tables are left as they are, and agree with `new` up to
-        // their last point.
+        // Its tail point: twice the last time (4 > 3.2 along the last segment).
+        assert_eq!(flat.points(), &[(1, 1.0), (6, 2.0), (12, 4.0)]);
+        // Strictly increasing tables keep their points, a tail point after them, and agree
+        // with `new` up to their last point.
         let pts = [(1, 1.0), (2, 2.0), (9, 5.0)];
         let (a, b) = (Tabulated::<f64, 8>::repaired(&pts).unwrap(), Tabulated::<f64, 8>::new(&pts).unwrap());
-        assert_eq!(a.points(), b.points());
+        assert_eq!(&a.points()[..3], b.points());
+        assert_eq!(a.points()[3].0, 18);
+        // A full table has no slot for the tail point.
+        let full: [(u64, f64); 4] = [(1, 1.0), (2, 2.0), (3, 3.0), (4, 4.0)];
+        assert_eq!(Tabulated::<f64, 4>::repaired(&full).unwrap().points(), &full);
         for x in 0..=9 {
             assert_eq!(a.time(x), b.time(x));
         }
