@@ -1128,15 +1128,8 @@ fn a_floor_that_frees_a_latency_is_filled_at_once() {
 /// root role, and with `installments` capping the rounds.
 #[test]
 fn several_rounds_over_many_workers() {
-    let mut rng = Lcg(31);
     let p = 301;
-    let mut workers = vec![Worker::linear(0.0, 1e-2)];
-    workers.extend((1..p).map(|_| Worker {
-        comm_latency: 1e-4 * rng.unit(),
-        comm_per_item: 1e-5 * (1.0 + rng.unit()),
-        comp_latency: 1e-3 * rng.unit(),
-        comp_per_item: 1e-2 * (1.0 + 2.0 * rng.unit()),
-    }));
+    let workers = sending_fifth(31, p);
     let items = 3_000_000;
     for work in [RootWork::None, RootWork::Overlap, RootWork::AfterSend] {
         let pf = Pf { workers: workers.clone(), root: 0, work, caps: Vec::new(), release: Vec::new() };
@@ -1166,13 +1159,10 @@ fn several_rounds_over_many_workers() {
     }
 }
 
-/// A deadline over more workers than the LP takes, without caps: UMR's rounds finish more
-/// whole items by it than one round (bisection on the items), every chunk by the deadline,
-/// never more than the bound on any plan; with one installment asked, one round as before.
-#[test]
-fn deadlines_take_rounds_over_many_workers() {
-    let mut rng = Lcg(47);
-    let p = 201;
+/// `p` workers (the root first, computing at 10⁻² s/item) whose sending is about a fifth of
+/// their computing, with small latencies, drawn from `seed`.
+fn sending_fifth(seed: u64, p: usize) -> Vec<Worker<f64>> {
+    let mut rng = Lcg(seed);
     let mut workers = vec![Worker::linear(0.0, 1e-2)];
     workers.extend((1..p).map(|_| Worker {
         comm_latency: 1e-4 * rng.unit(),
@@ -1180,6 +1170,16 @@ fn deadlines_take_rounds_over_many_workers() {
         comp_latency: 1e-3 * rng.unit(),
         comp_per_item: 1e-2 * (1.0 + 2.0 * rng.unit()),
     }));
+    workers
+}
+
+/// A deadline over more workers than the LP takes, without caps: UMR's rounds finish more
+/// whole items by it than one round (bisection on the items), every chunk by the deadline,
+/// never more than the bound on any plan; with one installment asked, one round as before.
+#[test]
+fn deadlines_take_rounds_over_many_workers() {
+    let p = 201;
+    let workers = sending_fifth(47, p);
     let items = 10_000_000;
     for work in [RootWork::None, RootWork::Overlap, RootWork::AfterSend] {
         let pf = Pf { workers: workers.clone(), root: 0, work, caps: Vec::new(), release: Vec::new() };
@@ -1362,7 +1362,7 @@ fn wide_pf(rng: &mut Lcg, case: usize) -> (Pf, u64) {
         comp_per_item: 1e-2 * (1.0 + 2.0 * rng.unit()),
     }));
     let work = [RootWork::None, RootWork::Overlap, RootWork::AfterSend][case % 3];
-    let release = if case % 5 == 0 {
+    let release = if case.is_multiple_of(5) {
         (0..p).map(|_| if rng.below(3) == 0 { rng.unit() } else { 0.0 }).collect()
     } else {
         vec![]

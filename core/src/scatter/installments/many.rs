@@ -11,21 +11,29 @@ use crate::error::Error;
 use crate::num::Real;
 use crate::report::Method;
 
+/// The planners' working memory: a sequence, its rational sizes and whole counts (the
+/// root's share one past the chunks), a time per worker, and the plan's chunks.
+pub(super) struct Buffers<'a, N> {
+    pub seq: &'a mut [usize],
+    pub x: &'a mut [f64],
+    pub counts: &'a mut [f64],
+    pub ready: &'a mut [f64],
+    pub out: &'a mut [Chunk<N>],
+}
+
 /// One round over more workers than the LP takes (`wide.rs`): the rational fill's least
 /// horizon and its prefix-rounded counts, or for a deadline the whole fill.
 pub(super) fn one_wide_round<N: Real, F: Fn(usize) -> Costs + Copy>(
     order: &[usize],
     sides: Sides<F>,
     goal: Goal,
-    x: &mut [f64],
-    counts: &mut [f64],
-    ready: &mut [f64],
-    out: &mut [Chunk<N>],
+    b: &mut Buffers<'_, N>,
 ) -> Result<Best, Error> {
     let Sides { costs, root, root_column, root_index } = sides;
     let w = wide::Wide { order, costs, root, root_column };
     let k = order.len() + 1;
-    let (x, counts) = (x.get_mut(..k).unwrap_or_default(), counts.get_mut(..k).unwrap_or_default());
+    let (x, counts) = (b.x.get_mut(..k).unwrap_or_default(), b.counts.get_mut(..k).unwrap_or_default());
+    let (ready, out) = (&mut *b.ready, &mut *b.out);
     let rational = match goal {
         Goal::Items(n) => {
             let t = w
@@ -53,21 +61,16 @@ pub(super) fn one_wide_round<N: Real, F: Fn(usize) -> Costs + Copy>(
 /// UMR's rounds over many workers (`umr.rs`) for `n` items, their counts rounded by prefix
 /// sums: the plan, written to `out`, when it is faster than `than` (for a deadline: when it
 /// ends by it; `out` is written only then).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn wide_rounds<N: Real, F: Fn(usize) -> Costs + Copy>(
     u: &umr::Umr,
     order: &[usize],
     sides: Sides<F>,
     goal: Goal,
     n: u64,
-    seq: &mut [usize],
-    x: &mut [f64],
-    counts: &mut [f64],
-    ready: &mut [f64],
-    out: &mut [Chunk<N>],
+    b: &mut Buffers<'_, N>,
     than: Option<&Best>,
 ) -> Result<Option<Best>, Error> {
-    let Some(makespan) = umr_rounded(u, order, &sides, n, seq, x, counts, ready) else {
+    let Some(makespan) = umr_rounded(u, order, &sides, n, b) else {
         return Ok(None);
     };
     let keep = match goal {
@@ -78,15 +81,15 @@ pub(super) fn wide_rounds<N: Real, F: Fn(usize) -> Costs + Copy>(
         return Ok(None);
     }
     let k = u.chunks();
-    let (Some(seq), Some(x), Some(counts)) = (seq.get(..k), x.get(..=k), counts.get(..=k)) else {
+    let (Some(seq), Some(x), Some(counts)) = (b.seq.get(..k), b.x.get(..=k), b.counts.get(..=k)) else {
         return Ok(None);
     };
     let rational = match goal {
-        Goal::Items(_) => run_chunks(seq, x, &sides, ready),
+        Goal::Items(_) => run_chunks(seq, x, &sides, b.ready),
         Goal::Deadline(t, _) => t,
     };
     let Sides { costs, root, root_column, root_index } = sides;
-    let chunks = emit(seq, counts, x, root, root_column, root_index, costs, ready, out)?;
+    let chunks = emit(seq, counts, x, root, root_column, root_index, costs, b.ready, b.out)?;
     Ok(Some(Best {
         makespan,
         rational,
@@ -100,26 +103,23 @@ pub(super) fn wide_rounds<N: Real, F: Fn(usize) -> Costs + Copy>(
 /// UMR's sequence and sizes for `n` items in `seq` and `x`, their whole counts in
 /// `counts`, and the makespan of those counts; `None` when the memory is short or no
 /// chunk gets a positive size.
-#[allow(clippy::too_many_arguments)]
-fn umr_rounded<F: Fn(usize) -> Costs + Copy>(
+fn umr_rounded<N, F: Fn(usize) -> Costs + Copy>(
     u: &umr::Umr,
     order: &[usize],
     sides: &Sides<F>,
     n: u64,
-    seq: &mut [usize],
-    x: &mut [f64],
-    counts: &mut [f64],
-    ready: &mut [f64],
+    b: &mut Buffers<'_, N>,
 ) -> Option<f64> {
     let k = u.chunks();
-    let (Some(seq), Some(x), Some(counts)) = (seq.get_mut(..k), x.get_mut(..=k), counts.get_mut(..=k)) else {
+    let (Some(seq), Some(x), Some(counts)) = (b.seq.get_mut(..k), b.x.get_mut(..=k), b.counts.get_mut(..=k))
+    else {
         return None;
     };
     if !u.fill(order, sides.costs, n as f64, seq, x) {
         return None;
     }
     round_chunks(x, n, k, sides.root_column, counts);
-    Some(run_chunks(seq, counts, sides, ready))
+    Some(run_chunks(seq, counts, sides, b.ready))
 }
 
 /// The most whole items, up to `n`, that UMR's rounds finish by `t` (derivation §7), found
@@ -127,26 +127,19 @@ fn umr_rounded<F: Fn(usize) -> Costs + Copy>(
 /// UMR's makespan grows with its items in the rational model; where rounding or its choice
 /// of rounds makes it step back, the bisection may stop short of the most, never past the
 /// deadline, since every count it keeps was scheduled and checked against `t`.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn wide_rounds_by<N: Real, F: Fn(usize) -> Costs + Copy>(
     t: f64,
     n: u64,
     most: usize,
     order: &[usize],
     sides: Sides<F>,
-    seq: &mut [usize],
-    x: &mut [f64],
-    counts: &mut [f64],
-    ready: &mut [f64],
-    out: &mut [Chunk<N>],
+    b: &mut Buffers<'_, N>,
     than: Option<&Best>,
 ) -> Result<Option<Best>, Error> {
     let Sides { costs, root, root_column, .. } = sides;
     let plan_of = |m: u64| umr::choose(order, costs, root, root_column, m as f64, most);
-    let fits = |m: u64, seq: &mut [usize], x: &mut [f64], counts: &mut [f64], ready: &mut [f64]| {
-        plan_of(m)
-            .and_then(|u| umr_rounded(&u, order, &sides, m, seq, x, counts, ready))
-            .is_some_and(|s| s <= t)
+    let fits = |m: u64, b: &mut Buffers<'_, N>| {
+        plan_of(m).and_then(|u| umr_rounded(&u, order, &sides, m, b)).is_some_and(|s| s <= t)
     };
     // `lo` fits (or is what `than` holds already), `hi` does not.
     let mut lo = than.map_or(0, |b| b.items as u64);
@@ -154,12 +147,12 @@ pub(super) fn wide_rounds_by<N: Real, F: Fn(usize) -> Costs + Copy>(
         return Ok(None);
     }
     let mut hi = n;
-    if fits(n, seq, x, counts, ready) {
+    if fits(n, b) {
         lo = n;
     } else {
         while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2;
-            if fits(mid, seq, x, counts, ready) {
+            if fits(mid, b) {
                 lo = mid;
             } else {
                 hi = mid;
@@ -170,28 +163,24 @@ pub(super) fn wide_rounds_by<N: Real, F: Fn(usize) -> Costs + Copy>(
         return Ok(None);
     }
     let Some(u) = plan_of(lo) else { return Ok(None) };
-    wide_rounds(&u, order, sides, Goal::Deadline(t, n), lo, seq, x, counts, ready, out, None)
+    wide_rounds(&u, order, sides, Goal::Deadline(t, n), lo, b, None)
 }
 
 /// At most `rounds` rounds of the fill over `order` (`wide.rs`, derivation §9): for `n`
 /// items the least horizon's sizes, their counts rounded by prefix sums within the caps;
 /// for a deadline the most whole items by it. The plan, written to `out`, and the rounds
 /// its fill took, when it beats `than`.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn filled_rounds<N: Real, F: Fn(usize) -> Costs + Copy>(
     rounds: usize,
     order: &[usize],
     sides: Sides<F>,
     goal: Goal,
-    seq: &mut [usize],
-    x: &mut [f64],
-    counts: &mut [f64],
-    ready: &mut [f64],
-    out: &mut [Chunk<N>],
+    b: &mut Buffers<'_, N>,
     than: Option<&Best>,
 ) -> Result<(Option<Best>, usize), Error> {
     let Sides { costs, root, root_column, root_index } = sides;
     let most = rounds.saturating_mul(order.len());
+    let (seq, x, counts, ready, out) = (&mut *b.seq, &mut *b.x, &mut *b.counts, &mut *b.ready, &mut *b.out);
     let (Some(seq), Some(x), Some(counts)) =
         (seq.get_mut(..most), x.get_mut(..=most), counts.get_mut(..=most))
     else {

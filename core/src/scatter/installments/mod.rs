@@ -422,49 +422,31 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
     let sides = Sides { costs, root, root_column, root_index: problem.root };
     let mut best: Option<Best> = None;
     if q > MAX_CHUNKS {
+        let mut b = many::Buffers {
+            seq: &mut *seq_buf,
+            x: &mut *x,
+            counts: &mut *spare,
+            ready: &mut *ready,
+            out: &mut *memory.chunks,
+        };
         if deadline.is_some() || holds(1) {
-            best = Some(many::one_wide_round(order, sides, goal, x, spare, ready, memory.chunks)?);
+            best = Some(many::one_wide_round(order, sides, goal, &mut b)?);
         }
         // UMR sizes chunks without caps; for a deadline, the most items its rounds finish.
-        match (goal, capped, wide_most > 1) {
+        let found = match (goal, capped, wide_most > 1) {
             (Goal::Items(n), false, true) => {
-                if let Some(u) = umr::choose(order, costs, root, root_column, n as f64, wide_most) {
-                    if let Some(b) = many::wide_rounds(
-                        &u,
-                        order,
-                        sides,
-                        goal,
-                        n,
-                        seq_buf,
-                        x,
-                        spare,
-                        ready,
-                        memory.chunks,
-                        best.as_ref(),
-                    )? {
-                        best = Some(b);
-                    }
+                match umr::choose(order, costs, root, root_column, n as f64, wide_most) {
+                    Some(u) => many::wide_rounds(&u, order, sides, goal, n, &mut b, best.as_ref())?,
+                    None => None,
                 }
             }
             (Goal::Deadline(t, n), false, true) => {
-                let found = many::wide_rounds_by(
-                    t,
-                    n,
-                    wide_most,
-                    order,
-                    sides,
-                    seq_buf,
-                    x,
-                    spare,
-                    ready,
-                    memory.chunks,
-                    best.as_ref(),
-                )?;
-                if let Some(b) = found {
-                    best = Some(b);
-                }
+                many::wide_rounds_by(t, n, wide_most, order, sides, &mut b, best.as_ref())?
             }
-            _ => {}
+            _ => None,
+        };
+        if let Some(found) = found {
+            best = Some(found);
         }
     }
     let narrow_rounds =
@@ -519,18 +501,14 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
         let mut next = (root_column == RootColumn::AfterSend).then_some(2);
         loop {
             if deadline.is_some() || holds(rounds) {
-                let (plan, used) = many::filled_rounds(
-                    rounds,
-                    order,
-                    sides,
-                    goal,
-                    seq_buf,
-                    x,
-                    spare,
-                    ready,
-                    memory.chunks,
-                    best.as_ref(),
-                )?;
+                let mut b = many::Buffers {
+                    seq: &mut *seq_buf,
+                    x: &mut *x,
+                    counts: &mut *spare,
+                    ready: &mut *ready,
+                    out: &mut *memory.chunks,
+                };
+                let (plan, used) = many::filled_rounds(rounds, order, sides, goal, &mut b, best.as_ref())?;
                 match plan {
                     Some(b) => {
                         best = Some(b);
