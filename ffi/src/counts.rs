@@ -365,6 +365,16 @@ pub(crate) fn compute<'w>(
     options: Options,
 ) -> Result<(&'w [Assignment<f64>], Summary<f64>), Failure> {
     let p = workers.len();
+    // The core never charges the root's link (its part is not sent: `as_root` and the send
+    // order give it λ = 0), so where those two costs pass the core's checks the caller's
+    // array is planned in place, with the same plan to the bit
+    // (`a_root_link_changes_no_plan` in the core's tests).
+    let root_link_valid = workers
+        .get(root)
+        .is_none_or(|r| [r.comm_latency, r.comm_per_item].iter().all(|v| v.is_finite() && *v >= 0.0));
+    if root_link_valid {
+        return Ok(ws.plan_over(as_workers(workers), root, items, options)?);
+    }
     for (i, (w, c)) in ws.workers(p)?.iter_mut().zip(workers).enumerate() {
         // With a fixed root the scatter model never charges the root's link (its part is
         // not sent: `as_root` and the send order give it λ = 0), so its link costs are
@@ -379,4 +389,34 @@ pub(crate) fn compute<'w>(
         };
     }
     Ok(ws.plan(p, root, items, options)?)
+}
+
+/// The caller's workers as the core's, without a copy: `divload_worker` and
+/// `Worker<f64>` are both `repr(C)` structs of the same four `f64` fields in the same order,
+/// which the assertions below hold the two definitions to.
+fn as_workers(workers: &[divload_worker]) -> &[Worker<f64>] {
+    const _: () = {
+        assert!(size_of::<divload_worker>() == size_of::<Worker<f64>>());
+        assert!(align_of::<divload_worker>() == align_of::<Worker<f64>>());
+        assert!(
+            std::mem::offset_of!(divload_worker, comm_latency)
+                == std::mem::offset_of!(Worker<f64>, comm_latency)
+        );
+        assert!(
+            std::mem::offset_of!(divload_worker, comm_per_item)
+                == std::mem::offset_of!(Worker<f64>, comm_per_item)
+        );
+        assert!(
+            std::mem::offset_of!(divload_worker, comp_latency)
+                == std::mem::offset_of!(Worker<f64>, comp_latency)
+        );
+        assert!(
+            std::mem::offset_of!(divload_worker, comp_per_item)
+                == std::mem::offset_of!(Worker<f64>, comp_per_item)
+        );
+    };
+    // SAFETY: same size, alignment and field offsets (asserted above), every bit pattern
+    // of either is a valid value of the other (four `f64`), and the slice's lifetime and
+    // length carry over.
+    unsafe { std::slice::from_raw_parts(workers.as_ptr().cast::<Worker<f64>>(), workers.len()) }
 }

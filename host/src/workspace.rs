@@ -63,18 +63,56 @@ impl Workspace {
             OrderPolicy::Search => search_memory(p).unwrap_or(0),
             _ => 0,
         };
+        fit(&mut self.workers, "workers", p, Worker::linear(0.0, 1.0))?;
         self.fit(p, lines)?;
         let workers = self.workers.get(..p).unwrap_or_default();
-        let plan = self.plan.get_mut(..p).unwrap_or_default();
-        let scratch = self.scratch.get_mut(..p).unwrap_or_default();
-        let lines = self.lines.get_mut(..lines).unwrap_or_default();
-        let problem = Problem { workers, root: Root::Fixed(root), items, options };
-        let summary = divload::scatter::plan_searched(&problem, plan, scratch, lines)?;
-        Ok((self.plan.get(..p).unwrap_or_default(), summary))
+        Self::run(workers, &mut self.plan, &mut self.scratch, &mut self.lines, root, items, options, lines)
     }
 
+    /// Plans `workers`, the caller's, as [`Workspace::plan`] plans its own: a C caller's
+    /// array is read where it is, not copied (issue 45: 32 bytes a worker).
+    ///
+    /// # Errors
+    ///
+    /// As [`Workspace::plan`].
+    pub fn plan_over(
+        &mut self,
+        workers: &[Worker<f64>],
+        root: usize,
+        items: u64,
+        options: Options,
+    ) -> Result<(&[Assignment<f64>], Summary<f64>), HostError> {
+        let p = workers.len();
+        let lines = match options.order {
+            OrderPolicy::Search => search_memory(p).unwrap_or(0),
+            _ => 0,
+        };
+        self.fit(p, lines)?;
+        Self::run(workers, &mut self.plan, &mut self.scratch, &mut self.lines, root, items, options, lines)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run<'a>(
+        workers: &[Worker<f64>],
+        plan: &'a mut [Assignment<f64>],
+        scratch: &mut [Scratch<f64>],
+        lines: &mut [Line],
+        root: usize,
+        items: u64,
+        options: Options,
+        lines_len: usize,
+    ) -> Result<(&'a [Assignment<f64>], Summary<f64>), HostError> {
+        let p = workers.len();
+        let out = plan.get_mut(..p).unwrap_or_default();
+        let scratch = scratch.get_mut(..p).unwrap_or_default();
+        let lines = lines.get_mut(..lines_len).unwrap_or_default();
+        let problem = Problem { workers, root: Root::Fixed(root), items, options };
+        let summary = divload::scatter::plan_searched(&problem, out, scratch, lines)?;
+        Ok((plan.get(..p).unwrap_or_default(), summary))
+    }
+
+    /// The plan's buffers for `p` workers (the workers' own are grown by their callers).
     fn fit(&mut self, p: usize, lines: usize) -> Result<(), HostError> {
-        fit(&mut self.workers, "workers", p, Worker::linear(0.0, 1.0))?;
         fit(&mut self.plan, "plan", p, Assignment::EMPTY)?;
         fit(&mut self.scratch, "scratch", p, Scratch::EMPTY)?;
         fit(&mut self.lines, "order search", lines, Line::EMPTY)

@@ -613,6 +613,50 @@ mod tests {
         assert_eq!(out.iter().map(|a| a.count).sum::<u64>(), 1_000_000_000);
     }
 
+    /// The root's own link is never charged: whatever valid costs it has, the plan and its
+    /// summary are those of a root whose link costs nothing, to the bit. The C ABI relies on
+    /// it to plan a caller's workers in place (issue 45) instead of copying them with the
+    /// root's link zeroed.
+    #[test]
+    fn a_root_link_changes_no_plan() {
+        let mut rnd = crate::num::xorshift(0x5eed_0045);
+        let mut unit = move || (rnd() >> 11) as f64 / (1u64 << 53) as f64;
+        for case in 0..600 {
+            let p = 1 + (case % 23) + usize::from(case % 7 == 0) * 200;
+            let latencies = case % 3 != 0;
+            let mut workers: std::vec::Vec<Worker<f64>> = (0..p)
+                .map(|_| Worker {
+                    comm_latency: if latencies { unit() * 1e-3 } else { 0.0 },
+                    comm_per_item: 1e-6 + unit() * 1e-4,
+                    comp_latency: if latencies { unit() * 1e-2 } else { 0.0 },
+                    comp_per_item: 1e-3 + unit() * 1e-2,
+                })
+                .collect();
+            let root = case % p;
+            let options = Options {
+                root_mode: [RootMode::AfterSend, RootMode::Overlap][case % 2],
+                order: [OrderPolicy::Bandwidth, OrderPolicy::Given, OrderPolicy::Search][case % 3],
+                rounding: [Rounding::Greedy, Rounding::LargestRemainder, Rounding::Paper][(case / 3) % 3],
+            };
+            let items = 1 + (unit() * 1e7) as u64;
+            let run = |workers: &[Worker<f64>]| {
+                let problem = Problem { workers, items, root: Root::Fixed(root), options };
+                let (mut out, mut scratch) = (std::vec![Assignment::EMPTY; p], std::vec![Scratch::EMPTY; p]);
+                let mut lines = std::vec![search::Line::EMPTY; search::search_memory(p).unwrap_or(0)];
+                let summary = plan_searched(&problem, &mut out, &mut scratch, &mut lines).expect("a plan");
+                (out, summary)
+            };
+            workers[root].comm_latency = 0.0;
+            workers[root].comm_per_item = 0.0;
+            let want = run(&workers);
+            workers[root].comm_latency = unit() * 10.0;
+            workers[root].comm_per_item = unit();
+            let got = run(&workers);
+            assert_eq!(got.0, want.0, "case {case}: {options:?}");
+            assert_eq!(std::format!("{:?}", got.1), std::format!("{:?}", want.1), "case {case}");
+        }
+    }
+
     /// The memory figures in the docs (docs/rust.md, BENCHMARKS.md, this module) depend on these.
     #[test]
     #[cfg(target_pointer_width = "64")]
