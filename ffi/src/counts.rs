@@ -252,7 +252,7 @@ pub unsafe extern "C" fn divload_plan_counts64(
 ///
 /// As the two entry points.
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn plan_by_rank<T: TryFrom<u64> + Default>(
+pub(crate) unsafe fn plan_by_rank<T: Count>(
     workers: *const divload_worker,
     workers_len: usize,
     root: usize,
@@ -290,6 +290,14 @@ pub(crate) unsafe fn plan_by_rank<T: TryFrom<u64> + Default>(
             Some(ws) => &mut ws.0,
             None => &mut local,
         };
+        if let (Some(counts), Some(displs)) = (T::words(counts), T::words(displs)) {
+            if root_link_valid(workers, root) && times_fit(workers, items) {
+                let planned =
+                    ws.plan_counts_over(as_workers(workers), root, items, options, counts, displs)?;
+                unsafe { write_summary(summary, &planned) };
+                return Ok(());
+            }
+        }
         let (plan, planned) = compute(ws, workers, root, items, options)?;
         for a in plan {
             if let (Some(c), Some(d)) = (counts.get_mut(a.worker), displs.get_mut(a.worker)) {
@@ -365,14 +373,7 @@ pub(crate) fn compute<'w>(
     options: Options,
 ) -> Result<(&'w [Assignment<f64>], Summary<f64>), Failure> {
     let p = workers.len();
-    // The core never charges the root's link (its part is not sent: `as_root` and the send
-    // order give it λ = 0), so where those two costs pass the core's checks the caller's
-    // array is planned in place, with the same plan to the bit
-    // (`a_root_link_changes_no_plan` in the core's tests).
-    let root_link_valid = workers
-        .get(root)
-        .is_none_or(|r| [r.comm_latency, r.comm_per_item].iter().all(|v| v.is_finite() && *v >= 0.0));
-    if root_link_valid {
+    if root_link_valid(workers, root) {
         return Ok(ws.plan_over(as_workers(workers), root, items, options)?);
     }
     for (i, (w, c)) in ws.workers(p)?.iter_mut().zip(workers).enumerate() {
@@ -389,6 +390,56 @@ pub(crate) fn compute<'w>(
         };
     }
     Ok(ws.plan(p, root, items, options)?)
+}
+
+/// Whether the root's link costs pass the core's checks. The core never charges them (its
+/// part is not sent: `as_root` and the send order give it λ = 0), so then the caller's
+/// array is planned in place, with the same plan to the bit (`a_root_link_changes_no_plan`
+/// in the core's tests); otherwise it is copied with them zeroed, as `divload_worker`
+/// documents. A root out of range: in place, and the core names it.
+fn root_link_valid(workers: &[divload_worker], root: usize) -> bool {
+    workers
+        .get(root)
+        .is_none_or(|r| [r.comm_latency, r.comm_per_item].iter().all(|v| v.is_finite() && *v >= 0.0))
+}
+
+/// Whether no time of any plan of `items` over `workers`, nor of its summary, can overflow:
+/// each is at most every link's time for all the items plus the slowest computation of
+/// them all (the bound adds that much again), so below 10³⁰⁰ they all stay finite. Then
+/// the core's only errors are those it finds before it writes a row (the inputs, the
+/// buffers, the root), and `plan_counts` may plan in the caller's arrays while keeping
+/// "nothing is written unless the result is DIVLOAD_OK". NaN and infinite costs fail here
+/// and take the other path, which reports them.
+fn times_fit(workers: &[divload_worker], items: u64) -> bool {
+    let n = items as f64;
+    let (mut links, mut slowest) = (0.0f64, 0.0f64);
+    for w in workers {
+        links += w.comm_latency + w.comm_per_item * n;
+        slowest = slowest.max(w.comp_latency + w.comp_per_item * n);
+    }
+    links + slowest < 1e300
+}
+
+/// A count type of the C calls: `int` or 64-bit.
+pub(crate) trait Count: TryFrom<u64> + Default + Sized {
+    /// The caller's array as the words the core writes in place, where a count is one
+    /// 64-bit word (every count and displacement is at most 2⁵³, so the same bits as a
+    /// signed one); `None` for `int`.
+    fn words(slice: &mut [Self]) -> Option<&mut [u64]>;
+}
+
+impl Count for c_int {
+    fn words(_: &mut [Self]) -> Option<&mut [u64]> {
+        None
+    }
+}
+
+impl Count for i64 {
+    fn words(slice: &mut [i64]) -> Option<&mut [u64]> {
+        // SAFETY: `i64` and `u64` have the same size and alignment and every bit pattern is
+        // valid for both; the slice's lifetime and length carry over.
+        Some(unsafe { std::slice::from_raw_parts_mut(slice.as_mut_ptr().cast::<u64>(), slice.len()) })
+    }
 }
 
 /// The caller's workers as the core's, without a copy: `divload_worker` and

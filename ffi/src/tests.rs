@@ -159,6 +159,79 @@ fn the_roots_link_costs_are_ignored() {
     assert_eq!(last_error(), "worker 3: comm_per_item must be finite and >= 0, got NaN");
 }
 
+/// The 64-bit counts, planned in the caller's arrays where the root's link passes the
+/// core's checks and no time can overflow, and through a copy otherwise: the same counts
+/// and displacements as the full plan by rank either way, with every rounding; and where
+/// the plan overflows, the arrays are left as they were.
+#[test]
+fn counts64_in_place_are_the_plan_by_rank() {
+    let base: Vec<divload_worker> = (0..9)
+        .map(|i| divload_worker {
+            comm_latency: 1e-4 * (i % 3) as f64,
+            comm_per_item: 1e-6 * (1 + (i * 7) % 5) as f64,
+            comp_latency: 1e-3 * (i % 2) as f64,
+            comp_per_item: 1e-3 * (1 + (i * 3) % 4) as f64,
+        })
+        .collect();
+    let root = 4;
+    let counts64 = |w: &[divload_worker], options: &divload_options, items: u64| {
+        let (mut c, mut d) = (vec![-7i64; w.len()], vec![-7i64; w.len()]);
+        let mut s = divload_summary::default();
+        let st = unsafe {
+            divload_plan_counts64(
+                w.as_ptr(),
+                w.len(),
+                root,
+                items,
+                options,
+                c.as_mut_ptr(),
+                c.len(),
+                d.as_mut_ptr(),
+                d.len(),
+                &mut s,
+            )
+        };
+        (st, c, d, s)
+    };
+    for rounding in [DIVLOAD_ROUNDING_GREEDY, DIVLOAD_ROUNDING_LARGEST_REMAINDER, DIVLOAD_ROUNDING_PAPER] {
+        let options = divload_options { rounding, ..Default::default() };
+        let mut out = vec![divload_assignment::default(); base.len()];
+        let mut s = divload_summary::default();
+        let st = unsafe {
+            divload_plan(
+                base.as_ptr(),
+                base.len(),
+                root,
+                123_457,
+                &options,
+                out.as_mut_ptr(),
+                out.len(),
+                &mut s,
+            )
+        };
+        assert_eq!(st, DIVLOAD_OK);
+        let (mut want_c, mut want_d) = (vec![0i64; base.len()], vec![0i64; base.len()]);
+        for a in &out {
+            (want_c[a.rank], want_d[a.rank]) = (a.count as i64, a.displacement as i64);
+        }
+        for (latency, per_item) in [(0.0, 0.0), (3.0, 1e-6), (f64::NAN, 1.0)] {
+            let mut w = base.clone();
+            (w[root].comm_latency, w[root].comm_per_item) = (latency, per_item);
+            let (st, c, d, got) = counts64(&w, &options, 123_457);
+            assert_eq!(
+                (st, &c, &d, got),
+                (DIVLOAD_OK, &want_c, &want_d, s),
+                "root link ({latency}, {per_item})"
+            );
+        }
+    }
+    let mut w = base.clone();
+    w[1].comp_per_item = 1e300;
+    let (st, c, d, _) = counts64(&w, &divload_options::default(), 1 << 40);
+    assert_eq!(st, DIVLOAD_OVERFLOW, "{}", last_error());
+    assert!(c.iter().chain(&d).all(|&x| x == -7), "nothing written");
+}
+
 fn message_of(status: u32) -> &'static str {
     // SAFETY: `divload_status_message` never returns null and its strings are static.
     unsafe { CStr::from_ptr(divload_status_message(status)) }.to_str().unwrap()

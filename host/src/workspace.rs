@@ -4,33 +4,44 @@
 //! and writes no buffer twice; more workers grow the buffers, fallibly.
 
 use divload::scatter::search::{search_memory, Line};
+use divload::scatter::ByRank;
 use divload::{Assignment, Options, OrderPolicy, Problem, Root, Scratch, Summary, Worker};
 
 use crate::HostError;
 
-/// Buffers for [`Workspace::plan`], grown to the largest platform planned so far.
+/// Buffers for [`Workspace::plan`] and [`Workspace::plan_counts_over`], each grown to the
+/// largest platform planned so far.
 #[derive(Debug, Default)]
 pub struct Workspace {
     workers: Vec<Worker<f64>>,
     plan: Vec<Assignment<f64>>,
     scratch: Vec<Scratch<f64>>,
     lines: Vec<Line>,
+    /// The send order of [`Workspace::plan_counts_over`].
+    order: Vec<u64>,
 }
 
 impl Workspace {
     /// An empty workspace: the first plan allocates.
     pub const fn new() -> Workspace {
-        Workspace { workers: Vec::new(), plan: Vec::new(), scratch: Vec::new(), lines: Vec::new() }
+        Workspace {
+            workers: Vec::new(),
+            plan: Vec::new(),
+            scratch: Vec::new(),
+            lines: Vec::new(),
+            order: Vec::new(),
+        }
     }
 
-    /// A workspace ready for `p` workers.
+    /// A workspace ready for the counts of `p` workers ([`Workspace::plan_counts_over`]).
     ///
     /// # Errors
     ///
     /// [`HostError::OutOfMemory`] when the buffers cannot be had.
     pub fn with_workers(p: usize) -> Result<Workspace, HostError> {
         let mut w = Workspace::new();
-        w.fit(p, 0)?;
+        fit(&mut w.scratch, "scratch", p, Scratch::EMPTY)?;
+        fit(&mut w.order, "send order", p, 0)?;
         Ok(w)
     }
 
@@ -59,18 +70,12 @@ impl Workspace {
         items: u64,
         options: Options,
     ) -> Result<(&[Assignment<f64>], Summary<f64>), HostError> {
-        let lines = match options.order {
-            OrderPolicy::Search => search_memory(p).unwrap_or(0),
-            _ => 0,
-        };
         fit(&mut self.workers, "workers", p, Worker::linear(0.0, 1.0))?;
-        self.fit(p, lines)?;
-        let workers = self.workers.get(..p).unwrap_or_default();
-        Self::run(workers, &mut self.plan, &mut self.scratch, &mut self.lines, root, items, options, lines)
+        let Workspace { workers, plan, scratch, lines, .. } = self;
+        Self::full(workers.get(..p).unwrap_or_default(), plan, scratch, lines, root, items, options)
     }
 
-    /// Plans `workers`, the caller's, as [`Workspace::plan`] plans its own: a C caller's
-    /// array is read where it is, not copied (issue 45: 32 bytes a worker).
+    /// Plans `workers`, the caller's, as [`Workspace::plan`] plans its own.
     ///
     /// # Errors
     ///
@@ -82,41 +87,74 @@ impl Workspace {
         items: u64,
         options: Options,
     ) -> Result<(&[Assignment<f64>], Summary<f64>), HostError> {
-        let p = workers.len();
-        let lines = match options.order {
-            OrderPolicy::Search => search_memory(p).unwrap_or(0),
-            _ => 0,
-        };
-        self.fit(p, lines)?;
-        Self::run(workers, &mut self.plan, &mut self.scratch, &mut self.lines, root, items, options, lines)
+        Self::full(workers, &mut self.plan, &mut self.scratch, &mut self.lines, root, items, options)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn run<'a>(
+    fn full<'a>(
         workers: &[Worker<f64>],
-        plan: &'a mut [Assignment<f64>],
-        scratch: &mut [Scratch<f64>],
-        lines: &mut [Line],
+        plan: &'a mut Vec<Assignment<f64>>,
+        scratch: &mut Vec<Scratch<f64>>,
+        lines: &mut Vec<Line>,
         root: usize,
         items: u64,
         options: Options,
-        lines_len: usize,
     ) -> Result<(&'a [Assignment<f64>], Summary<f64>), HostError> {
         let p = workers.len();
+        let lines = fit_scratch(scratch, lines, p, options)?;
+        fit(plan, "plan", p, Assignment::EMPTY)?;
         let out = plan.get_mut(..p).unwrap_or_default();
-        let scratch = scratch.get_mut(..p).unwrap_or_default();
-        let lines = lines.get_mut(..lines_len).unwrap_or_default();
         let problem = Problem { workers, root: Root::Fixed(root), items, options };
-        let summary = divload::scatter::plan_searched(&problem, out, scratch, lines)?;
+        let summary =
+            divload::scatter::plan_searched(&problem, out, scratch.get_mut(..p).unwrap_or_default(), lines)?;
         Ok((plan.get(..p).unwrap_or_default(), summary))
     }
 
-    /// The plan's buffers for `p` workers (the workers' own are grown by their callers).
-    fn fit(&mut self, p: usize, lines: usize) -> Result<(), HostError> {
-        fit(&mut self.plan, "plan", p, Assignment::EMPTY)?;
-        fit(&mut self.scratch, "scratch", p, Scratch::EMPTY)?;
-        fit(&mut self.lines, "order search", lines, Line::EMPTY)
+    /// Plans `workers`, the caller's, as [`Workspace::plan`] does, into the counts and
+    /// displacements by rank that `MPI_Scatterv` takes ([`divload::scatter::plan_counts`]:
+    /// no plan records; a C caller's arrays are read and written where they are, issue 45).
+    /// `counts` and `displs` hold at least one word per worker.
+    ///
+    /// # Errors
+    ///
+    /// As [`Workspace::plan`].
+    pub fn plan_counts_over(
+        &mut self,
+        workers: &[Worker<f64>],
+        root: usize,
+        items: u64,
+        options: Options,
+        counts: &mut [u64],
+        displs: &mut [u64],
+    ) -> Result<Summary<f64>, HostError> {
+        let p = workers.len();
+        let lines = fit_scratch(&mut self.scratch, &mut self.lines, p, options)?;
+        fit(&mut self.order, "send order", p, 0)?;
+        let out = ByRank { counts, displs, order: self.order.get_mut(..p).unwrap_or_default() };
+        let problem = Problem { workers, root: Root::Fixed(root), items, options };
+        Ok(divload::scatter::plan_counts(
+            &problem,
+            out,
+            self.scratch.get_mut(..p).unwrap_or_default(),
+            lines,
+        )?)
     }
+}
+
+/// Grows the scratch to `p` records and the order search's memory to what `options` need
+/// for `p` workers (none unless it searches); returns those lines.
+fn fit_scratch<'a>(
+    scratch: &mut Vec<Scratch<f64>>,
+    lines: &'a mut Vec<Line>,
+    p: usize,
+    options: Options,
+) -> Result<&'a mut [Line], HostError> {
+    let n = match options.order {
+        OrderPolicy::Search => search_memory(p).unwrap_or(0),
+        _ => 0,
+    };
+    fit(scratch, "scratch", p, Scratch::EMPTY)?;
+    fit(lines, "order search", n, Line::EMPTY)?;
+    Ok(lines.get_mut(..n).unwrap_or_default())
 }
 
 /// Grows `v` to at least `n` elements (new ones `fill`), fallibly; never shrinks it, so

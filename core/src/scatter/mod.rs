@@ -11,7 +11,8 @@
 //!
 //! Memory: the caller passes `out` and `scratch`, each with one element per worker
 //! (`size_of::<Assignment<N>>() + size_of::<Scratch<N>>()` bytes per worker: 120 bytes for
-//! `f64` on 64-bit targets). Nothing else is allocated; the stack use is constant.
+//! `f64` on 64-bit targets); [`plan_counts`], the counts by rank alone, takes three words
+//! and a `Scratch` (88 bytes). Nothing else is allocated; the stack use is constant.
 
 mod errors;
 pub mod exact;
@@ -20,6 +21,7 @@ pub mod options;
 pub(crate) mod order;
 mod root;
 mod round;
+mod rows;
 pub mod sampled;
 pub mod search;
 mod star;
@@ -35,6 +37,7 @@ use crate::report::Method;
 pub use options::{
     Options, OrderPolicy, RootCandidate, RootMode, Rounding, Solver, TRANSFER_LATENCY, TRANSFER_PER_ITEM,
 };
+use rows::Rows;
 pub(crate) use types::{col, Costs};
 pub use types::{Assignment, Problem, Root, Scratch, Summary};
 
@@ -145,10 +148,90 @@ fn plan_with<N: Real>(
 ) -> Result<Summary<N>, Error> {
     let p = problem.workers.len();
     validate(problem.workers, problem.items, out.len(), scratch.len())?;
-    // `validate` checked both lengths; the checked slices keep the no-panic proof whole
+    // `validate` checked the length; the checked slice keeps the no-panic proof whole
     // whether or not it is inlined.
-    let (out_len, scratch_len) = (out.len(), scratch.len());
+    let out_len = out.len();
     let out = out.get_mut(..p).ok_or(Error::buffer("plan output", p, out_len))?;
+    plan_rows(problem, out, scratch, lines)
+}
+
+/// Plans a scatter as [`plan_searched`] does, keeping only what `MPI_Scatterv` needs:
+/// each rank's count and displacement, by rank, and the send order. Memory per worker:
+/// the three words of `out` and a [`Scratch`] record, 88 bytes for `f64` on 64-bit targets
+/// against [`plan`]'s 120, and the caller's counts and displacements are two of those
+/// words (issue 45: ten million workers within 1.3 GB through the C ABI). The counts and
+/// the summary are [`plan_searched`]'s to the bit.
+///
+/// # Errors
+///
+/// As [`plan`]; a buffer of `out` shorter than the workers is named in the error. On an
+/// error the contents of `out` are meaningless.
+///
+/// # Example
+///
+/// ```
+/// use divload::scatter::{plan_counts, ByRank};
+/// use divload::{Options, Problem, Root, Scratch, Worker};
+///
+/// let workers = [Worker::linear(0.0, 0.01), Worker::linear(1e-4, 0.01), Worker::linear(2e-4, 0.02)];
+/// let problem = Problem { workers: &workers, root: Root::Fixed(0), items: 1000, options: Options::default() };
+/// let (mut counts, mut displs, mut order) = ([0u64; 3], [0u64; 3], [0u64; 3]);
+/// let mut scratch = [Scratch::EMPTY; 3];
+/// let out = ByRank { counts: &mut counts, displs: &mut displs, order: &mut order };
+/// let summary = plan_counts(&problem, out, &mut scratch, &mut []).unwrap();
+/// assert_eq!(counts.iter().sum::<u64>(), 1000);
+/// assert_eq!(order, [1, 2, 0]); // fastest link first, the root last
+/// assert_eq!(displs[order[1] as usize], counts[1]);
+/// assert!(summary.makespan <= summary.bound);
+/// ```
+pub fn plan_counts<N: Real>(
+    problem: &Problem<'_, N>,
+    out: ByRank<'_>,
+    scratch: &mut [Scratch<N>],
+    lines: &mut [search::Line],
+) -> Result<Summary<N>, Error> {
+    let p = problem.workers.len();
+    crate::platform::check_sizes::<N>(p, problem.items)?;
+    let ByRank { counts, displs, order } = out;
+    fn cut<'a>(what: &'static str, buffer: &'a mut [u64], p: usize) -> Result<&'a mut [u64], Error> {
+        let len = buffer.len();
+        buffer.get_mut(..p).ok_or(Error::buffer(what, p, len))
+    }
+    let (count, share, worker) =
+        (cut("counts", counts, p)?, cut("displs", displs, p)?, cut("send order", order, p)?);
+    validate(problem.workers, problem.items, p, scratch.len())?;
+    let mut rows = rows::Split { worker, count, share };
+    let summary = plan_rows(problem, &mut rows, scratch, lines)?;
+    let rows::Split { worker, count, share } = rows;
+    // `validate` checked the scratch's length.
+    let scratch_len = scratch.len();
+    let spare = scratch.get_mut(..p).ok_or(Error::buffer("scratch", p, scratch_len))?;
+    rows::by_rank(worker, count, share, &mut Columns::new(spare));
+    Ok(summary)
+}
+
+/// Where [`plan_counts`] writes: counts and displacements by rank, as `MPI_Scatterv` takes
+/// them, and the ranks in send order. Each holds at least one word per worker.
+#[derive(Debug)]
+pub struct ByRank<'a> {
+    /// Items of each rank.
+    pub counts: &'a mut [u64],
+    /// Offset of each rank's block in the root's buffer (blocks contiguous in send order).
+    pub displs: &'a mut [u64],
+    /// The ranks in send order.
+    pub order: &'a mut [u64],
+}
+
+/// The plan of [`plan_with`] into any rows; `out` holds exactly one row per worker, and
+/// the workers, the item count and `scratch`'s length are valid (checked by the callers).
+fn plan_rows<N: Real, R: Rows<N> + ?Sized>(
+    problem: &Problem<'_, N>,
+    out: &mut R,
+    scratch: &mut [Scratch<N>],
+    lines: &mut [search::Line],
+) -> Result<Summary<N>, Error> {
+    let p = problem.workers.len();
+    let scratch_len = scratch.len();
     let mut cols = Columns::new(scratch.get_mut(..p).ok_or(Error::buffer("scratch", p, scratch_len))?);
     let items = N::from_u64(problem.items);
     let opts = problem.options;
@@ -183,7 +266,7 @@ fn plan_with<N: Real>(
                     let upper = fp::exact_at_most(rational.makespan, n_ops);
                     relaxed = Some(star::lower_bound(
                         p,
-                        |k| costs.at(&cols, k, || out.get(k).map_or(0, |a| a.worker)),
+                        |k| costs.at(&cols, k, || out.worker(k)),
                         problem.items,
                         upper,
                         true,
@@ -225,7 +308,7 @@ fn plan_with<N: Real>(
         Some(bound) => bound,
         None => star::lower_bound(
             p,
-            |k| costs.at(&cols, k, || out.get(k).map_or(0, |a| a.worker)),
+            |k| costs.at(&cols, k, || out.worker(k)),
             problem.items,
             upper,
             opts.order != OrderPolicy::Given,
@@ -263,7 +346,7 @@ fn plan_with<N: Real>(
 /// and its rational shares into `out`: the root where its mode puts it, the chain's
 /// participants in order, then the workers left out, with no share.
 #[allow(clippy::too_many_arguments)]
-fn place_searched<N: Real>(
+fn place_searched<N: Real, R: Rows<N> + ?Sized>(
     costs: &Costs<'_, N>,
     workers: &[Worker<N>],
     root: usize,
@@ -272,7 +355,7 @@ fn place_searched<N: Real>(
     lines: &[search::Line],
     found: &search::Found,
     cols: &mut Columns<'_, Scratch<N>>,
-    out: &mut [Assignment<N>],
+    out: &mut R,
 ) {
     let p = out.len();
     let mut place = |k: usize, i: usize, x: f64| {
@@ -280,9 +363,7 @@ fn place_searched<N: Real>(
         cols.set(col::WORKER, k, i as u64);
         cols.set(col::LAMBDA, k, w.comm_per_item.sort_key());
         cols.set_real(col::MU, k, w.comp_per_item);
-        if let Some(a) = out.get_mut(k) {
-            *a = Assignment { worker: i, share: N::from_f64(x).unwrap_or(N::ZERO), ..Assignment::EMPTY };
-        }
+        out.place(k, i, N::from_f64(x).unwrap_or(N::ZERO));
     };
     let (mut used, mut root_share, mut k) = (0u64, 0.0, usize::from(mode == RootMode::Overlap));
     search::shares(workers, root, n, lines, found, |i, x| {
@@ -347,10 +428,10 @@ struct Finished<N> {
 
 /// Fills displacements and times of the rounded plan and computes everything else the
 /// summary needs from it, in one pass in send order.
-fn finish<N: Real>(
+fn finish<N: Real, R: Rows<N> + ?Sized>(
     costs: &Costs<'_, N>,
     cols: &Columns<'_, Scratch<N>>,
-    plan: &mut [Assignment<N>],
+    plan: &mut R,
     items: u64,
 ) -> Finished<N> {
     let p = plan.len();
@@ -358,22 +439,22 @@ fn finish<N: Real>(
     let (mut offset, mut participating) = (0u64, 0usize);
     let (mut sum, mut close) = (0.0f64, true);
     let (mut lambdas, mut worst) = (0.0f64, 0.0f64);
-    for (k, a) in plan.iter_mut().enumerate() {
-        let w = costs.at(cols, k, || a.worker);
-        let x = N::from_u64(a.count);
+    for k in 0..p {
+        let w = costs.at(cols, k, || plan.worker(k));
+        let count = plan.count(k);
+        let x = N::from_u64(count);
         let t = chain.serve(w.comm_time(x), w.comp_time(x));
-        (a.start, a.received, a.finish) = (t.start, t.received, t.finish);
-        a.displacement = offset;
-        offset += a.count;
-        participating += usize::from(a.count > 0);
+        plan.record(k, offset, t);
+        offset += count;
+        participating += usize::from(count > 0);
 
-        let share = a.share.to_f64();
+        let share = plan.share(k).to_f64();
         // `|count − share| < 1`, decided exactly: the rounded difference is 1 for a share
         // of 10⁻²⁵ that got one item, which the greedy may give (a root served last on
         // 5 000 workers), and such a plan was refused as an overflow.
         let floor = share as u64;
-        close &= share > -1.0
-            && (a.count == floor || (a.count.checked_sub(1) == Some(floor) && share > floor as f64));
+        close &=
+            share > -1.0 && (count == floor || (count.checked_sub(1) == Some(floor) && share > floor as f64));
         sum += share;
         let (comm, comp) = if share > 0.0 {
             lambdas += w.comm_per_item.to_f64();
@@ -655,6 +736,79 @@ mod tests {
             assert_eq!(got.0, want.0, "case {case}: {options:?}");
             assert_eq!(std::format!("{:?}", got.1), std::format!("{:?}", want.1), "case {case}");
         }
+    }
+
+    /// `plan_counts` gives `plan_searched`'s plan to the bit, by rank: random platforms with
+    /// and without latencies, every rounding, order and root mode, roots fixed and chosen,
+    /// `f64`, `f32` and `Q32`; and it names a short buffer.
+    #[test]
+    fn plan_counts_is_the_plan_by_rank() {
+        /// Returns how many of the cases planned.
+        fn check<N: Real>(seed: u64, cases: usize) -> usize {
+            let mut planned = 0;
+            let mut rnd = crate::num::xorshift(seed);
+            let mut unit = move || (rnd() >> 11) as f64 / (1u64 << 53) as f64;
+            for case in 0..cases {
+                let p = 1 + (case % 29) + usize::from(case % 11 == 0) * 300;
+                let latencies = case % 3 != 0;
+                let n = |x: f64| N::from_f64(x).unwrap();
+                let workers: std::vec::Vec<Worker<N>> = (0..p)
+                    .map(|_| Worker {
+                        comm_latency: n(if latencies { unit() * 1e-3 } else { 0.0 }),
+                        comm_per_item: n(1e-5 + unit() * 1e-4),
+                        comp_latency: n(if latencies { unit() * 1e-2 } else { 0.0 }),
+                        comp_per_item: n(1e-3 + unit() * 1e-2),
+                    })
+                    .collect();
+                let candidates: std::vec::Vec<RootCandidate<N>> = (0..p.min(5))
+                    .map(|i| RootCandidate {
+                        worker: i * 7 % p,
+                        transfer_latency: n(unit()),
+                        transfer_per_item: n(unit() * 1e-5),
+                    })
+                    .collect();
+                let root = if case % 4 == 3 { Root::Choose(&candidates) } else { Root::Fixed(case % p) };
+                let options = Options {
+                    root_mode: [RootMode::AfterSend, RootMode::Overlap][case % 2],
+                    order: [OrderPolicy::Bandwidth, OrderPolicy::Given, OrderPolicy::Search][case % 3],
+                    rounding: [Rounding::Greedy, Rounding::LargestRemainder, Rounding::Paper][(case / 3) % 3],
+                };
+                let items = 1 + (unit() * 1e6) as u64;
+                let problem = Problem { workers: &workers, items, root, options };
+                let mut scratch = std::vec![Scratch::EMPTY; p];
+                let mut lines = std::vec![search::Line::EMPTY; search::search_memory(p).unwrap_or(0)];
+                let mut out = std::vec![Assignment::EMPTY; p];
+                let want = plan_searched(&problem, &mut out, &mut scratch, &mut lines);
+                let (mut counts, mut displs, mut order) = (std::vec![7; p], std::vec![7; p], std::vec![7; p]);
+                let by_rank = ByRank { counts: &mut counts, displs: &mut displs, order: &mut order };
+                let got = plan_counts(&problem, by_rank, &mut scratch, &mut lines);
+                // Errors too (f32 and Q32 overflow on some of these): the same ones.
+                assert_eq!(std::format!("{got:?}"), std::format!("{want:?}"), "{} case {case}", N::NAME);
+                planned += usize::from(want.is_ok());
+                if want.is_err() {
+                    continue;
+                }
+                for (k, a) in out.iter().enumerate() {
+                    assert_eq!(order[k], a.worker as u64, "{} case {case}", N::NAME);
+                    assert_eq!(
+                        (counts[a.worker], displs[a.worker]),
+                        (a.count, a.displacement),
+                        "case {case}"
+                    );
+                }
+            }
+            planned
+        }
+        assert_eq!(check::<f64>(0x5eed_0452, 900), 900);
+        assert!(check::<f32>(0x5eed_0453, 300) > 150);
+        assert!(check::<crate::Q32>(0x5eed_0454, 300) > 150);
+        let workers = [Worker::linear(0.0, 1.0), Worker::linear(0.1, 1.0)];
+        let problem =
+            Problem { workers: &workers, items: 10, root: Root::Fixed(0), options: Options::default() };
+        let (mut counts, mut displs, mut order, mut scratch) = ([0; 2], [0; 1], [0; 2], [Scratch::EMPTY; 2]);
+        let short = ByRank { counts: &mut counts, displs: &mut displs, order: &mut order };
+        let err = plan_counts(&problem, short, &mut scratch, &mut []).unwrap_err();
+        assert!(std::format!("{err}").contains("displs"), "{err}");
     }
 
     /// The memory figures in the docs (docs/rust.md, BENCHMARKS.md, this module) depend on these.

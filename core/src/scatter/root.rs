@@ -40,7 +40,7 @@ use crate::platform::worker::Worker;
 use crate::scatter::options::{Options, OrderPolicy, RootCandidate, RootMode};
 use crate::scatter::order;
 use crate::scatter::star;
-use crate::scatter::types::{col, Costs, Scratch};
+use crate::scatter::types::{col, Assignment, Costs, Scratch};
 
 /// Most distinct candidates solved after the estimates; also the most candidates that are
 /// all solved without estimates.
@@ -168,7 +168,7 @@ fn rational_makespan<N: Real>(
     cols: Cols<'_, '_, N>,
 ) -> N {
     order::send_order(workers, root, opts.root_mode, opts.order, cols);
-    star::solve(&Costs::new(workers, root), items, cols, None).makespan
+    star::solve::<N, [Assignment<N>]>(&Costs::new(workers, root), items, cols, None).makespan
 }
 
 /// Which of `classes` has a worker with the same costs as `worker`, bit for bit.

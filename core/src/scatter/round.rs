@@ -26,7 +26,8 @@ use crate::kernel::columns::{Columns, SortColumns};
 use crate::num::Real;
 use crate::platform::worker::Worker;
 use crate::scatter::options::Rounding;
-use crate::scatter::types::{col, Assignment, Costs, Scratch};
+use crate::scatter::rows::Rows;
+use crate::scatter::types::{col, Costs, Scratch};
 
 type Cols<'a, 'b, N> = &'a mut Columns<'b, Scratch<N>>;
 
@@ -41,11 +42,11 @@ const FRAC_SORT: SortColumns = SortColumns {
 
 /// Rounds `plan[..].share` into `plan[..].count`. Shares must be finite, ≥ 0, and add up to
 /// `items` within 0.5 (checked by the public entry points).
-pub(crate) fn round<N: Real>(
+pub(crate) fn round<N: Real, R: Rows<N> + ?Sized>(
     scheme: Rounding,
     costs: &Costs<'_, N>,
     items: u64,
-    plan: &mut [Assignment<N>],
+    plan: &mut R,
     cols: Cols<'_, '_, N>,
 ) {
     let floors = set_floors(items, plan);
@@ -68,35 +69,42 @@ pub(crate) fn round<N: Real>(
 }
 
 /// Sets every count to the floor of its share; returns the sum of the floors (≤ `items`).
-fn set_floors<N: Real>(items: u64, plan: &mut [Assignment<N>]) -> u64 {
+fn set_floors<N: Real, R: Rows<N> + ?Sized>(items: u64, plan: &mut R) -> u64 {
     let mut sum = 0u64;
-    for a in plan.iter_mut() {
-        a.count = a.share.floor_u64().min(items.saturating_sub(sum));
-        sum += a.count;
+    for k in 0..plan.len() {
+        let count = plan.share(k).floor_u64().min(items.saturating_sub(sum));
+        plan.set_count(k, count);
+        sum += count;
     }
     sum
 }
 
-fn frac<N: Real>(a: &Assignment<N>) -> N {
-    a.share - N::from_u64(a.count)
+#[inline]
+fn frac<N: Real, R: Rows<N> + ?Sized>(plan: &R, k: usize) -> N {
+    plan.share(k) - N::from_u64(plan.count(k))
+}
+
+#[inline]
+fn raise<N: Real, R: Rows<N> + ?Sized>(plan: &mut R, k: usize) {
+    plan.set_count(k, plan.count(k) + 1);
 }
 
 /// Sorts the positions by increasing fractional part, ties by position, into the columns
 /// `FRAC_KEY` (the fraction's sort key) and `FRAC_POS` (position).
-fn sort_by_fraction<N: Real>(plan: &[Assignment<N>], cols: Cols<'_, '_, N>) {
+fn sort_by_fraction<N: Real, R: Rows<N> + ?Sized>(plan: &R, cols: Cols<'_, '_, N>) {
     cols.sort(
         plan.len(),
         0,
         FRAC_SORT,
         |_, k| {
-            let f = frac(&plan[k]);
+            let f = frac(plan, k);
             [f.sort_key(), k as u64, 0]
         },
         |cols, x, y| cols.get(col::FRAC_POS, x).cmp(&cols.get(col::FRAC_POS, y)),
     );
 }
 
-fn paper<N: Real>(items: u64, plan: &mut [Assignment<N>], cols: Cols<'_, '_, N>) {
+fn paper<N: Real, R: Rows<N> + ?Sized>(items: u64, plan: &mut R, cols: Cols<'_, '_, N>) {
     let p = plan.len();
     if p == 0 {
         return;
@@ -118,9 +126,7 @@ fn paper<N: Real>(items: u64, plan: &mut [Assignment<N>], cols: Cols<'_, '_, N>)
         if up {
             let k = cols.index(col::FRAC_POS, hi);
             if f_hi > N::ZERO {
-                if let Some(a) = plan.get_mut(k) {
-                    a.count += 1;
-                }
+                raise(plan, k);
                 e = e + (N::ONE - f_hi);
             }
             hi -= 1;
@@ -131,14 +137,10 @@ fn paper<N: Real>(items: u64, plan: &mut [Assignment<N>], cols: Cols<'_, '_, N>)
     }
     // The last share takes what is left: n'_k = n_k − e, computed exactly in integers.
     let last = cols.index(col::FRAC_POS, lo);
-    let others: u64 = plan.iter().enumerate().filter(|&(k, _)| k != last).map(|(_, a)| a.count).sum();
-    let last_count = plan.get(last).map_or(0, |a| a.count);
+    let others: u64 = (0..p).filter(|&k| k != last).map(|k| plan.count(k)).sum();
+    let last_count = plan.count(last);
     match items.checked_sub(others) {
-        Some(c) if c <= last_count + 1 => {
-            if let Some(a) = plan.get_mut(last) {
-                a.count = c;
-            }
-        }
+        Some(c) if c <= last_count + 1 => plan.set_count(last, c),
         // Only reachable if floating-point noise broke |e| < 1: fall back to a scheme whose
         // sum is exact by construction.
         _ => {
@@ -152,7 +154,7 @@ fn paper<N: Real>(items: u64, plan: &mut [Assignment<N>], cols: Cols<'_, '_, N>)
 /// fraction of 0; returns how many it gave. Not a sort but a selection: a histogram of the
 /// fractions, the bucket where the `left`-th largest falls, and a sort of that bucket
 /// alone; two passes over the plan.
-fn largest_remainder<N: Real>(left: u64, plan: &mut [Assignment<N>], cols: Cols<'_, '_, N>) -> u64 {
+fn largest_remainder<N: Real, R: Rows<N> + ?Sized>(left: u64, plan: &mut R, cols: Cols<'_, '_, N>) -> u64 {
     let p = plan.len();
     if left == 0 || p == 0 {
         return 0;
@@ -178,8 +180,8 @@ fn largest_remainder<N: Real>(left: u64, plan: &mut [Assignment<N>], cols: Cols<
     for b in 0..=top {
         cols.set(col::FRAC_COUNTS, b, 0);
     }
-    for a in plan.iter() {
-        let f = frac(a);
+    for k in 0..p {
+        let f = frac(plan, k);
         if f > N::ZERO {
             let b = bucket(f);
             let v = cols.get(col::FRAC_COUNTS, b);
@@ -198,20 +200,20 @@ fn largest_remainder<N: Real>(left: u64, plan: &mut [Assignment<N>], cols: Cols<
     }
     let Some((cut, need)) = cut else {
         // Fewer positive fractions than items left (floating-point noise): +1 to each.
-        for a in plan.iter_mut() {
-            if frac(a) > N::ZERO {
-                a.count += 1;
+        for k in 0..p {
+            if frac(plan, k) > N::ZERO {
+                raise(plan, k);
             }
         }
         return above;
     };
     let mut members = 0usize;
-    for (k, a) in plan.iter_mut().enumerate() {
-        let f = frac(a);
+    for k in 0..p {
+        let f = frac(plan, k);
         if f > N::ZERO {
             let b = bucket(f);
             if b > cut {
-                a.count += 1;
+                raise(plan, k);
             } else if b == cut {
                 cols.set(col::FRAC_SPARE[0], members, f.sort_key());
                 cols.set(col::FRAC_SPARE[1], members, k as u64);
@@ -227,8 +229,9 @@ fn largest_remainder<N: Real>(left: u64, plan: &mut [Assignment<N>], cols: Cols<
         |cols, x, y| cols.get(col::FRAC_POS, x).cmp(&cols.get(col::FRAC_POS, y)),
     );
     for j in (members - need as usize..members).rev() {
-        if let Some(a) = plan.get_mut(cols.index(col::FRAC_POS, j)) {
-            a.count += 1;
+        let k = cols.index(col::FRAC_POS, j);
+        if k < p {
+            raise(plan, k);
         }
     }
     left
@@ -236,18 +239,21 @@ fn largest_remainder<N: Real>(left: u64, plan: &mut [Assignment<N>], cols: Cols<
 
 /// Makes the counts add up to `items` exactly. A no-op unless floating-point noise made the
 /// shares add up to slightly less or more than `items`; then the largest count absorbs it.
-fn fix_sum<N: Real>(items: u64, plan: &mut [Assignment<N>]) {
-    let sum: u64 = plan.iter().fold(0u64, |s, a| s.saturating_add(a.count));
+fn fix_sum<N: Real, R: Rows<N> + ?Sized>(items: u64, plan: &mut R) {
+    let sum: u64 = (0..plan.len()).fold(0u64, |s, k| s.saturating_add(plan.count(k)));
     if sum == items {
         return;
     }
     // The largest count, the first among equals.
-    let Some(big) = plan.iter_mut().rev().max_by_key(|a| a.count) else { return };
-    if sum < items {
-        big.count += items - sum;
-    } else {
-        big.count = big.count.saturating_sub(sum - items);
+    let mut big: Option<(usize, u64)> = None;
+    for k in 0..plan.len() {
+        let c = plan.count(k);
+        if big.is_none_or(|(_, b)| c > b) {
+            big = Some((k, c));
+        }
     }
+    let Some((k, c)) = big else { return };
+    plan.set_count(k, if sum < items { c + (items - sum) } else { c.saturating_sub(sum - items) });
 }
 
 /// Node visits the greedy may spend: [`GREEDY_VISITS_PER_WORKER`] per worker, and at least
@@ -285,10 +291,10 @@ fn greedy_budget(p: usize) -> u64 {
 /// floor), then the later position. The values compared are those of [`Tree`]: sums of
 /// the same terms as the exact times, rounded in the tree's order, so that where two
 /// candidates are within rounding of each other the one taken is decided by those sums.
-fn greedy<N: Real>(
+fn greedy<N: Real, R: Rows<N> + ?Sized>(
     costs: &Costs<'_, N>,
     left: u64,
-    plan: &mut [Assignment<N>],
+    plan: &mut R,
     cols: Cols<'_, '_, N>,
 ) -> u64 {
     let p = plan.len();
@@ -298,21 +304,25 @@ fn greedy<N: Real>(
     let mut budget = greedy_budget(p);
     let mut tree = Tree::new(cols, p);
     let mut sent = N::ZERO;
-    for (k, a) in plan.iter().enumerate() {
-        let w = costs.at(tree.c, k, || a.worker);
-        let x = N::from_u64(a.count);
+    for k in 0..p {
+        let w = costs.at(tree.c, k, || plan.worker(k));
+        let count = plan.count(k);
+        let x = N::from_u64(count);
         let recv = w.comm_time(x);
         // A non-participant's leaf is its start time: never above the makespan, so
         // harmless in a maximum.
-        let last = if a.count > 0 { sent + recv + w.comp_time(x) } else { sent };
+        let last = if count > 0 { sent + recv + w.comp_time(x) } else { sent };
         sent = sent + recv;
-        let (rise, delay) = rise_and_delay(&w, a.count);
+        let (rise, delay) = rise_and_delay(&w, count);
         let own = last + rise;
         // A candidate whose finish time with the item overflows is none: the tree could
         // not tell it from one already taken (`Tree::taken`), and the item would overflow
         // the plan.
-        let (own, min_delay) =
-            if frac(a) > N::ZERO && own.is_finite() { (own, delay) } else { (N::INFINITY, N::INFINITY) };
+        let (own, min_delay) = if frac(plan, k) > N::ZERO && own.is_finite() {
+            (own, delay)
+        } else {
+            (N::INFINITY, N::INFINITY)
+        };
         tree.set(0, k, Node { own, last, delay: N::ZERO, min_delay });
     }
     tree.build();
@@ -333,9 +343,9 @@ fn greedy<N: Real>(
     }
     // The counts are raised here, in one pass, rather than as the items are taken: a
     // plan record read at random costs as much as the search.
-    for (k, a) in plan.iter_mut().enumerate() {
+    for k in 0..p {
         if tree.taken(k) {
-            a.count += 1;
+            raise(plan, k);
         }
     }
     if spent {
@@ -705,6 +715,7 @@ fn better<N: Real>(a: &Best<N>, b: &Best<N>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scatter::types::Assignment;
 
     /// Many identical workers make every heap key stale after each item: the greedy runs
     /// out of its budget and the items left go to the largest remainders. The plan stays a
@@ -759,7 +770,7 @@ mod tests {
     fn naive_greedy(workers: &[Worker<f64>], items: u64, plan: &mut [Assignment<f64>]) {
         let floors = set_floors(items, plan);
         let mut left = items - floors;
-        let mut open: std::vec::Vec<bool> = plan.iter().map(|a| frac(a) > 0.0).collect();
+        let mut open: std::vec::Vec<bool> = (0..plan.len()).map(|k| frac(&*plan, k) > 0.0).collect();
         let makespan_and_own = |plan: &[Assignment<f64>], k: usize| {
             let (mut sent, mut makespan, mut own) = (0.0f64, 0.0f64, 0.0);
             for (j, (a, w)) in plan.iter().zip(workers).enumerate() {
@@ -815,7 +826,7 @@ mod tests {
         }
         // No worker is the root: position k costs what worker k does.
         let costs = Costs::new(workers, p);
-        round(Rounding::Greedy, &costs, items, &mut plan, &mut cols);
+        round(Rounding::Greedy, &costs, items, &mut plan[..], &mut cols);
         let got: std::vec::Vec<u64> = plan.iter().map(|a| a.count).collect();
         let want: std::vec::Vec<u64> = want.iter().map(|a| a.count).collect();
         assert_eq!(got, want, "{what}: p = {p}, {items} items, shares {shares:?}, workers {workers:?}");

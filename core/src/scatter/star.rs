@@ -26,7 +26,8 @@ use crate::kernel::columns::Columns;
 use crate::kernel::fp;
 use crate::num::Real;
 use crate::platform::worker::Worker;
-use crate::scatter::types::{col, Assignment, Costs, Scratch};
+use crate::scatter::rows::Rows;
+use crate::scatter::types::{col, Costs, Scratch};
 
 /// `col::LINK` value: the participant has no successor.
 pub(crate) const END: usize = usize::MAX;
@@ -51,11 +52,11 @@ type Cols<'a, 'b, N> = &'a mut Columns<'b, Scratch<N>>;
 /// Solves for rational shares of `items` over the send order in the scratch columns
 /// (`order::send_order`). When `out` is given, writes each position's worker and share
 /// there; choosing a root needs only the makespan. O(p) per round.
-pub(crate) fn solve<N: Real>(
+pub(crate) fn solve<N: Real, R: Rows<N> + ?Sized>(
     costs: &Costs<'_, N>,
     items: N,
     cols: Cols<'_, '_, N>,
-    mut out: Option<&mut [Assignment<N>]>,
+    mut out: Option<&mut R>,
 ) -> Rational<N> {
     let linear = costs.linear;
     for k in 0..cols.len() {
@@ -76,12 +77,8 @@ pub(crate) fn solve<N: Real>(
             _ => {
                 best = Some(t);
                 if let Some(out) = out.as_deref_mut() {
-                    for (k, a) in out.iter_mut().enumerate() {
-                        *a = Assignment {
-                            worker: cols.index(col::WORKER, k),
-                            share: cols.real(col::SHARE, k),
-                            ..Assignment::EMPTY
-                        };
+                    for k in 0..out.len() {
+                        out.place(k, cols.index(col::WORKER, k), cols.real(col::SHARE, k));
                     }
                 }
             }
