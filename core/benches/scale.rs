@@ -77,7 +77,8 @@ fn main() {
             // The same plan kept as counts and displacements by rank (`plan_counts`, what
             // the C ABI's counts calls use): 88 bytes a worker instead of 120.
             let median = common::median(runs, || {
-                let out = ByRank { counts: &mut counts, displs: &mut displs, order: &mut order };
+                let out =
+                    ByRank { counts: &mut counts, displs: &mut displs, order: &mut order, finish: None };
                 black_box(plan_counts(black_box(&problem), out, &mut scratch, &mut []).unwrap());
             });
             println!(

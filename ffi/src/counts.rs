@@ -449,22 +449,12 @@ fn as_workers(workers: &[divload_worker]) -> &[Worker<f64>] {
     const _: () = {
         assert!(size_of::<divload_worker>() == size_of::<Worker<f64>>());
         assert!(align_of::<divload_worker>() == align_of::<Worker<f64>>());
-        assert!(
-            std::mem::offset_of!(divload_worker, comm_latency)
-                == std::mem::offset_of!(Worker<f64>, comm_latency)
-        );
-        assert!(
-            std::mem::offset_of!(divload_worker, comm_per_item)
-                == std::mem::offset_of!(Worker<f64>, comm_per_item)
-        );
-        assert!(
-            std::mem::offset_of!(divload_worker, comp_latency)
-                == std::mem::offset_of!(Worker<f64>, comp_latency)
-        );
-        assert!(
-            std::mem::offset_of!(divload_worker, comp_per_item)
-                == std::mem::offset_of!(Worker<f64>, comp_per_item)
-        );
+        macro_rules! same_offsets {
+            ($($field:ident),*) => {
+                $(assert!(std::mem::offset_of!(divload_worker, $field) == std::mem::offset_of!(Worker<f64>, $field));)*
+            };
+        }
+        same_offsets!(comm_latency, comm_per_item, comp_latency, comp_per_item);
     };
     // SAFETY: same size, alignment and field offsets (asserted above), every bit pattern
     // of either is a valid value of the other (four `f64`), and the slice's lifetime and

@@ -119,23 +119,8 @@ fn the_roots_link_costs_are_ignored() {
         })
         .collect();
     let root = 2;
-    let plan_with = |workers: &[divload_worker], options: &divload_options| {
-        let mut out = vec![divload_assignment::default(); workers.len()];
-        let mut s = divload_summary::default();
-        let st = unsafe {
-            divload_plan(
-                workers.as_ptr(),
-                workers.len(),
-                root,
-                1000,
-                options,
-                out.as_mut_ptr(),
-                out.len(),
-                &mut s,
-            )
-        };
-        (st, out, s)
-    };
+    let plan_with =
+        |workers: &[divload_worker], options: &divload_options| full_plan(workers, root, 1000, options);
     for root_mode in [DIVLOAD_ROOT_MODE_AFTER_SEND, DIVLOAD_ROOT_MODE_OVERLAP] {
         for order in [DIVLOAD_ORDER_BANDWIDTH, DIVLOAD_ORDER_GIVEN] {
             let options = divload_options { root_mode, order, rounding: DIVLOAD_ROUNDING_GREEDY };
@@ -157,6 +142,31 @@ fn the_roots_link_costs_are_ignored() {
     w[root + 1].comm_per_item = f64::NAN;
     assert_eq!(plan_with(&w, &divload_options::default()).0, DIVLOAD_INVALID_INPUT);
     assert_eq!(last_error(), "worker 3: comm_per_item must be finite and >= 0, got NaN");
+}
+
+/// `divload_plan` of `items` over `workers`: its status, plan and summary.
+fn full_plan(
+    workers: &[divload_worker],
+    root: usize,
+    items: u64,
+    options: &divload_options,
+) -> (divload_status, Vec<divload_assignment>, divload_summary) {
+    let mut out = vec![divload_assignment::default(); workers.len()];
+    let mut s = divload_summary::default();
+    // SAFETY: every pointer is valid for its length.
+    let st = unsafe {
+        divload_plan(
+            workers.as_ptr(),
+            workers.len(),
+            root,
+            items,
+            options,
+            out.as_mut_ptr(),
+            out.len(),
+            &mut s,
+        )
+    };
+    (st, out, s)
 }
 
 /// The 64-bit counts, planned in the caller's arrays where the root's link passes the
@@ -195,20 +205,7 @@ fn counts64_in_place_are_the_plan_by_rank() {
     };
     for rounding in [DIVLOAD_ROUNDING_GREEDY, DIVLOAD_ROUNDING_LARGEST_REMAINDER, DIVLOAD_ROUNDING_PAPER] {
         let options = divload_options { rounding, ..Default::default() };
-        let mut out = vec![divload_assignment::default(); base.len()];
-        let mut s = divload_summary::default();
-        let st = unsafe {
-            divload_plan(
-                base.as_ptr(),
-                base.len(),
-                root,
-                123_457,
-                &options,
-                out.as_mut_ptr(),
-                out.len(),
-                &mut s,
-            )
-        };
+        let (st, out, s) = full_plan(&base, root, 123_457, &options);
         assert_eq!(st, DIVLOAD_OK);
         let (mut want_c, mut want_d) = (vec![0i64; base.len()], vec![0i64; base.len()]);
         for a in &out {

@@ -23,7 +23,7 @@ use std::cell::Cell;
 use std::cell::OnceCell;
 
 mod workspace;
-pub use workspace::Workspace;
+pub use workspace::{Counted, Workspace};
 
 use bumpalo::Bump;
 use divload::doc::Memory;

@@ -109,6 +109,30 @@ impl Workspace {
         Ok((plan.get(..p).unwrap_or_default(), summary))
     }
 
+    /// Plans the `p` workers last written through [`Workspace::workers`] into counts and
+    /// displacements by rank, as [`Workspace::plan_counts_over`] does, and with `finish`
+    /// each rank's finish time; returns the summary and the ranks in send order.
+    ///
+    /// # Errors
+    ///
+    /// As [`Workspace::plan`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn plan_counts(
+        &mut self,
+        p: usize,
+        root: usize,
+        items: u64,
+        options: Options,
+        counts: &mut [u64],
+        displs: &mut [u64],
+        finish: Option<&mut [f64]>,
+    ) -> Result<Counted<'_>, HostError> {
+        fit(&mut self.workers, "workers", p, Worker::linear(0.0, 1.0))?;
+        let Workspace { workers, scratch, lines, order, .. } = self;
+        let out = Out { counts, displs, finish };
+        counted(workers.get(..p).unwrap_or_default(), scratch, lines, order, root, items, options, out)
+    }
+
     /// Plans `workers`, the caller's, as [`Workspace::plan`] does, into the counts and
     /// displacements by rank that `MPI_Scatterv` takes ([`divload::scatter::plan_counts`]:
     /// no plan records; a C caller's arrays are read and written where they are, issue 45).
@@ -126,17 +150,9 @@ impl Workspace {
         counts: &mut [u64],
         displs: &mut [u64],
     ) -> Result<Summary<f64>, HostError> {
-        let p = workers.len();
-        let lines = fit_scratch(&mut self.scratch, &mut self.lines, p, options)?;
-        fit(&mut self.order, "send order", p, 0)?;
-        let out = ByRank { counts, displs, order: self.order.get_mut(..p).unwrap_or_default() };
-        let problem = Problem { workers, root: Root::Fixed(root), items, options };
-        Ok(divload::scatter::plan_counts(
-            &problem,
-            out,
-            self.scratch.get_mut(..p).unwrap_or_default(),
-            lines,
-        )?)
+        let out = Out { counts, displs, finish: None };
+        let Workspace { scratch, lines, order, .. } = self;
+        Ok(counted(workers, scratch, lines, order, root, items, options, out)?.summary)
     }
 }
 
@@ -155,6 +171,44 @@ fn fit_scratch<'a>(
     fit(scratch, "scratch", p, Scratch::EMPTY)?;
     fit(lines, "order search", n, Line::EMPTY)?;
     Ok(lines.get_mut(..n).unwrap_or_default())
+}
+
+/// The caller's outputs of a plan by rank.
+struct Out<'a> {
+    counts: &'a mut [u64],
+    displs: &'a mut [u64],
+    finish: Option<&'a mut [f64]>,
+}
+
+/// [`divload::scatter::plan_counts`] of `workers` in the workspace's buffers.
+#[allow(clippy::too_many_arguments)]
+fn counted<'a>(
+    workers: &[Worker<f64>],
+    scratch: &mut Vec<Scratch<f64>>,
+    lines: &mut Vec<Line>,
+    order: &'a mut Vec<u64>,
+    root: usize,
+    items: u64,
+    options: Options,
+    out: Out<'_>,
+) -> Result<Counted<'a>, HostError> {
+    let p = workers.len();
+    let lines = fit_scratch(scratch, lines, p, options)?;
+    fit(order, "send order", p, 0)?;
+    let Out { counts, displs, finish } = out;
+    let by_rank = ByRank { counts, displs, order: order.get_mut(..p).unwrap_or_default(), finish };
+    let problem = Problem { workers, root: Root::Fixed(root), items, options };
+    let summary =
+        divload::scatter::plan_counts(&problem, by_rank, scratch.get_mut(..p).unwrap_or_default(), lines)?;
+    Ok(Counted { summary, order: order.get(..p).unwrap_or_default() })
+}
+
+/// What [`Workspace::plan_counts`] planned, beside the counts and displacements it wrote.
+#[derive(Debug)]
+pub struct Counted<'a> {
+    pub summary: Summary<f64>,
+    /// The ranks in send order.
+    pub order: &'a [u64],
 }
 
 /// Grows `v` to at least `n` elements (new ones `fill`), fallibly; never shrinks it, so

@@ -50,15 +50,20 @@ pub(crate) fn workspace_workers(
     ws.workers(p).map_err(failure)
 }
 
-/// Plans the workspace's `p` workers (`Workspace::plan`): the plan in send order.
-pub(crate) fn workspace_plan(
-    ws: &mut divload_host::Workspace,
+/// Plans the workspace's `p` workers into counts, displacements and finish times by rank
+/// (`Workspace::plan_counts`): the summary and the send order.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn workspace_plan_counts<'w>(
+    ws: &'w mut divload_host::Workspace,
     p: usize,
     root: usize,
     items: u64,
     options: divload::Options,
-) -> Result<(&[divload::Assignment<f64>], divload::Summary<f64>), Failure> {
-    ws.plan(p, root, items, options).map_err(failure)
+    counts: &mut [u64],
+    displs: &mut [u64],
+    finish: &mut [f64],
+) -> Result<divload_host::Counted<'w>, Failure> {
+    ws.plan_counts(p, root, items, options, counts, displs, Some(finish)).map_err(failure)
 }
 
 /// `[{"name", "title", "paper"}, …]`: the models a document can name.

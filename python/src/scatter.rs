@@ -144,8 +144,9 @@ struct ByRank {
     send_order: Vec<i64>,
 }
 
-/// The core's closed form in memory allocated here (one `Assignment` and one `Scratch`
-/// per worker, 112 bytes), and its plan rearranged by rank, all without the GIL.
+/// The core's closed form straight into counts, displacements and finish times by rank
+/// (`divload::scatter::plan_counts`: the thread's workspace keeps a scratch record and the
+/// send order, 72 bytes a worker, besides the workers' copy), without the GIL.
 fn solve(
     ws: &mut Workspace,
     p: usize,
@@ -153,21 +154,30 @@ fn solve(
     items: u64,
     options: Options,
 ) -> Result<(ByRank, Summary<f64>), Failure> {
-    let (plan, summary) = host::workspace_plan(ws, p, root, items, options)?;
-    let mut by_rank = ByRank {
-        counts: host::filled("counts", p, 0i64)?,
-        displs: host::filled("displacements", p, 0i64)?,
-        finish: host::filled("finish times", p, 0.0f64)?,
-        send_order: host::filled("send order", p, 0i64)?,
-    };
+    let mut counts = host::filled("counts", p, 0u64)?;
+    let mut displs = host::filled("displacements", p, 0u64)?;
+    let mut finish = host::filled("finish times", p, 0.0f64)?;
+    let planned =
+        host::workspace_plan_counts(ws, p, root, items, options, &mut counts, &mut displs, &mut finish)?;
+    let (summary, order) = (planned.summary, planned.order);
     // Counts and displacements are at most `items` ≤ 2⁵³ (the core's limit in f64), and
-    // ranks below the length of a slice: no conversion below saturates.
+    // ranks below the length of a slice: no conversion below saturates (each collects in
+    // place, the same size and alignment).
     let int = |x: u64| i64::try_from(x).unwrap_or(i64::MAX);
-    for (k, a) in plan.iter().enumerate() {
-        by_rank.counts[a.worker] = int(a.count);
-        by_rank.displs[a.worker] = int(a.displacement);
-        by_rank.finish[a.worker] = a.finish;
-        by_rank.send_order[k] = int(a.worker as u64);
-    }
+    let by_rank = ByRank {
+        counts: counts.into_iter().map(int).collect(),
+        displs: displs.into_iter().map(int).collect(),
+        finish,
+        send_order: copied_ints(order)?,
+    };
     Ok((by_rank, summary))
+}
+
+/// `order` as the `int64` array Python gets.
+fn copied_ints(order: &[u64]) -> Result<Vec<i64>, Failure> {
+    let mut out = host::filled("send order", order.len(), 0i64)?;
+    for (o, &r) in out.iter_mut().zip(order) {
+        *o = i64::try_from(r).unwrap_or(i64::MAX);
+    }
+    Ok(out)
 }

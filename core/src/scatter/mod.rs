@@ -177,28 +177,37 @@ fn plan_with<N: Real>(
 /// let problem = Problem { workers: &workers, root: Root::Fixed(0), items: 1000, options: Options::default() };
 /// let (mut counts, mut displs, mut order) = ([0u64; 3], [0u64; 3], [0u64; 3]);
 /// let mut scratch = [Scratch::EMPTY; 3];
-/// let out = ByRank { counts: &mut counts, displs: &mut displs, order: &mut order };
+/// let mut finish = [0.0; 3];
+/// let out = ByRank { counts: &mut counts, displs: &mut displs, order: &mut order, finish: Some(&mut finish) };
 /// let summary = plan_counts(&problem, out, &mut scratch, &mut []).unwrap();
 /// assert_eq!(counts.iter().sum::<u64>(), 1000);
 /// assert_eq!(order, [1, 2, 0]); // fastest link first, the root last
 /// assert_eq!(displs[order[1] as usize], counts[1]);
 /// assert!(summary.makespan <= summary.bound);
+/// assert_eq!(finish.iter().fold(0.0f64, |a, &b| a.max(b)), summary.makespan);
 /// ```
 pub fn plan_counts<N: Real>(
     problem: &Problem<'_, N>,
-    out: ByRank<'_>,
+    out: ByRank<'_, N>,
     scratch: &mut [Scratch<N>],
     lines: &mut [search::Line],
 ) -> Result<Summary<N>, Error> {
     let p = problem.workers.len();
     crate::platform::check_sizes::<N>(p, problem.items)?;
-    let ByRank { counts, displs, order } = out;
+    let ByRank { counts, displs, order, finish } = out;
     fn cut<'a>(what: &'static str, buffer: &'a mut [u64], p: usize) -> Result<&'a mut [u64], Error> {
         let len = buffer.len();
         buffer.get_mut(..p).ok_or(Error::buffer(what, p, len))
     }
     let (count, share, worker) =
         (cut("counts", counts, p)?, cut("displs", displs, p)?, cut("send order", order, p)?);
+    let finish = match finish {
+        Some(f) => {
+            let len = f.len();
+            Some(f.get_mut(..p).ok_or(Error::buffer("finish", p, len))?)
+        }
+        None => None,
+    };
     validate(problem.workers, problem.items, p, scratch.len())?;
     let mut rows = rows::Split { worker, count, share };
     let summary = plan_rows(problem, &mut rows, scratch, lines)?;
@@ -206,20 +215,24 @@ pub fn plan_counts<N: Real>(
     // `validate` checked the scratch's length.
     let scratch_len = scratch.len();
     let spare = scratch.get_mut(..p).ok_or(Error::buffer("scratch", p, scratch_len))?;
-    rows::by_rank(worker, count, share, &mut Columns::new(spare));
+    let costs = Costs::new(problem.workers, summary.root);
+    rows::by_rank(&costs, worker, count, share, finish, &mut Columns::new(spare));
     Ok(summary)
 }
 
 /// Where [`plan_counts`] writes: counts and displacements by rank, as `MPI_Scatterv` takes
-/// them, and the ranks in send order. Each holds at least one word per worker.
+/// them, the ranks in send order, and if asked each rank's finish time. Each holds at
+/// least one element per worker.
 #[derive(Debug)]
-pub struct ByRank<'a> {
+pub struct ByRank<'a, N> {
     /// Items of each rank.
     pub counts: &'a mut [u64],
     /// Offset of each rank's block in the root's buffer (blocks contiguous in send order).
     pub displs: &'a mut [u64],
     /// The ranks in send order.
     pub order: &'a mut [u64],
+    /// When each rank finishes (what [`plan`] reports as its `Assignment::finish`).
+    pub finish: Option<&'a mut [N]>,
 }
 
 /// The plan of [`plan_with`] into any rows; `out` holds exactly one row per worker, and
@@ -705,14 +718,7 @@ mod tests {
         for case in 0..600 {
             let p = 1 + (case % 23) + usize::from(case % 7 == 0) * 200;
             let latencies = case % 3 != 0;
-            let mut workers: std::vec::Vec<Worker<f64>> = (0..p)
-                .map(|_| Worker {
-                    comm_latency: if latencies { unit() * 1e-3 } else { 0.0 },
-                    comm_per_item: 1e-6 + unit() * 1e-4,
-                    comp_latency: if latencies { unit() * 1e-2 } else { 0.0 },
-                    comp_per_item: 1e-3 + unit() * 1e-2,
-                })
-                .collect();
+            let mut workers = types::random_workers(&mut unit, p, latencies);
             let root = case % p;
             let options = Options {
                 root_mode: [RootMode::AfterSend, RootMode::Overlap][case % 2],
@@ -780,7 +786,13 @@ mod tests {
                 let mut out = std::vec![Assignment::EMPTY; p];
                 let want = plan_searched(&problem, &mut out, &mut scratch, &mut lines);
                 let (mut counts, mut displs, mut order) = (std::vec![7; p], std::vec![7; p], std::vec![7; p]);
-                let by_rank = ByRank { counts: &mut counts, displs: &mut displs, order: &mut order };
+                let mut finish = std::vec![N::ZERO; p];
+                let by_rank = ByRank {
+                    counts: &mut counts,
+                    displs: &mut displs,
+                    order: &mut order,
+                    finish: Some(&mut finish),
+                };
                 let got = plan_counts(&problem, by_rank, &mut scratch, &mut lines);
                 // Errors too (f32 and Q32 overflow on some of these): the same ones.
                 assert_eq!(std::format!("{got:?}"), std::format!("{want:?}"), "{} case {case}", N::NAME);
@@ -789,6 +801,7 @@ mod tests {
                     continue;
                 }
                 for (k, a) in out.iter().enumerate() {
+                    assert_eq!(finish[a.worker].to_word(), a.finish.to_word(), "{} case {case}", N::NAME);
                     assert_eq!(order[k], a.worker as u64, "{} case {case}", N::NAME);
                     assert_eq!(
                         (counts[a.worker], displs[a.worker]),
@@ -806,7 +819,7 @@ mod tests {
         let problem =
             Problem { workers: &workers, items: 10, root: Root::Fixed(0), options: Options::default() };
         let (mut counts, mut displs, mut order, mut scratch) = ([0; 2], [0; 1], [0; 2], [Scratch::EMPTY; 2]);
-        let short = ByRank { counts: &mut counts, displs: &mut displs, order: &mut order };
+        let short = ByRank { counts: &mut counts, displs: &mut displs, order: &mut order, finish: None };
         let err = plan_counts(&problem, short, &mut scratch, &mut []).unwrap_err();
         assert!(std::format!("{err}").contains("displs"), "{err}");
     }

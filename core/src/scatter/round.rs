@@ -880,14 +880,7 @@ mod tests {
         for case in 0..1_000 {
             let p = 1 + (rnd2() % if case % 50 == 0 { 300 } else { 70 }) as usize;
             let latencies = case % 3 == 0;
-            let workers: std::vec::Vec<Worker<f64>> = (0..p)
-                .map(|_| Worker {
-                    comm_latency: if latencies { unit() * 1e-3 } else { 0.0 },
-                    comm_per_item: 1e-6 + unit() * 1e-4,
-                    comp_latency: if latencies { unit() * 1e-2 } else { 0.0 },
-                    comp_per_item: 1e-3 + unit() * 1e-2,
-                })
-                .collect();
+            let workers = crate::scatter::types::random_workers(&mut unit, p, latencies);
             let shares = random_shares(&mut rnd2, p);
             same_as_naive(&workers, &shares, "random");
         }

@@ -7,10 +7,10 @@
 //! and set the counts, the last pass reads both and records the times; every phase goes
 //! through [`Rows`], so both kinds of rows get the same plan, to the bit.
 
-use crate::kernel::chain::Served;
+use crate::kernel::chain::{Chain, Served};
 use crate::kernel::columns::Columns;
 use crate::num::Real;
-use crate::scatter::types::{Assignment, Scratch};
+use crate::scatter::types::{col, Assignment, Costs, Scratch};
 
 /// Rows `0..len()` of a plan in send order. Indices past `len()` (a bug) read as zero and
 /// write nothing: no access here can panic (the `nopanic` proof).
@@ -110,27 +110,40 @@ impl<N: Real> Rows<N> for Split<'_> {
 }
 
 /// Turns rows in send order (`worker`: the send order; `count`: the counts) into counts
-/// and displacements by rank: on return `count[r]` and `displs[r]` are rank `r`'s count
-/// and block offset (blocks contiguous in send order), and `worker` still holds the send
-/// order, which must be a permutation of `0..len` (the solver's is). The counts in send
-/// order go through `spare` (a column of a scratch the plan is done with), so that each
-/// row is then one sequential read and two writes at its rank that do not wait on each
-/// other; following the permutation's cycles in place needs no spare but waits on a
+/// and displacements by rank, and with `finish` each rank's finish time: on return
+/// `count[r]`, `displs[r]` and `finish[r]` are rank `r`'s count, block offset (blocks
+/// contiguous in send order) and finish time, and `worker` still holds the send order,
+/// which must be a permutation of `0..len` (the solver's is). `cols` are the plan's
+/// columns: the costs at each position are read from them as the plan's last pass read
+/// them, so the times are the plan's to the bit.
+///
+/// The counts in send order go through the worker column, which the rows hold now, so
+/// that each row is then one sequential read and writes at its rank that do not wait on
+/// each other; following the permutation's cycles in place needs no spare but waits on a
 /// miss per row, and took 2× the whole plan at 10⁶ workers.
 pub(crate) fn by_rank<N: Real>(
+    costs: &Costs<'_, N>,
     worker: &[u64],
     count: &mut [u64],
     displs: &mut [u64],
-    spare: &mut Columns<'_, Scratch<N>>,
+    mut finish: Option<&mut [N]>,
+    cols: &mut Columns<'_, Scratch<N>>,
 ) {
     for (k, &c) in count.iter().enumerate() {
-        spare.set(0, k, c);
+        cols.set(col::WORKER, k, c);
     }
-    let mut offset = 0u64;
+    let (mut offset, mut chain) = (0u64, Chain::new());
     for (k, &w) in worker.iter().enumerate() {
-        let c = spare.get(0, k);
-        let w = w as usize;
-        if let (Some(to_count), Some(to_displs)) = (count.get_mut(w), displs.get_mut(w)) {
+        let c = cols.get(col::WORKER, k);
+        let r = w as usize;
+        if let Some(finish) = finish.as_deref_mut() {
+            let (cost, x) = (costs.at(cols, k, || r), N::from_u64(c));
+            let t = chain.serve(cost.comm_time(x), cost.comp_time(x));
+            if let Some(f) = finish.get_mut(r) {
+                *f = t.finish;
+            }
+        }
+        if let (Some(to_count), Some(to_displs)) = (count.get_mut(r), displs.get_mut(r)) {
             (*to_count, *to_displs) = (c, offset);
         }
         offset = offset.saturating_add(c);
@@ -150,7 +163,9 @@ mod tests {
             let mut count = counts.to_vec();
             let mut displs = std::vec![u64::MAX; order.len()];
             let mut scratch = std::vec![Scratch::<f64>::EMPTY; order.len()];
-            by_rank(&worker, &mut count, &mut displs, &mut Columns::new(&mut scratch));
+            let workers = std::vec![crate::Worker::linear(0.0, 1.0); order.len()];
+            let costs = Costs::new(&workers, 0);
+            by_rank(&costs, &worker, &mut count, &mut displs, None, &mut Columns::new(&mut scratch));
             assert_eq!(worker, order);
             let mut offset = 0;
             for (k, &r) in order.iter().enumerate() {

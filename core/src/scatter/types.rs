@@ -186,6 +186,24 @@ impl<'a, N: Real> Costs<'a, N> {
     }
 }
 
+/// The unit tests' random heterogeneous workers: links of 1–101 µs per item, computations
+/// of 1–11 ms per item, and with `latencies` startup costs of up to 1 ms and 10 ms.
+#[cfg(test)]
+pub(crate) fn random_workers(
+    unit: &mut impl FnMut() -> f64,
+    p: usize,
+    latencies: bool,
+) -> std::vec::Vec<Worker<f64>> {
+    (0..p)
+        .map(|_| Worker {
+            comm_latency: if latencies { unit() * 1e-3 } else { 0.0 },
+            comm_per_item: 1e-6 + unit() * 1e-4,
+            comp_latency: if latencies { unit() * 1e-2 } else { 0.0 },
+            comp_per_item: 1e-3 + unit() * 1e-2,
+        })
+        .collect()
+}
+
 /// Which worker is the root.
 #[derive(Clone, Copy, Debug)]
 pub enum Root<'a, N> {
