@@ -1333,10 +1333,8 @@ fn installment_documents_have_baselines() {
 /// and no slower than the one round `memory`'s sizes plan.
 #[test]
 fn several_rounds_never_lose_to_one_round() {
-    let mut rng = Lcg(57);
     let mut rounds_won = 0;
-    for case in 0..24 {
-        let (pf, items) = wide_pf(&mut rng, case);
+    for (case, pf, items) in wide_cases(57) {
         let p = pf.workers.len();
         let (one, _) = pf.run(items, None, Installments::Auto);
         let (s, chunks) =
@@ -1347,6 +1345,15 @@ fn several_rounds_never_lose_to_one_round() {
     }
     // Where there are items enough and the port matters, rounds win (8 of 24 here).
     assert!(rounds_won >= 6, "UMR won {rounds_won} of 24");
+}
+
+/// The 24 random platforms of `wide_pf` drawn from `seed`, with their case numbers.
+fn wide_cases(seed: u64) -> impl Iterator<Item = (usize, Pf, u64)> {
+    let mut rng = Lcg(seed);
+    (0..24).map(move |case| {
+        let (pf, items) = wide_pf(&mut rng, case);
+        (case, pf, items)
+    })
 }
 
 /// Case `case` of the random platforms over 71–150 workers: latencies of four scales,
@@ -1375,10 +1382,8 @@ fn wide_pf(rng: &mut Lcg, case: usize) -> (Pf, u64) {
 /// installment, every chunk by the deadline, never more than the bound on any plan.
 #[test]
 fn deadlines_in_rounds_never_lose_to_one_round() {
-    let mut rng = Lcg(58);
     let mut more = 0;
-    for case in 0..24 {
-        let (pf, items) = wide_pf(&mut rng, case);
+    for (case, pf, items) in wide_cases(58) {
         let p = pf.workers.len();
         let (full, _) = pf.run(items, None, Installments::AtMost(1));
         for f in [0.5, 0.9, 1.0] {

@@ -21,6 +21,18 @@ pub(super) struct Buffers<'a, N> {
     pub out: &'a mut [Chunk<N>],
 }
 
+impl<'a, N> Buffers<'a, N> {
+    pub fn new(
+        seq: &'a mut [usize],
+        x: &'a mut [f64],
+        counts: &'a mut [f64],
+        ready: &'a mut [f64],
+        out: &'a mut [Chunk<N>],
+    ) -> Self {
+        Buffers { seq, x, counts, ready, out }
+    }
+}
+
 /// One round over more workers than the LP takes (`wide.rs`): the rational fill's least
 /// horizon and its prefix-rounded counts, or for a deadline the whole fill.
 pub(super) fn one_wide_round<N: Real, F: Fn(usize) -> Costs + Copy>(

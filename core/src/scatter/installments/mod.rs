@@ -422,13 +422,7 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
     let sides = Sides { costs, root, root_column, root_index: problem.root };
     let mut best: Option<Best> = None;
     if q > MAX_CHUNKS {
-        let mut b = many::Buffers {
-            seq: &mut *seq_buf,
-            x: &mut *x,
-            counts: &mut *spare,
-            ready: &mut *ready,
-            out: &mut *memory.chunks,
-        };
+        let mut b = many::Buffers::new(seq_buf, x, spare, ready, memory.chunks);
         if deadline.is_some() || holds(1) {
             best = Some(many::one_wide_round(order, sides, goal, &mut b)?);
         }
@@ -501,13 +495,7 @@ pub fn plan<N: Real>(problem: &Problem<'_, N>, memory: &mut Memory<'_, N>) -> Re
         let mut next = (root_column == RootColumn::AfterSend).then_some(2);
         loop {
             if deadline.is_some() || holds(rounds) {
-                let mut b = many::Buffers {
-                    seq: &mut *seq_buf,
-                    x: &mut *x,
-                    counts: &mut *spare,
-                    ready: &mut *ready,
-                    out: &mut *memory.chunks,
-                };
+                let mut b = many::Buffers::new(seq_buf, x, spare, ready, memory.chunks);
                 let (plan, used) = many::filled_rounds(rounds, order, sides, goal, &mut b, best.as_ref())?;
                 match plan {
                     Some(b) => {
