@@ -12,8 +12,10 @@ timed inside the C program around the call alone), the same call in a workspace 
 once before (divload_workspace_plan_counts64, the second call timed), and
 divload.scatter_counts (its thread's workspace filled by one call before; timed
 around the Python call: the arrays' conversion, the plan without the GIL, the numpy
-results and the summary dict). Prints the median, fastest and slowest of each, and their
-ratio; the plans' makespans must agree to the bit. A benchmark, not a test: nothing is
+results and the summary dict), and divload.scatter_counts writing into the caller's arrays
+(out=(counts, displs), reused from call to call as the C caller reuses its own; no finish
+times, as the C call computes none). Prints the median, fastest and slowest of each, and
+their ratios; the plans' makespans must agree to the bit. A benchmark, not a test: nothing is
 asserted about the times.
 """
 
@@ -72,7 +74,8 @@ def main():
         path = Path(tmp) / "workers.bin"
         workers.tofile(path)
         for rounding in args.rounding:
-            c_times, ws_times, py_times = [], [], []
+            c_times, ws_times, py_times, out_times = [], [], [], []
+            mine = (np.zeros(args.p, np.int64), np.zeros(args.p, np.int64))
             # The first call fills this thread's workspace; the timed ones reuse it.
             divload.scatter_counts(comm, comp, args.items, rounding=rounding)
             for _ in range(args.runs):
@@ -90,11 +93,19 @@ def main():
                 py_times.append(time.perf_counter() - t0)
                 if summary["makespan"] != c_makespan:
                     sys.exit(f"{rounding}: the makespans differ: C {c_makespan!r}, Python {summary['makespan']!r}")
+                t0 = time.perf_counter()
+                _, _, summary = divload.scatter_counts(comm, comp, args.items, rounding=rounding, out=mine)
+                out_times.append(time.perf_counter() - t0)
+                if summary["makespan"] != c_makespan:
+                    sys.exit(f"{rounding}: out=: the makespans differ: C {c_makespan!r}, Python {summary['makespan']!r}")
             c, ws, py = statistics.median(c_times), statistics.median(ws_times), statistics.median(py_times)
+            po = statistics.median(out_times)
             print(f"{rounding:>17}: C divload_plan_counts64 {c * 1e3:8.1f} ms (min {min(c_times) * 1e3:.1f}, "
                   f"max {max(c_times) * 1e3:.1f}); in a workspace {ws * 1e3:8.1f} ms (min {min(ws_times) * 1e3:.1f}, "
                   f"max {max(ws_times) * 1e3:.1f}); scatter_counts {py * 1e3:8.1f} ms (min {min(py_times) * 1e3:.1f}, "
-                  f"max {max(py_times) * 1e3:.1f}); Python / C workspace = {py / ws:.3f}")
+                  f"max {max(py_times) * 1e3:.1f}); Python / C workspace = {py / ws:.3f}; "
+                  f"scatter_counts(out=) {po * 1e3:8.1f} ms (min {min(out_times) * 1e3:.1f}, "
+                  f"max {max(out_times) * 1e3:.1f}), / C workspace = {po / ws:.3f}")
 
 
 if __name__ == "__main__":

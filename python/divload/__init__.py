@@ -23,7 +23,7 @@ Every failure raises ``DivloadError`` with divload's message and its stable code
 
 import json as _json
 import operator as _operator
-from typing import Any, Dict, List, NamedTuple, Optional, Union
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
 
 import numpy as _np
 
@@ -112,6 +112,7 @@ def scatter_counts(
     root_mode: str = "after_send",
     comm_latency: Optional[Any] = None,
     comp_latency: Optional[Any] = None,
+    out: Optional[Tuple[Any, ...]] = None,
 ) -> Scatter:
     """Balanced ``MPI_Scatterv`` counts and displacements for ``items`` items.
 
@@ -133,9 +134,17 @@ def scatter_counts(
     a dict (see ``Scatter``). The plan is computed by divload's closed form without the
     GIL; 10⁶ ranks take about half a second.
 
+    ``out=(counts, displs)`` or ``out=(counts, displs, finish)`` writes the plan into
+    your arrays instead of new ones (``int64``, and ``float64`` for the finish times;
+    one-dimensional, contiguous, writeable, one value per rank, no two overlapping): a
+    code that re-plans every iteration then allocates only the send order. The result
+    holds those arrays; ``summary["finish"]`` is your ``finish`` array, or ``None``
+    without one (the finish times are then not computed). After an error their contents
+    are unspecified.
+
     Raises ``DivloadError`` (code 2) for a bad cost (NaN, infinite, negative, a zero
     ``comp_per_item``), arrays of different lengths, no ranks, zero or negative items, a
-    root out of range or an unknown option; code 4 for more items than ``float64`` counts
+    root out of range, an unknown option or unfit ``out`` arrays; code 4 for more items than ``float64`` counts
     exactly (2⁵³); code 6 when the working memory cannot be allocated.
 
     >>> counts, displs, summary = scatter_counts([0.0, 1e-5, 2e-5], [1e-3, 1e-3, 2e-3], 1000)
@@ -150,11 +159,41 @@ def scatter_counts(
     r = _integer("root", root)
     if r < 0 or r >= 1 << 63:
         raise _fail(_INVALID_INPUT, f"root: must be a worker index in 0..{len(comm)}, got {r}")
+    given = _out(out, len(comm), [a for a in (comm, comp, comm_lat, comp_lat) if a is not None])
     counts, displs, summary = _divload.scatter_counts(
         comm, comp, comm_lat, comp_lat, n, r,
         _name("order", order), _name("rounding", rounding), _name("root_mode", root_mode),
+        *(a.view(_np.uint64) if a.dtype == _np.int64 else a for a in given),
     )
+    if given:
+        counts, displs = given[0], given[1]
+        summary["finish"] = given[2] if len(given) == 3 else None
     return Scatter(counts, displs, summary)
+
+
+def _out(out: Any, ranks: int, inputs: List["_np.ndarray"]) -> List["_np.ndarray"]:
+    """``scatter_counts``'s ``out`` arrays, checked: ``[]`` when there are none."""
+    if out is None:
+        return []
+    if not isinstance(out, (tuple, list)) or len(out) not in (2, 3):
+        raise _fail(_INVALID_INPUT, "out: must be a tuple (counts, displs) or (counts, displs, finish) of numpy arrays, "
+                    f"got {type(out).__name__}")
+    names = ("out counts", "out displacements", "out finish times")
+    dtypes = (_np.int64, _np.int64, _np.float64)
+    arrays = []
+    for name, dtype, a in zip(names, dtypes, out):
+        if not isinstance(a, _np.ndarray) or a.dtype != dtype:
+            got = a.dtype if isinstance(a, _np.ndarray) else type(a).__name__
+            raise _fail(_INVALID_INPUT, f"{name}: must be a numpy {_np.dtype(dtype).name} array, got {got}")
+        if a.ndim != 1 or a.shape[0] != ranks:
+            raise _fail(_INVALID_INPUT, f"{name}: must hold one value per rank ({ranks}), got shape {a.shape}")
+        if not a.flags.c_contiguous or not a.flags.writeable:
+            raise _fail(_INVALID_INPUT, f"{name}: must be contiguous and writeable")
+        for other, b in list(zip(names, arrays)) + [("the costs", c) for c in inputs]:
+            if _np.may_share_memory(a, b):
+                raise _fail(_INVALID_INPUT, f"{name}: overlaps {other}")
+        arrays.append(a)
+    return arrays
 
 
 class Returns(NamedTuple):

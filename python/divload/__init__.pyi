@@ -1,4 +1,4 @@
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Union
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +30,7 @@ def scatter_counts(
     root_mode: str = ...,
     comm_latency: Optional[_Costs] = ...,
     comp_latency: Optional[_Costs] = ...,
+    out: Optional[Tuple[npt.NDArray[Any], ...]] = ...,
 ) -> Scatter: ...
 def returns_counts(
     comm_per_item: _Costs,

@@ -31,7 +31,10 @@ def scatter_counts(
     order: str,
     rounding: str,
     root_mode: str,
-) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], Dict[str, Any]]: ...
+    out_counts: Optional[npt.NDArray[np.uint64]] = ...,
+    out_displs: Optional[npt.NDArray[np.uint64]] = ...,
+    out_finish: Optional[npt.NDArray[np.float64]] = ...,
+) -> Tuple[Optional[npt.NDArray[np.int64]], Optional[npt.NDArray[np.int64]], Dict[str, Any]]: ...
 def returns_counts(
     comm_per_item: npt.NDArray[np.float64],
     comp_per_item: npt.NDArray[np.float64],

@@ -61,9 +61,9 @@ pub(crate) fn workspace_plan_counts<'w>(
     options: divload::Options,
     counts: &mut [u64],
     displs: &mut [u64],
-    finish: &mut [f64],
+    finish: Option<&mut [f64]>,
 ) -> Result<divload_host::Counted<'w>, Failure> {
-    ws.plan_counts(p, root, items, options, counts, displs, Some(finish)).map_err(failure)
+    ws.plan_counts(p, root, items, options, counts, displs, finish).map_err(failure)
 }
 
 /// `[{"name", "title", "paper"}, …]`: the models a document can name.

@@ -6,7 +6,7 @@ use crate::host::Workspace;
 use divload::doc;
 use divload::scatter::installments::RootWork;
 use divload::{Options, RootMode, Summary, Worker};
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadwriteArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -14,9 +14,11 @@ use crate::error::{no_panic, Failure};
 use crate::host;
 use crate::option;
 
-/// What `scatter_counts` hands back to Python: counts and displacements by rank, and the
-/// summary as a dict (with the send order and the predicted finish times by rank).
-type Planned<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>, Bound<'py, PyDict>);
+/// What `scatter_counts` hands back to Python: counts and displacements by rank (none
+/// when the caller gave its arrays, which then hold them), and the summary as a dict
+/// (with the send order and the predicted finish times by rank).
+type Planned<'py> =
+    (Option<Bound<'py, PyArray1<i64>>>, Option<Bound<'py, PyArray1<i64>>>, Bound<'py, PyDict>);
 
 // The planner's memory, kept between calls on each thread (issue 45).
 thread_local! {
@@ -25,9 +27,12 @@ thread_local! {
 
 /// Plans `items` items over the workers whose costs are given by rank; see
 /// `divload.scatter_counts` (Python) for the arguments. The costs are copied into the
-/// core's workers with the GIL held; the plan runs without it.
+/// core's workers with the GIL held; the plan runs without it. `out_counts` and
+/// `out_displs` (given together; the caller's `int64` arrays seen as `uint64`, which
+/// counts up to 2⁵³ leave the same bits) and `out_finish` are written in place of fresh
+/// arrays: a loop that re-plans as many ranks then allocates only the send order.
 #[pyfunction]
-#[pyo3(signature = (comm_per_item, comp_per_item, comm_latency, comp_latency, items, root, order, rounding, root_mode))]
+#[pyo3(signature = (comm_per_item, comp_per_item, comm_latency, comp_latency, items, root, order, rounding, root_mode, out_counts=None, out_displs=None, out_finish=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scatter_counts<'py>(
     py: Python<'py>,
@@ -40,6 +45,9 @@ pub(crate) fn scatter_counts<'py>(
     order: &str,
     rounding: &str,
     root_mode: &str,
+    out_counts: Option<PyReadwriteArray1<'py, u64>>,
+    out_displs: Option<PyReadwriteArray1<'py, u64>>,
+    out_finish: Option<PyReadwriteArray1<'py, f64>>,
 ) -> PyResult<Planned<'py>> {
     let fail = |f: Failure| f.into_pyerr(py);
     let options = Options {
@@ -54,6 +62,23 @@ pub(crate) fn scatter_counts<'py>(
                 )))
             }
         },
+    };
+    let (mut out_counts, mut out_displs, mut out_finish) = (out_counts, out_displs, out_finish);
+    let given = match (out_counts.as_mut(), out_displs.as_mut()) {
+        (Some(c), Some(d)) => Some(Given {
+            counts: c.as_slice_mut().map_err(|_| fail(not_contiguous("out counts")))?,
+            displs: d.as_slice_mut().map_err(|_| fail(not_contiguous("out displacements")))?,
+            finish: match out_finish.as_mut() {
+                Some(f) => Some(f.as_slice_mut().map_err(|_| fail(not_contiguous("out finish times")))?),
+                None => None,
+            },
+        }),
+        (None, None) if out_finish.is_none() => None,
+        _ => {
+            return Err(fail(Failure::invalid(
+                "out: give the counts and the displacements arrays together (the finish times' array only with them)",
+            )))
+        }
     };
     // The planner's memory is kept between calls on this thread: re-planning as many
     // workers allocates only the arrays returned.
@@ -75,7 +100,7 @@ pub(crate) fn scatter_counts<'py>(
                     root,
                 )
             })?;
-            py.detach(|| no_panic(|| solve(ws, p, root, items, options)))
+            py.detach(|| no_panic(|| solve(ws, p, root, items, options, given)))
         })
         .map_err(fail)?;
     let s = summary;
@@ -87,7 +112,7 @@ pub(crate) fn scatter_counts<'py>(
     dict.set_item("method", s.method.name())?;
     dict.set_item("exact", report.exact)?;
     dict.set_item("order", by_rank.send_order.into_pyarray(py))?;
-    dict.set_item("finish", by_rank.finish.into_pyarray(py))?;
+    dict.set_item("finish", by_rank.finish.map(|f| f.into_pyarray(py)))?;
     dict.set_item("rational_makespan", s.rational_makespan)?;
     dict.set_item("rational_exact", s.rational_exact)?;
     dict.set_item("bound", s.bound)?;
@@ -96,7 +121,11 @@ pub(crate) fn scatter_counts<'py>(
     dict.set_item("participating", s.participating)?;
     dict.set_item("items", s.items)?;
     dict.set_item("root", s.root)?;
-    Ok((by_rank.counts.into_pyarray(py), by_rank.displs.into_pyarray(py), dict))
+    Ok((by_rank.counts.map(|c| c.into_pyarray(py)), by_rank.displs.map(|d| d.into_pyarray(py)), dict))
+}
+
+fn not_contiguous(what: &str) -> Failure {
+    Failure::invalid(format!("{what}: must be a contiguous, writeable one-dimensional array"))
 }
 
 /// The core's workers from the columns, the root's link zeroed as the C library does
@@ -150,38 +179,72 @@ fn workers(
     Ok(p)
 }
 
-/// The plan as `scatter_counts` returns it: by rank, and the ranks in send order.
+/// The plan as `scatter_counts` returns it: by rank (fresh arrays, or none where the
+/// caller's hold it), and the ranks in send order.
 struct ByRank {
-    counts: Vec<i64>,
-    displs: Vec<i64>,
-    finish: Vec<f64>,
+    counts: Option<Vec<i64>>,
+    displs: Option<Vec<i64>>,
+    finish: Option<Vec<f64>>,
     send_order: Vec<i64>,
+}
+
+/// The caller's arrays that a plan by rank is written into (`out=`).
+struct Given<'a> {
+    counts: &'a mut [u64],
+    displs: &'a mut [u64],
+    finish: Option<&'a mut [f64]>,
 }
 
 /// The core's closed form straight into counts, displacements and finish times by rank
 /// (`divload::scatter::plan_counts`: the thread's workspace keeps a scratch record and the
-/// send order, 72 bytes a worker, besides the workers' copy), without the GIL.
+/// send order, 72 bytes a worker, besides the workers' copy), without the GIL: into the
+/// caller's arrays when it `given` them, else into fresh ones.
 fn solve(
     ws: &mut Workspace,
     p: usize,
     root: usize,
     items: u64,
     options: Options,
+    given: Option<Given<'_>>,
 ) -> Result<(ByRank, Summary<f64>), Failure> {
+    if let Some(Given { counts, displs, finish }) = given {
+        for (what, len) in [("out counts", counts.len()), ("out displacements", displs.len())]
+            .into_iter()
+            .chain(finish.as_ref().map(|f| ("out finish times", f.len())))
+        {
+            if len != p {
+                return Err(Failure::invalid(format!(
+                    "{what}: {len} values, but there are {p} ranks (one per rank)"
+                )));
+            }
+        }
+        let planned = host::workspace_plan_counts(ws, p, root, items, options, counts, displs, finish)?;
+        let by_rank =
+            ByRank { counts: None, displs: None, finish: None, send_order: copied_ints(planned.order)? };
+        return Ok((by_rank, planned.summary));
+    }
     let mut counts = host::filled("counts", p, 0u64)?;
     let mut displs = host::filled("displacements", p, 0u64)?;
     let mut finish = host::filled("finish times", p, 0.0f64)?;
-    let planned =
-        host::workspace_plan_counts(ws, p, root, items, options, &mut counts, &mut displs, &mut finish)?;
+    let planned = host::workspace_plan_counts(
+        ws,
+        p,
+        root,
+        items,
+        options,
+        &mut counts,
+        &mut displs,
+        Some(&mut finish),
+    )?;
     let (summary, order) = (planned.summary, planned.order);
     // Counts and displacements are at most `items` ≤ 2⁵³ (the core's limit in f64), and
     // ranks below the length of a slice: no conversion below saturates (each collects in
     // place, the same size and alignment).
     let int = |x: u64| i64::try_from(x).unwrap_or(i64::MAX);
     let by_rank = ByRank {
-        counts: counts.into_iter().map(int).collect(),
-        displs: displs.into_iter().map(int).collect(),
-        finish,
+        counts: Some(counts.into_iter().map(int).collect()),
+        displs: Some(displs.into_iter().map(int).collect()),
+        finish: Some(finish),
         send_order: copied_ints(order)?,
     };
     Ok((by_rank, summary))

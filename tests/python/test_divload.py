@@ -278,6 +278,66 @@ def test_numpy_and_sequences_agree():
     assert counts.sum() == 100
 
 
+def test_out_arrays_hold_the_same_plan():
+    """``out=`` writes the plan a fresh call returns into the caller's arrays, again and
+    again; with the finish times' array too, or without (then none are computed)."""
+    rng = np.random.default_rng(45)
+    p = 2_000
+    comm, comp = rng.uniform(1e-7, 1e-5, p), rng.uniform(1e-4, 1e-2, p)
+    counts, displs = np.full(p, -1, np.int64), np.full(p, -1, np.int64)
+    finish = np.full(p, np.nan)
+    for rounding in ("greedy", "largest_remainder", "paper"):
+        for items in (10**9, 7_777, 3):
+            want = divload.scatter_counts(comm, comp, items, root=5, rounding=rounding)
+            got = divload.scatter_counts(comm, comp, items, root=5, rounding=rounding, out=(counts, displs, finish))
+            assert got.counts is counts and got.displacements is displs and got.summary["finish"] is finish
+            assert np.array_equal(counts, want.counts) and np.array_equal(displs, want.displacements)
+            assert np.array_equal(finish, want.summary["finish"])
+            assert np.array_equal(got.summary["order"], want.summary["order"])
+            assert got.summary["makespan"] == want.summary["makespan"]
+            counts[:] = -1
+            c, d, s = divload.scatter_counts(comm, comp, items, root=5, rounding=rounding, out=[counts, displs])
+            assert c is counts and d is displs and s["finish"] is None
+            assert np.array_equal(counts, want.counts) and np.array_equal(displs, want.displacements)
+            assert s["makespan"] == want.summary["makespan"] and s["gap"] == want.summary["gap"]
+
+
+@pytest.mark.parametrize("make, pattern", [
+    (lambda p: (np.zeros(p, np.int64),), r"out: must be a tuple"),
+    (lambda p: np.zeros(p, np.int64), r"out: must be a tuple"),
+    (lambda p: (np.zeros(p, np.int32), np.zeros(p, np.int64)), r"out counts: must be a numpy int64 array, got int32"),
+    (lambda p: ([0] * p, np.zeros(p, np.int64)), r"out counts: must be a numpy int64 array, got list"),
+    (lambda p: (np.zeros(p, np.int64), np.zeros(p - 1, np.int64)), r"out displacements: must hold one value per rank \(5\)"),
+    (lambda p: (np.zeros(p, np.int64), np.zeros(p, np.int64), np.zeros(p, np.float32)),
+     r"out finish times: must be a numpy float64 array"),
+    (lambda p: (np.zeros((p, 1), np.int64), np.zeros(p, np.int64)), r"out counts: must hold one value per rank"),
+    (lambda p: (np.zeros(2 * p, np.int64)[::2], np.zeros(p, np.int64)), r"out counts: must be contiguous and writeable"),
+    (lambda p: (np.zeros(p, np.int64), np.zeros(p, np.int64).view(np.int64)), None),
+])
+def test_out_arrays_unfit(make, pattern):
+    out = make(5)
+    if pattern is None:
+        assert divload.scatter_counts(COMM, COMP, 1000, out=out).counts.sum() == 1000
+        return
+    raises(2, pattern, divload.scatter_counts, COMM, COMP, 1000, out=out)
+
+
+def test_out_arrays_must_not_overlap():
+    both = np.zeros(10, np.int64)
+    raises(2, r"out displacements: overlaps out counts", divload.scatter_counts, COMM, COMP, 1000,
+           out=(both[:5], both[3:8]))
+    frozen = np.zeros(5, np.int64)
+    frozen.flags.writeable = False
+    raises(2, r"out counts: must be contiguous and writeable", divload.scatter_counts, COMM, COMP, 1000,
+           out=(frozen, np.zeros(5, np.int64)))
+    costs = np.array(COMP)
+    raises(2, r"out finish times: overlaps the costs", divload.scatter_counts, COMM, costs, 1000,
+           out=(np.zeros(5, np.int64), np.zeros(5, np.int64), costs))
+    # A bad cost is named as without out=, and nothing else is promised of the arrays.
+    raises(2, r"worker 2: comp_per_item", divload.scatter_counts, COMM, [1e-3, 1e-3, -1.0, 1e-3, 1e-3], 1000,
+           out=(np.zeros(5, np.int64), np.zeros(5, np.int64)))
+
+
 def test_latencies():
     lat = [0.0, 0.5, 0.5, 0.5, 0.5]
     counts, displs, s = divload.scatter_counts(COMM, COMP, 1000, comm_latency=lat, comp_latency=lat)
