@@ -12,7 +12,7 @@ use core::fmt;
 #[derive(Clone, Copy, Debug)]
 pub struct Field {
     name: &'static str,
-    range: &'static Range,
+    pub(crate) range: &'static Range,
 }
 
 impl Field {

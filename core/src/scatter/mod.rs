@@ -297,7 +297,7 @@ fn plan_rows<N: Real, R: Rows<N> + ?Sized>(
                     out,
                 );
                 let makespan = N::from_f64(found.makespan).unwrap_or(rational.makespan);
-                rational = star::Rational { makespan, exact: found.exact };
+                rational = star::Rational { makespan, exact: found.exact, linear_r: None };
                 method = Method::ORDER_SEARCH;
             } else {
                 // No better than the bandwidth order's plan, the optimum proven: that plan is it.
@@ -317,7 +317,8 @@ fn plan_rows<N: Real, R: Rows<N> + ?Sized>(
     // `lower_bound ≤ makespan ≤ bound` holds for the values as computed.
     let upper = fp::exact_at_most(makespan.max_of(rational.makespan), n_ops);
     // The bound holds for every order the options leave free: the given one, or any.
-    let mut lower = match relaxed {
+    let linear = rational.linear_r.map(|r| star::bound_of(r, problem.items as f64, p));
+    let mut lower = match relaxed.or(linear) {
         Some(bound) => bound,
         None => star::lower_bound(
             p,
@@ -403,6 +404,9 @@ fn validate<N: Real>(workers: &[Worker<N>], items: u64, out: usize, scratch: usi
     }
     if scratch < p {
         return Err(Error::buffer("scratch", p, scratch));
+    }
+    if workers.iter().fold(true, |ok, w| ok & w.plainly_valid()) {
+        return Ok(());
     }
     for (i, w) in workers.iter().enumerate() {
         w.validate(i)?;

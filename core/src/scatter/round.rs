@@ -210,15 +210,15 @@ fn largest_remainder<N: Real, R: Rows<N> + ?Sized>(left: u64, plan: &mut R, cols
     let mut members = 0usize;
     for k in 0..p {
         let f = frac(plan, k);
-        if f > N::ZERO {
-            let b = bucket(f);
-            if b > cut {
-                raise(plan, k);
-            } else if b == cut {
-                cols.set(col::FRAC_SPARE[0], members, f.sort_key());
-                cols.set(col::FRAC_SPARE[1], members, k as u64);
-                members += 1;
-            }
+        // A fraction of 0 (or below, from a clamped count) goes to bucket 0, never above
+        // the cut, which holds a positive fraction at least.
+        let b = if f > N::ZERO { bucket(f) } else { 0 };
+        // Half the fractions lie above the cut, at random: an add, not a branch.
+        plan.set_count(k, plan.count(k) + u64::from(b > cut));
+        if b == cut && f > N::ZERO {
+            cols.set(col::FRAC_SPARE[0], members, f.sort_key());
+            cols.set(col::FRAC_SPARE[1], members, k as u64);
+            members += 1;
         }
     }
     cols.sort(

@@ -45,6 +45,11 @@ pub(crate) struct Rational<N> {
     pub makespan: N,
     /// `true` when the plan is the proven optimum for this order (all costs linear).
     pub exact: bool,
+    /// With linear costs, the throughput behind [`lower_bound`] for this order (which then
+    /// depends on neither `upper` nor the order's freedom; [`bound_of`] gives the bound),
+    /// computed by the backward pass alongside its own chain: the two recursions' divisions
+    /// overlap instead of taking a pass each (issue 45).
+    pub linear_r: Option<f64>,
 }
 
 type Cols<'a, 'b, N> = &'a mut Columns<'b, Scratch<N>>;
@@ -63,8 +68,12 @@ pub(crate) fn solve<N: Real, R: Rows<N> + ?Sized>(
         cols.set_real(col::REACHING, k, items);
     }
     let mut best: Option<N> = None;
+    let mut linear_r = None;
     for _ in 0..MAX_ROUNDS {
-        let head = choose_backward(costs, cols);
+        let (head, bound_r) = choose_backward(costs, cols);
+        if linear {
+            linear_r = Some(bound_r);
+        }
         distribute_forward(costs, items, head, cols);
         // Linear costs: every participant finishes at `T = items / r` of the head's suffix
         // line, a quotient of sums and products of positive terms (relative error γ₄ₚ₊₁).
@@ -87,18 +96,21 @@ pub(crate) fn solve<N: Real, R: Rows<N> + ?Sized>(
             break;
         }
     }
-    Rational { makespan: best.unwrap_or(N::ZERO), exact: linear }
+    Rational { makespan: best.unwrap_or(N::ZERO), exact: linear, linear_r }
 }
 
 /// Backward pass: decides who takes part, given the items reaching each position
-/// (`REACHING`), and stores each participant's suffix line. Returns the first participant.
-fn choose_backward<N: Real>(costs: &Costs<'_, N>, cols: Cols<'_, '_, N>) -> usize {
+/// (`REACHING`), and stores each participant's suffix line. Returns the first participant
+/// and, with linear costs, the throughput [`lower_bound`] would find (0 otherwise).
+fn choose_backward<N: Real>(costs: &Costs<'_, N>, cols: Cols<'_, '_, N>) -> (usize, f64) {
     let mut head = END;
     let (mut c, mut r) = (N::ZERO, N::ZERO);
+    let mut bound_r = 0.0f64;
     for k in (0..cols.len()).rev() {
         let w = costs.at(cols, k, || cols.index(col::WORKER, k));
         let m = cols.real::<N>(col::REACHING, k);
         if costs.linear {
+            bound_r = bound_step(bound_r, w.comm_per_item.to_f64(), w.comp_per_item.to_f64());
             // The general step below with both latencies and `c` zero, written without the
             // operations that are exact no-ops there (`0 + x`, `r·(0 − 0)`) and without
             // the divisions whose result is then 0 or unused: the same values bit for bit,
@@ -162,7 +174,7 @@ fn choose_backward<N: Real>(costs: &Costs<'_, N>, cols: Cols<'_, '_, N>) -> usiz
             }
         }
     }
-    head
+    (head, bound_r)
 }
 
 /// Forward pass: gives each participant its equal-finish share of what reaches it, and
@@ -272,8 +284,19 @@ pub(crate) fn lower_bound<N: Real>(
                 (fp::below(lambda + a / u, 2), fp::below(mu + b / u, 2))
             }
         };
-        r = r.max((mu * r + 1.0) / (lambda + mu));
+        r = bound_step(r, lambda, mu);
     }
+    bound_of(r, items, len)
+}
+
+/// One worker in front of the relaxed suffix of throughput `r` ([`lower_bound`]).
+#[inline]
+fn bound_step(r: f64, lambda: f64, mu: f64) -> f64 {
+    r.max((mu * r + 1.0) / (lambda + mu))
+}
+
+/// [`lower_bound`]'s value from the throughput of all `len` workers.
+pub(crate) fn bound_of(r: f64, items: f64, len: usize) -> f64 {
     if r > 0.0 {
         // γ for 4 roundings per worker and the quotient, doubled to cover the first-order
         // terms of both directions of the comparison.
