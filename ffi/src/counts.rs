@@ -412,11 +412,19 @@ fn root_link_valid(workers: &[divload_worker], root: usize) -> bool {
 /// and take the other path, which reports them.
 fn times_fit(workers: &[divload_worker], items: u64) -> bool {
     let n = items as f64;
-    let (mut links, mut slowest) = (0.0f64, 0.0f64);
-    for w in workers {
-        links += w.comm_latency + w.comm_per_item * n;
-        slowest = slowest.max(w.comp_latency + w.comp_per_item * n);
+    // Four sums and maxima side by side: one chain of additions was a 4-cycle wait per
+    // worker. Any order of the additions serves a bound this far from the overflow.
+    let (mut links, mut slowest) = ([0.0f64; 4], [0.0f64; 4]);
+    let chunks = workers.chunks_exact(4);
+    let rest = chunks.remainder();
+    for chunk in chunks.chain([rest]) {
+        for ((l, s), w) in links.iter_mut().zip(slowest.iter_mut()).zip(chunk) {
+            *l += w.comm_latency + w.comm_per_item * n;
+            *s = s.max(w.comp_latency + w.comp_per_item * n);
+        }
     }
+    let links = (links[0] + links[1]) + (links[2] + links[3]);
+    let slowest = slowest.iter().fold(0.0f64, |a, &b| a.max(b));
     links + slowest < 1e300
 }
 
