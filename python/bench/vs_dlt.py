@@ -60,12 +60,12 @@ def main():
                     times[r].append(float(line[0]))
                     makespan[r] = float(line[1])
             d = statistics.median(peer)
-            print(f"p = {p}: DLT-Studio single-round {d * 1e3:.1f} ms (min {min(peer) * 1e3:.1f}, "
-                  f"max {max(peer) * 1e3:.1f}), makespan {out['solution']['makespan']:.6f}")
+            print(f"p = {p}: DLT-Studio single-round {d * 1e3:.3f} ms (min {min(peer) * 1e3:.3f}, "
+                  f"max {max(peer) * 1e3:.3f}), makespan {out['solution']['makespan']:.6f}")
             for r in args.rounding:
                 m = statistics.median(times[r])
-                print(f"  divload {r:>17} {m * 1e3:8.2f} ms (min {min(times[r]) * 1e3:.2f}, "
-                      f"max {max(times[r]) * 1e3:.2f}), makespan {makespan[r]:.6f}: peer / divload = {d / m:.2f}")
+                print(f"  divload {r:>17} {m * 1e3:8.3f} ms (min {min(times[r]) * 1e3:.3f}, "
+                      f"max {max(times[r]) * 1e3:.3f}), makespan {makespan[r]:.6f}: peer / divload = {d / m:.2f}")
 
 
 if __name__ == "__main__":
