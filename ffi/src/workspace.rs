@@ -249,4 +249,123 @@ mod tests {
             crate::divload_status::DIVLOAD_NULL_PARAMETER
         );
     }
+
+    /// Counts the allocations made on this thread (other tests run on theirs), so that a
+    /// test can show a call that allocates nothing.
+    struct Counting;
+
+    std::thread_local! {
+        static ALLOCATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    fn counted() {
+        // `try_with`: a thread being torn down still frees, and counts nothing.
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+    }
+
+    // SAFETY: every call goes to the system allocator with the caller's arguments; the
+    // count is a thread-local `Cell` without a destructor, which allocates nothing.
+    unsafe impl std::alloc::GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+            counted();
+            unsafe { std::alloc::System.alloc(layout) }
+        }
+        unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+            counted();
+            unsafe { std::alloc::System.alloc_zeroed(layout) }
+        }
+        unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+            counted();
+            unsafe { std::alloc::System.realloc(ptr, layout, new_size) }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+            unsafe { std::alloc::System.dealloc(ptr, layout) }
+        }
+    }
+
+    #[global_allocator]
+    static GLOBAL: Counting = Counting;
+
+    /// Issue 45: re-planning as many workers in a workspace allocates nothing, for every
+    /// rounding and order, with 64-bit and `int` counts, latencies or not; the first plan
+    /// of a size may.
+    #[test]
+    fn replanning_in_a_workspace_allocates_nothing() {
+        let allocations = || ALLOCATIONS.with(std::cell::Cell::get);
+        let p = if cfg!(miri) { 20 } else { 3000 };
+        let mut w = platform(p, 45);
+        // Latencies on a few workers: the solver's rounds of participation.
+        for x in w.iter_mut().take(5) {
+            x.comm_latency = 1e-3;
+        }
+        let mut ws: *mut divload_workspace = std::ptr::null_mut();
+        assert_eq!(unsafe { divload_workspace_create(p, &mut ws) }, DIVLOAD_OK);
+        let (mut c, mut d) = (vec![0i64; p], vec![0i64; p]);
+        let (mut ci, mut di) = (vec![0 as c_int; p], vec![0 as c_int; p]);
+        let mut s = divload_summary::default();
+        for rounding in [
+            crate::DIVLOAD_ROUNDING_GREEDY,
+            DIVLOAD_ROUNDING_LARGEST_REMAINDER,
+            crate::DIVLOAD_ROUNDING_PAPER,
+        ] {
+            for order in [crate::DIVLOAD_ORDER_BANDWIDTH, crate::DIVLOAD_ORDER_GIVEN] {
+                let o = divload_options { rounding, order, ..divload_options::default() };
+                let mut plan = |items: u64| unsafe {
+                    let a = divload_workspace_plan_counts64(
+                        ws,
+                        w.as_ptr(),
+                        p,
+                        7,
+                        items,
+                        &o,
+                        c.as_mut_ptr(),
+                        p,
+                        d.as_mut_ptr(),
+                        p,
+                        &mut s,
+                    );
+                    let b = divload_workspace_plan_counts(
+                        ws,
+                        w.as_ptr(),
+                        p,
+                        7,
+                        items,
+                        &o,
+                        ci.as_mut_ptr(),
+                        p,
+                        di.as_mut_ptr(),
+                        p,
+                        &mut s,
+                    );
+                    assert_eq!((a, b), (DIVLOAD_OK, DIVLOAD_OK));
+                };
+                plan(1 << 30);
+                let before = allocations();
+                for items in [1 << 30, 12_345, (1 << 31) - 1] {
+                    plan(items);
+                }
+                assert_eq!(allocations(), before, "rounding {rounding}, order {order}: allocations");
+                assert_eq!(d.iter().zip(&c).map(|(d, c)| d + c).max(), Some((1 << 31) - 1));
+            }
+        }
+        // The count sees allocations: the plain call's scratch is one.
+        let before = allocations();
+        let st = unsafe {
+            divload_plan_counts64(
+                w.as_ptr(),
+                p,
+                7,
+                1 << 30,
+                std::ptr::null(),
+                c.as_mut_ptr(),
+                p,
+                d.as_mut_ptr(),
+                p,
+                &mut s,
+            )
+        };
+        assert_eq!(st, DIVLOAD_OK);
+        assert!(allocations() > before);
+        assert_eq!(unsafe { divload_workspace_free(ws) }, DIVLOAD_OK);
+    }
 }
