@@ -64,23 +64,34 @@ pub(crate) fn solve<N: Real, R: Rows<N> + ?Sized>(
     mut out: Option<&mut R>,
 ) -> Rational<N> {
     let linear = costs.linear;
-    for k in 0..cols.len() {
-        cols.set_real(col::REACHING, k, items);
+    if !linear {
+        // Linear costs read `items` for every position instead (`choose_backward`).
+        for k in 0..cols.len() {
+            cols.set_real(col::REACHING, k, items);
+        }
     }
     let mut best: Option<N> = None;
     let mut linear_r = None;
     for _ in 0..MAX_ROUNDS {
-        let (head, bound_r) = choose_backward(costs, cols);
-        if linear {
-            linear_r = Some(bound_r);
-        }
-        distribute_forward(costs, items, head, cols);
+        let (head, bound_r) = choose_backward(costs, items, cols);
         // Linear costs: every participant finishes at `T = items / r` of the head's suffix
         // line, a quotient of sums and products of positive terms (relative error γ₄ₚ₊₁).
         // Walking the chain over the shares instead adds up shares that were themselves
         // derived from `T`, and loses the digits the issue 11 reproducers lost.
         let head_r = if head < cols.len() { cols.real(col::LINE_R, head) } else { N::ZERO };
-        let t = if linear && head_r > N::ZERO { items / head_r } else { makespan_of_shares(costs, cols) };
+        if linear && head_r > N::ZERO {
+            // One round, whose shares are the plan: the forward pass places them straight
+            // into `out` (none needed to choose a root), with no columns of its own.
+            if let Some(out) = out.as_deref_mut() {
+                place_forward(costs, items, head, cols, out);
+            }
+            return Rational { makespan: items / head_r, exact: true, linear_r: Some(bound_r) };
+        }
+        if linear {
+            linear_r = Some(bound_r);
+        }
+        distribute_forward(costs, items, head, cols);
+        let t = makespan_of_shares(costs, cols);
         match best {
             Some(b) if t >= b => break,
             _ => {
@@ -100,16 +111,17 @@ pub(crate) fn solve<N: Real, R: Rows<N> + ?Sized>(
 }
 
 /// Backward pass: decides who takes part, given the items reaching each position
-/// (`REACHING`), and stores each participant's suffix line. Returns the first participant
+/// (`REACHING`; with linear costs, whose one round has all `items` reach every position,
+/// `items`), and stores each participant's suffix line. Returns the first participant
 /// and, with linear costs, the throughput [`lower_bound`] would find (0 otherwise).
-fn choose_backward<N: Real>(costs: &Costs<'_, N>, cols: Cols<'_, '_, N>) -> (usize, f64) {
+fn choose_backward<N: Real>(costs: &Costs<'_, N>, items: N, cols: Cols<'_, '_, N>) -> (usize, f64) {
     let mut head = END;
     let (mut c, mut r) = (N::ZERO, N::ZERO);
     let mut bound_r = 0.0f64;
     for k in (0..cols.len()).rev() {
         let w = costs.at(cols, k, || cols.index(col::WORKER, k));
-        let m = cols.real::<N>(col::REACHING, k);
         if costs.linear {
+            let m = items;
             bound_r = bound_step(bound_r, w.comm_per_item.to_f64(), w.comp_per_item.to_f64());
             // The general step below with both latencies and `c` zero, written without the
             // operations that are exact no-ops there (`0 + x`, `r·(0 − 0)`) and without
@@ -140,6 +152,7 @@ fn choose_backward<N: Real>(costs: &Costs<'_, N>, cols: Cols<'_, '_, N>) -> (usi
             (c, r, head) = (N::ZERO, r_new, k);
             continue;
         }
+        let m = cols.real::<N>(col::REACHING, k);
         let rate = w.comm_per_item + w.comp_per_item;
         let fixed = w.comm_latency + w.comp_latency;
 
@@ -196,25 +209,64 @@ fn distribute_forward<N: Real>(costs: &Costs<'_, N>, items: N, head: usize, cols
             cols.set_real(col::SHARE, k, N::ZERO);
             continue;
         }
-        let after = cols.index(col::LINK, k);
-        let (x, rest) = if after == END || after >= p {
-            (remaining, N::ZERO)
-        } else {
-            let w = costs.at(cols, k, || cols.index(col::WORKER, k));
-            let (c, r) = (cols.real::<N>(col::LINE_C, after), cols.real::<N>(col::LINE_R, after));
-            let denominator = w.comp_per_item * r + N::ONE;
-            let x = (r * (c - w.comp_latency) + remaining) / denominator;
-            let rest = if c == N::ZERO && w.comp_latency == N::ZERO {
-                r * (w.comp_per_item * remaining) / denominator
-            } else {
-                remaining - x
-            };
-            (x.max_of(N::ZERO).min_of(remaining), rest.max_of(N::ZERO).min_of(remaining))
-        };
+        let (x, rest, after) = forward_step(costs, cols, k, remaining);
         cols.set_real(col::SHARE, k, x);
         remaining = rest;
         next = after;
     }
+}
+
+/// [`distribute_forward`] for one round of linear costs, into the plan's rows: each
+/// position's worker and share, the same values, without the columns of the items reaching
+/// each position and of the shares, which nothing reads after that round.
+fn place_forward<N: Real, R: Rows<N> + ?Sized>(
+    costs: &Costs<'_, N>,
+    items: N,
+    head: usize,
+    cols: &Columns<'_, Scratch<N>>,
+    out: &mut R,
+) {
+    let mut remaining = items;
+    let mut next = head;
+    for k in 0..out.len() {
+        let worker = cols.index(col::WORKER, k);
+        if k != next {
+            out.place(k, worker, N::ZERO);
+            continue;
+        }
+        let (x, rest, after) = forward_step(costs, cols, k, remaining);
+        out.place(k, worker, x);
+        remaining = rest;
+        next = after;
+    }
+}
+
+/// The participant at position `k`, reached by `remaining` items: its share, the items
+/// left for the rest of its line, and the next participant.
+#[inline]
+fn forward_step<N: Real>(
+    costs: &Costs<'_, N>,
+    cols: &Columns<'_, Scratch<N>>,
+    k: usize,
+    remaining: N,
+) -> (N, N, usize) {
+    let p = cols.len();
+    let after = cols.index(col::LINK, k);
+    let (x, rest) = if after == END || after >= p {
+        (remaining, N::ZERO)
+    } else {
+        let w = costs.at(cols, k, || cols.index(col::WORKER, k));
+        let (c, r) = (cols.real::<N>(col::LINE_C, after), cols.real::<N>(col::LINE_R, after));
+        let denominator = w.comp_per_item * r + N::ONE;
+        let x = (r * (c - w.comp_latency) + remaining) / denominator;
+        let rest = if c == N::ZERO && w.comp_latency == N::ZERO {
+            r * (w.comp_per_item * remaining) / denominator
+        } else {
+            remaining - x
+        };
+        (x.max_of(N::ZERO).min_of(remaining), rest.max_of(N::ZERO).min_of(remaining))
+    };
+    (x, rest, after)
 }
 
 /// Makespan of the rational shares in the `SHARE` column (latencies charged to
