@@ -45,9 +45,9 @@ pub(crate) fn scatter_counts<'py>(
     order: &str,
     rounding: &str,
     root_mode: &str,
-    out_counts: Option<PyReadwriteArray1<'py, u64>>,
-    out_displs: Option<PyReadwriteArray1<'py, u64>>,
-    out_finish: Option<PyReadwriteArray1<'py, f64>>,
+    mut out_counts: Option<PyReadwriteArray1<'py, u64>>,
+    mut out_displs: Option<PyReadwriteArray1<'py, u64>>,
+    mut out_finish: Option<PyReadwriteArray1<'py, f64>>,
 ) -> PyResult<Planned<'py>> {
     let fail = |f: Failure| f.into_pyerr(py);
     let options = Options {
@@ -63,7 +63,6 @@ pub(crate) fn scatter_counts<'py>(
             }
         },
     };
-    let (mut out_counts, mut out_displs, mut out_finish) = (out_counts, out_displs, out_finish);
     let given = match (out_counts.as_mut(), out_displs.as_mut()) {
         (Some(c), Some(d)) => Some(Given {
             counts: c.as_slice_mut().map_err(|_| fail(not_contiguous("out counts")))?,
@@ -207,45 +206,41 @@ fn solve(
     options: Options,
     given: Option<Given<'_>>,
 ) -> Result<(ByRank, Summary<f64>), Failure> {
-    if let Some(Given { counts, displs, finish }) = given {
-        for (what, len) in [("out counts", counts.len()), ("out displacements", displs.len())]
-            .into_iter()
-            .chain(finish.as_ref().map(|f| ("out finish times", f.len())))
-        {
-            if len != p {
-                return Err(Failure::invalid(format!(
-                    "{what}: {len} values, but there are {p} ranks (one per rank)"
-                )));
-            }
+    let fresh = given.is_none();
+    let (mut counts, mut displs, mut finish) = (Vec::new(), Vec::new(), Vec::new());
+    let out = match given {
+        Some(g) => g,
+        None => {
+            counts = host::filled("counts", p, 0u64)?;
+            displs = host::filled("displacements", p, 0u64)?;
+            finish = host::filled("finish times", p, 0.0f64)?;
+            Given { counts: &mut counts, displs: &mut displs, finish: Some(&mut finish) }
         }
-        let planned = host::workspace_plan_counts(ws, p, root, items, options, counts, displs, finish)?;
-        let by_rank =
-            ByRank { counts: None, displs: None, finish: None, send_order: copied_ints(planned.order)? };
-        return Ok((by_rank, planned.summary));
+    };
+    let lengths = [("out counts", out.counts.len()), ("out displacements", out.displs.len())];
+    for (what, len) in lengths.into_iter().chain(out.finish.as_ref().map(|f| ("out finish times", f.len()))) {
+        if len != p {
+            return Err(Failure::invalid(format!(
+                "{what}: {len} values, but there are {p} ranks (one per rank)"
+            )));
+        }
     }
-    let mut counts = host::filled("counts", p, 0u64)?;
-    let mut displs = host::filled("displacements", p, 0u64)?;
-    let mut finish = host::filled("finish times", p, 0.0f64)?;
-    let planned = host::workspace_plan_counts(
-        ws,
-        p,
-        root,
-        items,
-        options,
-        &mut counts,
-        &mut displs,
-        Some(&mut finish),
-    )?;
-    let (summary, order) = (planned.summary, planned.order);
+    let planned =
+        host::workspace_plan_counts(ws, p, root, items, options, out.counts, out.displs, out.finish)?;
+    let (summary, send_order) = (planned.summary, copied_ints(planned.order)?);
     // Counts and displacements are at most `items` ≤ 2⁵³ (the core's limit in f64), and
     // ranks below the length of a slice: no conversion below saturates (each collects in
     // place, the same size and alignment).
     let int = |x: u64| i64::try_from(x).unwrap_or(i64::MAX);
-    let by_rank = ByRank {
-        counts: Some(counts.into_iter().map(int).collect()),
-        displs: Some(displs.into_iter().map(int).collect()),
-        finish: Some(finish),
-        send_order: copied_ints(order)?,
+    let by_rank = if fresh {
+        ByRank {
+            counts: Some(counts.into_iter().map(int).collect()),
+            displs: Some(displs.into_iter().map(int).collect()),
+            finish: Some(finish),
+            send_order,
+        }
+    } else {
+        ByRank { counts: None, displs: None, finish: None, send_order }
     };
     Ok((by_rank, summary))
 }

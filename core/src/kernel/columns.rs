@@ -161,18 +161,13 @@ impl<'a, R: Words<W>, const W: usize> Columns<'a, R, W> {
     /// Sorts `n` items into positions `base..base + n` of the columns `c`: item `j` is
     /// `item(self, j) = [key, value, extra]`, ordered by key, equal keys by
     /// `tie(self, x, y)` on their positions, which reads the main columns of `c` only.
-    /// `item` is called once for each `j` in increasing order, before anything is written
-    /// but `c.key`, `c.value`, `c.extra` and `c.counts`, which it must not read, and the
-    /// spare columns at positions below `base + j`. `base + n ≤ len`.
+    /// `item` is called in the first pass alone, before anything is written but `c.key`,
+    /// `c.value`, `c.extra` and `c.counts`, which it must not read. `base + n ≤ len`.
     ///
-    /// The first pass reads the items, finds the smallest and largest key and keeps the
-    /// items' words in the spare columns, at their own positions: the passes that count
-    /// and place them read those compact words instead of calling `item` again (at 10⁶
-    /// workers, two more reads of every 32-byte worker record). It buckets the top bits of
-    /// `key − min` (up to 2^9 buckets, whose write positions stay in cache); then each
-    /// bucket, in cache, is split into 2^6 sub-buckets on the next bits, again and again;
-    /// sub-buckets of a few items are sorted by insertion, those whose keys are all equal
-    /// (or too deep) by heapsort.
+    /// The first pass buckets the top bits of `key − min` (up to 2^9 buckets, whose write
+    /// positions stay in cache); then each bucket, in cache, is split into 2^6 sub-buckets
+    /// on the next bits, again and again; sub-buckets of a few items are sorted by
+    /// insertion, those whose keys are all equal (or too deep) by heapsort.
     pub fn sort(
         &mut self,
         n: usize,
@@ -181,17 +176,11 @@ impl<'a, R: Words<W>, const W: usize> Columns<'a, R, W> {
         item: impl Fn(&Self, usize) -> [u64; 3],
         tie: impl Fn(&Self, usize, usize) -> Ordering,
     ) {
-        let [sk, sv, sx] = c.spare;
         let (mut lo, mut hi) = (u64::MAX, 0u64);
         for j in 0..n {
-            let [k, v, x] = item(self, j);
+            let k = item(self, j)[0];
             lo = lo.min(k);
             hi = hi.max(k);
-            self.set(sk, base + j, k);
-            self.set(sv, base + j, v);
-            if c.extra.is_some() {
-                self.set(sx, base + j, x);
-            }
         }
         let span_bits = u64::BITS - hi.saturating_sub(lo).leading_zeros();
         // At least 2^6 items per bucket, so that the later passes have something to split;
@@ -205,8 +194,8 @@ impl<'a, R: Words<W>, const W: usize> Columns<'a, R, W> {
         for b in 0..buckets {
             self.set(c.counts, b, 0);
         }
-        for j in base..base + n {
-            let b = bucket(self.get(sk, j));
+        for j in 0..n {
+            let b = bucket(item(self, j)[0]);
             let v = self.get(c.counts, b);
             self.set(c.counts, b, v + 1);
         }
@@ -216,16 +205,14 @@ impl<'a, R: Words<W>, const W: usize> Columns<'a, R, W> {
             self.set(c.counts, b, start);
             start += v;
         }
-        for j in base..base + n {
-            let k = self.get(sk, j);
+        for j in 0..n {
+            let [k, v, x] = item(self, j);
             let b = bucket(k);
             let at = self.get(c.counts, b) as usize;
             self.set(c.counts, b, at as u64 + 1);
             self.set(c.key, at, k);
-            let v = self.get(sv, j);
             self.set(c.value, at, v);
             if let Some(e) = c.extra {
-                let x = self.get(sx, j);
                 self.set(e, at, x);
             }
         }
