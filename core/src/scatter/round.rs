@@ -542,9 +542,9 @@ impl<'a, 'b, N: Real> Tree<'a, 'b, N> {
         let (kids, m) = self.children(level, j);
         let mut n = Node::<N>::EMPTY;
         for c in kids.iter().take(m) {
-            if c.open() {
-                n.own = n.own.min_of(n.delay + c.own);
-            }
+            // A closed child's own is infinite, and so is the delay plus it (`Q32` saturates):
+            // the same minimum without a branch.
+            n.own = n.own.min_of(n.delay + c.own);
             n.last = n.last.max_of(n.delay + c.last);
             n.delay = n.delay + c.delay;
             n.min_delay = n.min_delay.min_of(c.min_delay);
