@@ -220,7 +220,7 @@ pub(crate) mod col {
     /// A send order by a key: the key's words land in `C`, the worker in `WORKER`; `W`,
     /// `D`, `FRAC` are the sort's working space until the costs are copied in.
     pub const ORDER_SORT: SortColumns =
-        SortColumns { key: C, value: WORKER, extra: None, counts: W, spare: [D, FRAC, FRAC] };
+        SortColumns { key: C, value: WORKER, extra: None, counts: W, spare: [D, FRAC, FRAC], spread: true };
 }
 
 /// How many elements each buffer of [`plan`](crate::returns::plan) needs

@@ -38,6 +38,8 @@ const FRAC_SORT: SortColumns = SortColumns {
     extra: None,
     counts: col::FRAC_COUNTS,
     spare: col::FRAC_SPARE,
+    // Fractions in [0, 1), over many powers of two.
+    spread: false,
 };
 
 /// Rounds `plan[..].share` into `plan[..].count`. Shares must be finite, ≥ 0, and add up to
