@@ -38,7 +38,7 @@ const SMALL: usize = 16;
 const TOP_BITS: u32 = 9;
 /// Up to this many items the columns a first pass writes (three words an item) stay in
 /// the caches, and a bucket per item costs its streams nothing: a sort with no later pass
-/// for most items (the closed form 17 % faster at 10³–10⁵ workers; at 10⁶, where the
+/// for most items (the closed form 14–17 % faster at 10³–10⁵ workers; at 10⁶, where the
 /// streams miss, no faster).
 const CACHED: usize = 1 << 17;
 /// Sub-buckets of each bucket in the later passes, counted on the stack (260 bytes a pass).
@@ -60,10 +60,11 @@ pub(crate) struct SortColumns {
     pub spare: [usize; 3],
     /// Keys spread about evenly over their range, as the sort keys of costs within a few
     /// powers of two are: while the items fit in the caches, the first pass takes a
-    /// bucket per item and most hold one (the send order 14–17 % faster at 10⁴–10⁵
+    /// bucket per item and most hold one (the closed form 14–17 % faster at 10³–10⁵
     /// workers). Not for keys over many powers of two, as fractions in [0, 1) are: half of
     /// them share the top power's buckets, a few dozen to each, and the deeper passes of
-    /// the narrower first pass sort them faster.
+    /// the narrower first pass sort them faster. Either way the order is the same; only
+    /// the time differs.
     pub spread: bool,
 }
 
@@ -180,9 +181,10 @@ impl<'a, R: Words<W>, const W: usize> Columns<'a, R, W> {
     ///
     /// The first pass buckets the top bits of `key − min`: a bucket per item up to
     /// [`CACHED`] items when the keys are [`SortColumns::spread`], otherwise up to 2^9
-    /// buckets, whose write positions stay in cache; then each bucket of more than a few items, in cache, is split into 2^6
-    /// sub-buckets on the next bits, again and again; sub-buckets of a few items are
-    /// sorted by insertion, those whose keys are all equal (or too deep) by heapsort.
+    /// buckets, whose write positions stay in cache; then each bucket of more than a few
+    /// items, in cache, is split into 2^6 sub-buckets on the next bits, again and again;
+    /// sub-buckets of a few items are sorted by insertion, those whose keys are all equal
+    /// (or too deep) by heapsort.
     pub fn sort(
         &mut self,
         n: usize,

@@ -79,7 +79,8 @@ pub(crate) fn by_bandwidth<N: Real>(
         extra: Some(col::MU),
         counts: col::ORDER_COUNTS,
         spare: col::ORDER_SPARE,
-        // Link costs, within a few powers of two on any platform the closed form plans.
+        // Link costs: within a few powers of two on the platforms measured (a wider spread
+        // sorts the same, only slower).
         spread: true,
     };
     cols.sort(
