@@ -37,9 +37,8 @@ const SMALL: usize = 16;
 /// write a miss.
 const TOP_BITS: u32 = 9;
 /// Up to this many items the columns a first pass writes (three words an item) stay in
-/// the caches, and a bucket per item costs its streams nothing: a sort with no later pass
-/// for most items (the closed form 14–17 % faster at 10³–10⁵ workers; at 10⁶, where the
-/// streams miss, no faster).
+/// the caches, and a bucket per item ([`SortColumns::spread`]) costs its write streams
+/// nothing; at 10⁶ items, where they miss, it was no faster.
 const CACHED: usize = 1 << 17;
 /// Sub-buckets of each bucket in the later passes, counted on the stack (260 bytes a pass).
 const SUB_BITS: u32 = 6;
